@@ -1,0 +1,243 @@
+//! Diagnostics: the user-facing problems every crate reports, each with a stable code.
+//!
+//! A diagnostic is data, not an error to propagate: plans carry many of them, sorted, in their text and JSON.
+//! Codes never change once published; the summary names what is wrong in one line and the detail says what
+//! to do.
+
+use std::fmt;
+
+/// How bad a diagnostic is. Errors make a plan not applicable; warnings change nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    /// The plan cannot be applied.
+    Error,
+    /// Reported, changes nothing.
+    Warning,
+}
+
+impl Severity {
+    /// The name used in plan JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+macro_rules! codes {
+    ($($(#[doc = $doc:literal])* $variant:ident = $name:literal, $severity:ident;)*) => {
+        /// The stable code of a diagnostic.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Code {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Code {
+            /// Every code, in declaration order.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The stable kebab-case name of the code.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $name,)*
+                }
+            }
+
+            /// The severity diagnostics with this code always have.
+            pub fn severity(self) -> Severity {
+                match self {
+                    $(Code::$variant => Severity::$severity,)*
+                }
+            }
+
+            /// The code with the given name, if there is one.
+            pub fn from_name(name: &str) -> Option<Code> {
+                match name {
+                    $($name => Some(Code::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    /// HCL does not parse.
+    ConfigSyntax = "config-syntax", Error;
+    /// Valid HCL outside the supported subset.
+    UnsupportedConstruct = "unsupported-construct", Error;
+    /// A reference to something not declared.
+    UnknownReference = "unknown-reference", Error;
+    /// A variable value that does not parse or fit its type, or a required variable left unset.
+    InvalidVariable = "invalid-variable", Error;
+    /// The live snapshot file does not parse or breaks the format.
+    InvalidSnapshot = "invalid-snapshot", Error;
+    /// An estate name outside the grammar.
+    InvalidEstate = "invalid-estate", Error;
+    /// No estate from the `live` block or `--estate`.
+    NoEstate = "no-estate", Error;
+    /// The `live` block and `--estate` name different estates.
+    EstateConflict = "estate-conflict", Error;
+    /// A resource type neither the provider nor the engine knows.
+    UnsupportedType = "unsupported-type", Error;
+    /// A known resource type with no admission path.
+    UnadmittedType = "unadmitted-type", Error;
+    /// `count.index` in an identity argument in a non-injective way.
+    CountIndex = "count-index", Error;
+    /// A `for_each` key that is empty or holds a forbidden character.
+    ForEachKey = "for-each-key", Error;
+    /// An escaped address over 1,024 characters.
+    OverlongAddress = "overlong-address", Error;
+    /// An identity argument not computable from variables, locals and literals.
+    NonStaticIdentity = "non-static-identity", Error;
+    /// A `count` not computable from variables, locals and literals.
+    NonStaticCount = "non-static-count", Error;
+    /// A `for_each` not computable from variables, locals and literals.
+    NonStaticForEach = "non-static-for-each", Error;
+    /// An identity argument unset or null.
+    IdentityNotSet = "identity-not-set", Error;
+    /// An identity derived from `uuid()` or `timestamp()`.
+    ImpureIdentity = "impure-identity", Error;
+    /// Two declared instances with the same client-assigned identity.
+    DuplicateIdentity = "duplicate-identity", Error;
+    /// The configuration writes a `tofu-*` tag itself.
+    MarkerInConfig = "marker-in-config", Error;
+    /// `ignore_changes` covers `tags`, `all`, or a marker key.
+    IgnoreChangesMarkers = "ignore-changes-markers", Error;
+    /// The plan would destroy or replace an instance of a block with `prevent_destroy = true`.
+    PreventDestroy = "prevent-destroy", Error;
+    /// Two live objects claim one address in one estate.
+    MarkerCollision = "marker-collision", Error;
+    /// An object with this estate's tag and an unreadable, gapped or mistyped address marker.
+    MalformedMarker = "malformed-marker", Error;
+    /// A client-named object at a declared identity carries this estate's marker for another declared address.
+    MarkedForAnotherAddress = "marked-for-another-address", Error;
+    /// A slot value outside the slot grammar.
+    MalformedSlot = "malformed-slot", Error;
+    /// Two members of a count set carry the same slot.
+    DuplicateSlot = "duplicate-slot", Error;
+    /// Unslotted members carry the same address.
+    IndistinguishableInstances = "indistinguishable-instances", Error;
+    /// A list-and-match instance matches several live objects that are not a fungible set.
+    AmbiguousContentMatch = "ambiguous-content-match", Error;
+    /// A list or read failed after retries; the changes that depend on it are withheld.
+    DiscoveryIncomplete = "discovery-incomplete", Error;
+    /// A store write lost a compare-and-swap.
+    VersionConflict = "version-conflict", Error;
+    /// The S3 record bucket fails a required setting.
+    BucketContract = "bucket-contract", Error;
+    /// The S3 record bucket's KMS key refused the caller.
+    KmsDenied = "kms-denied", Error;
+    /// A rename was refused.
+    MvRefused = "mv-refused", Error;
+    /// An adoption was refused.
+    AdoptRefused = "adopt-refused", Error;
+    /// A provider operation failed during apply.
+    ApplyFailed = "apply-failed", Error;
+    /// Apply was interrupted; in-flight operations finished, nothing new started.
+    Cancelled = "cancelled", Error;
+    /// A client-named identity exists with no estate marker.
+    Unowned = "unowned", Warning;
+    /// A client-named identity is held by another estate.
+    InTheWay = "in-the-way", Warning;
+    /// Several foreign objects match one declared instance; none is offered.
+    AmbiguousCandidates = "ambiguous-candidates", Warning;
+    /// A record with an unknown format was read as "no record".
+    RecordFormat = "record-format", Warning;
+    /// A create intent from an earlier apply was found.
+    InterruptedCreate = "interrupted-create", Warning;
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A place in a configuration file, 1-based.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SourcePos {
+    /// The file name as the user gave it (relative to the configuration directory).
+    pub file: String,
+    /// The line, from 1.
+    pub line: usize,
+    /// The column in characters, from 1.
+    pub column: usize,
+}
+
+impl fmt::Display for SourcePos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// One reported problem.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The stable code; it fixes the severity.
+    pub code: Code,
+    /// What is wrong, in one line.
+    pub summary: String,
+    /// What to do about it.
+    pub detail: String,
+    /// The resource instance address concerned, if any.
+    pub address: Option<String>,
+    /// The live object ids concerned, sorted.
+    pub ids: Vec<String>,
+    /// Where in the configuration, if the problem is there.
+    pub pos: Option<SourcePos>,
+}
+
+impl Diagnostic {
+    /// A diagnostic with a code, a summary and a detail, about no address or object in particular.
+    pub fn new(code: Code, summary: impl Into<String>, detail: impl Into<String>) -> Self {
+        Diagnostic {
+            code,
+            summary: summary.into(),
+            detail: detail.into(),
+            address: None,
+            ids: Vec::new(),
+            pos: None,
+        }
+    }
+
+    /// The same diagnostic about the resource instance `address`.
+    pub fn with_address(mut self, address: impl Into<String>) -> Self {
+        self.address = Some(address.into());
+        self
+    }
+
+    /// The same diagnostic naming the live objects `ids` (kept sorted).
+    pub fn with_ids<I: IntoIterator<Item = S>, S: Into<String>>(mut self, ids: I) -> Self {
+        self.ids = ids.into_iter().map(Into::into).collect();
+        self.ids.sort();
+        self
+    }
+
+    /// The same diagnostic at a place in the configuration.
+    pub fn at(mut self, pos: SourcePos) -> Self {
+        self.pos = Some(pos);
+        self
+    }
+
+    /// The severity, fixed by the code.
+    pub fn severity(&self) -> Severity {
+        self.code.severity()
+    }
+
+    /// The order plans list diagnostics in: severity, code, address, ids.
+    pub fn sort_key(&self) -> (Severity, &'static str, Option<&str>, &[String]) {
+        (self.severity(), self.code.as_str(), self.address.as_deref(), &self.ids)
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} [{}]: {}", self.severity().as_str(), self.code, self.summary)?;
+        if let Some(pos) = &self.pos {
+            write!(f, " ({pos})")?;
+        }
+        Ok(())
+    }
+}

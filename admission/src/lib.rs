@@ -1,0 +1,11 @@
+//! The configuration model and the rules that decide what may enter stateless mode.
+//!
+//! This crate holds the model every other crate speaks: the admission paths by which a live object's identity
+//! is recovered, and (as it grows) the parsed configuration, values with unknowns, addresses, the marker
+//! grammar, the provider protocol and the lint. It does no I/O: no cloud calls, no store access, no printing.
+
+pub mod diag;
+pub mod path;
+
+pub use diag::{Code, Diagnostic, Severity, SourcePos};
+pub use path::AdmissionPath;

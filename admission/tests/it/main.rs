@@ -1,0 +1,35 @@
+//! Integration tests of the configuration model and the admission rules, one binary for the crate.
+
+use admission::AdmissionPath;
+
+#[test]
+fn admission_path_names_match_the_plan_json_contract() {
+    let names: Vec<String> = [
+        AdmissionPath::ClientNamed,
+        AdmissionPath::Marker,
+        AdmissionPath::ParentDerived,
+        AdmissionPath::ListMatch,
+        AdmissionPath::Record,
+    ]
+    .iter()
+    .map(|p| p.to_string())
+    .collect();
+    assert_eq!(names, ["client-named", "marker", "parent-derived", "list-match", "record"]);
+}
+
+#[test]
+fn diagnostic_codes_round_trip_and_warnings_are_the_contract_five() {
+    use admission::{Code, Severity};
+    for code in Code::ALL {
+        assert_eq!(Code::from_name(code.as_str()), Some(*code));
+    }
+    let warnings: Vec<&str> = Code::ALL
+        .iter()
+        .filter(|c| c.severity() == Severity::Warning)
+        .map(|c| c.as_str())
+        .collect();
+    assert_eq!(
+        warnings,
+        ["unowned", "in-the-way", "ambiguous-candidates", "record-format", "interrupted-create"]
+    );
+}
