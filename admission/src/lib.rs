@@ -4,8 +4,14 @@
 //! is recovered, and (as it grows) the parsed configuration, values with unknowns, addresses, the marker
 //! grammar, the provider protocol and the lint. It does no I/O: no cloud calls, no store access, no printing.
 
+pub mod address;
 pub mod diag;
+pub mod error;
 pub mod path;
+pub mod value;
 
+pub use address::{BlockAddress, InstanceAddress, InstanceKey};
 pub use diag::{Code, Diagnostic, Severity, SourcePos};
+pub use error::Error;
 pub use path::AdmissionPath;
+pub use value::{Number, Type, Value, ValuePath};

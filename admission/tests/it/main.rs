@@ -1,5 +1,8 @@
 //! Integration tests of the configuration model and the admission rules, one binary for the crate.
 
+mod addresses;
+mod values;
+
 use admission::AdmissionPath;
 
 #[test]
