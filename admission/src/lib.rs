@@ -5,8 +5,10 @@
 //! grammar, the provider protocol and the lint. It does no I/O: no cloud calls, no store access, no printing.
 
 pub mod address;
+pub mod config;
 pub mod diag;
 pub mod error;
+pub mod eval;
 pub mod path;
 pub mod value;
 

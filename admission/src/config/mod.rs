@@ -1,0 +1,267 @@
+//! The configuration model: what a directory of `*.tf` files declares, as written, before evaluation.
+//!
+//! Parsing turns the files into this model and reports everything outside the supported subset as a
+//! diagnostic with its file, line and column. The model holds expressions, never values: evaluating them is
+//! the evaluator's job, judging them the lint's. Nothing here reads the process environment or prints; the
+//! only I/O is [`read_dir`], which reads the files the caller points it at.
+
+mod expr;
+mod parse;
+mod vars;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::value::Type;
+
+pub use expr::{BinaryOp, Expr, ExprKind, ForExpr, Loc, Step, TemplatePart, UnaryOp};
+pub use parse::{parse_config, parse_expression};
+pub use vars::{VarInput, VariableInputs, convert, resolve_variables, var_file_names};
+
+/// One configuration or variable file: its name relative to the configuration directory and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFile {
+    /// The file name as diagnostics show it.
+    pub name: String,
+    /// The file's contents.
+    pub text: String,
+}
+
+impl SourceFile {
+    /// A file from its name and text.
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
+        SourceFile {
+            name: name.into(),
+            text: text.into(),
+        }
+    }
+}
+
+/// The files of a configuration directory, read once so that parsing and lint stay pure.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConfigDir {
+    /// The `*.tf` files, sorted by name.
+    pub tf_files: Vec<SourceFile>,
+    /// `terraform.tfvars` then the `*.auto.tfvars` files sorted by name, the order Terraform reads them in.
+    pub var_files: Vec<SourceFile>,
+}
+
+/// Reads the `*.tf`, `terraform.tfvars` and `*.auto.tfvars` files of `dir` (not its subdirectories). The
+/// error names the path that failed; a file that is not UTF-8 text fails with `InvalidData`.
+pub fn read_dir(dir: &Path) -> std::io::Result<ConfigDir> {
+    let context = |path: &Path, e: std::io::Error| {
+        std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+    };
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| context(dir, e))? {
+        let path = entry.map_err(|e| context(dir, e))?.path();
+        if path.is_file()
+            && let Some(name) = path.file_name().and_then(|n| n.to_str())
+        {
+            names.push(name.to_string());
+        }
+    }
+    names.sort();
+    let read = |name: &str| -> std::io::Result<SourceFile> {
+        let path = dir.join(name);
+        let bytes = std::fs::read(&path).map_err(|e| context(&path, e))?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{}: not UTF-8 text", path.display()),
+            )
+        })?;
+        Ok(SourceFile::new(name, text))
+    };
+    let mut out = ConfigDir::default();
+    for name in names.iter().filter(|n| n.ends_with(".tf")) {
+        out.tf_files.push(read(name)?);
+    }
+    for name in var_file_names(&names) {
+        out.var_files.push(read(&name)?);
+    }
+    Ok(out)
+}
+
+/// An attribute as written: its name, its expression and where the name starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attr {
+    /// The attribute name.
+    pub name: String,
+    /// The value expression.
+    pub expr: Expr,
+    /// Where the attribute starts.
+    pub loc: Loc,
+}
+
+/// A parsed configuration: every block of the subset, from every file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Config {
+    /// The file names parsed, in order.
+    pub files: Vec<String>,
+    /// The `live` block, if any.
+    pub live: Option<LiveBlock>,
+    /// The `provider` blocks.
+    pub providers: Vec<ProviderBlock>,
+    /// The `variable` blocks by name.
+    pub variables: BTreeMap<String, Variable>,
+    /// The `locals` entries by name.
+    pub locals: BTreeMap<String, Attr>,
+    /// The `resource` blocks, in file order.
+    pub resources: Vec<Resource>,
+    /// The `output` blocks by name.
+    pub outputs: BTreeMap<String, Output>,
+}
+
+impl Config {
+    /// The resource block `type_name.name`, if declared.
+    pub fn resource(&self, type_name: &str, name: &str) -> Option<&Resource> {
+        self.resources
+            .iter()
+            .find(|r| r.type_name == type_name && r.name == name)
+    }
+}
+
+/// `live { estate = "...", record_store "local"|"s3" { ... } }`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LiveBlock {
+    /// The `estate` attribute.
+    pub estate: Option<Attr>,
+    /// The `record_store` block.
+    pub record_store: Option<RecordStoreBlock>,
+    /// Where the block starts.
+    pub loc: Loc,
+}
+
+/// Which store keeps the micro-state records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordStoreKind {
+    /// A local directory.
+    Local,
+    /// An S3 bucket.
+    S3,
+}
+
+/// `record_store "local" { path }` or `record_store "s3" { bucket, key_prefix, region, allow_insecure }`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordStoreBlock {
+    /// The backend.
+    pub kind: RecordStoreKind,
+    /// Its settings by name.
+    pub settings: BTreeMap<String, Attr>,
+    /// Where the block starts.
+    pub loc: Loc,
+}
+
+/// Which live system a `provider` block selects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ProviderKind {
+    /// Real AWS.
+    Aws,
+    /// The simulated cloud.
+    Sim,
+}
+
+impl ProviderKind {
+    /// The provider name as written in the block label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::Aws => "aws",
+            ProviderKind::Sim => "sim",
+        }
+    }
+}
+
+/// `provider "aws"|"sim" { region = ... }`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderBlock {
+    /// Which provider.
+    pub kind: ProviderKind,
+    /// The `region` attribute.
+    pub region: Option<Attr>,
+    /// Where the block starts.
+    pub loc: Loc,
+}
+
+/// `variable "name" { type, default, description, sensitive }`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variable {
+    /// The variable name.
+    pub name: String,
+    /// The type constraint (`any` when not given).
+    pub var_type: Type,
+    /// The default; a variable without one is required.
+    pub default: Option<Expr>,
+    /// The description.
+    pub description: Option<String>,
+    /// Whether the value is sensitive.
+    pub sensitive: bool,
+    /// Where the block starts.
+    pub loc: Loc,
+}
+
+/// What `lifecycle { ignore_changes = ... }` covers.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum IgnoreChanges {
+    /// Nothing is ignored.
+    #[default]
+    None,
+    /// `ignore_changes = all`.
+    All(Loc),
+    /// The listed attribute paths (`tags`, `tags["Name"]`).
+    Paths(Vec<(Vec<String>, Loc)>),
+}
+
+/// `lifecycle { create_before_destroy, prevent_destroy, ignore_changes }`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Lifecycle {
+    /// Replace by creating the new object first.
+    pub create_before_destroy: bool,
+    /// Refuse plans that destroy or replace an instance.
+    pub prevent_destroy: bool,
+    /// Attributes whose drift is not planned.
+    pub ignore_changes: IgnoreChanges,
+}
+
+/// A `resource "type" "name" { ... }` block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resource {
+    /// The resource type (`aws_vpc`).
+    pub type_name: String,
+    /// The block name (`main`).
+    pub name: String,
+    /// `count`.
+    pub count: Option<Attr>,
+    /// `for_each`.
+    pub for_each: Option<Attr>,
+    /// `depends_on`: the referenced resource addresses with where each is written.
+    pub depends_on: Vec<(Vec<String>, Loc)>,
+    /// The `lifecycle` block.
+    pub lifecycle: Lifecycle,
+    /// The provider arguments by name.
+    pub attrs: BTreeMap<String, Attr>,
+    /// Where the block starts.
+    pub loc: Loc,
+}
+
+impl Resource {
+    /// The block address, `type.name`.
+    pub fn address(&self) -> String {
+        format!("{}.{}", self.type_name, self.name)
+    }
+}
+
+/// `output "name" { value, sensitive, description }`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Output {
+    /// The output name.
+    pub name: String,
+    /// The value expression.
+    pub value: Expr,
+    /// Whether the value is hidden in plan output.
+    pub sensitive: bool,
+    /// The description.
+    pub description: Option<String>,
+    /// Where the block starts.
+    pub loc: Loc,
+}
