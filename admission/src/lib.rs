@@ -5,15 +5,19 @@
 //! grammar, the provider protocol and the lint. It does no I/O: no cloud calls, no store access, no printing.
 
 pub mod address;
-pub mod config;
+pub mod catalog;
 pub mod diag;
 pub mod error;
-pub mod eval;
 pub mod path;
+pub mod provider;
+pub mod schema;
 pub mod value;
 
 pub use address::{BlockAddress, InstanceAddress, InstanceKey};
+pub use catalog::Catalog;
 pub use diag::{Code, Diagnostic, Severity, SourcePos};
 pub use error::Error;
 pub use path::AdmissionPath;
+pub use provider::{LiveObject, Provider, ProviderError, ProviderErrorKind};
+pub use schema::ResourceTypeSchema;
 pub use value::{Number, Type, Value, ValuePath};

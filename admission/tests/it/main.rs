@@ -1,8 +1,8 @@
 //! Integration tests of the configuration model and the admission rules, one binary for the crate.
 
 mod addresses;
-mod config_parse;
-mod eval_expressions;
+mod catalog;
+mod provider;
 mod values;
 
 use admission::AdmissionPath;

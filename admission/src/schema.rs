@@ -1,0 +1,511 @@
+//! Resource type schemas: what a provider says about each type it serves, and everything the engine needs to
+//! know about a type to admit, discover, bind and diff its objects without a state file.
+//!
+//! A [`ResourceTypeSchema`] names the type's admission path, its identity (which arguments recover a live
+//! object with no memory), how its ids are minted, whether it carries tags and whether the tagging API sees
+//! it, which fields make a foreign object a bind candidate, and its attributes: required, optional with a
+//! default, or computed; force-new; sensitive; and *residue* (applied values a read never returns, such as
+//! `force_destroy` or an access key's `secret`). Schemas are plain data built with small chained
+//! constructors, so an embedder's own provider describes its types in a few lines:
+//!
+//! ```
+//! use admission::schema::{AttributeSchema, IdScheme, ResourceTypeSchema};
+//! use admission::{AdmissionPath, Value, value::Type};
+//!
+//! let item = ResourceTypeSchema::new("kv_item", Some(AdmissionPath::ClientNamed))
+//!     .identity(["key"])
+//!     .id_scheme(IdScheme::IdentityValue)
+//!     .with_attribute(AttributeSchema::required("key", Type::String).force_new())
+//!     .with_attribute(AttributeSchema::optional("value", Type::String, Value::from("")));
+//! assert_eq!(item.identity_arguments(), ["key"]);
+//! assert!(item.attribute("key").unwrap().force_new);
+//! ```
+//!
+//! This module holds data and pure functions over it; it must never talk to a live system.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::path::AdmissionPath;
+use crate::value::{Type, Value};
+
+/// The default an optional attribute takes when the configuration leaves it unset.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum DefaultValue {
+    /// A fixed value (`false`, `"/"`, `null`, `{}`).
+    Fixed(Value),
+    /// The region name followed by a suffix: `availability_zone` defaults to `<region>a`.
+    RegionSuffix(String),
+}
+
+impl DefaultValue {
+    /// The default for an object in `region`.
+    pub fn value_in(&self, region: &str) -> Value {
+        match self {
+            DefaultValue::Fixed(v) => v.clone(),
+            DefaultValue::RegionSuffix(suffix) => Value::String(format!("{region}{suffix}")),
+        }
+    }
+}
+
+/// Whether the configuration must, may or may not set an attribute.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum AttributeMode {
+    /// The configuration must set it.
+    Required,
+    /// The configuration may set it; unset, it takes the default.
+    Optional(DefaultValue),
+    /// Only the live system sets it; it is unknown until the object exists.
+    Computed,
+}
+
+/// How a desired value is compared with a live one when diffing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Comparison {
+    /// As values: equal content is equal.
+    Exact,
+    /// As JSON documents held in strings: whitespace and key order do not matter (IAM policies).
+    JsonDocument,
+}
+
+/// One attribute of a resource type.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AttributeSchema {
+    /// The attribute's name (`cidr_block`).
+    pub name: String,
+    /// Required, optional (with its default) or computed.
+    pub mode: AttributeMode,
+    /// The attribute's type.
+    pub value_type: Type,
+    /// A change replaces the object instead of updating it in place.
+    pub force_new: bool,
+    /// The value is never shown (`(sensitive value)`).
+    pub sensitive: bool,
+    /// A read never returns the value (it was applied, or returned only by the create), so the engine keeps
+    /// it in a residue record and never diffs it against the live read.
+    pub residue: bool,
+    /// How desired and live values are compared.
+    pub comparison: Comparison,
+    /// The resource type whose id this attribute holds, when it is a reference (`vpc_id` → `aws_vpc`).
+    pub references: Option<String>,
+    /// The only values the live system accepts (`Enabled`, `Suspended`); empty when any value of the type is.
+    pub allowed: Vec<String>,
+}
+
+impl AttributeSchema {
+    fn with_mode(
+        name: impl Into<String>,
+        value_type: Type,
+        mode: AttributeMode,
+    ) -> AttributeSchema {
+        AttributeSchema {
+            name: name.into(),
+            mode,
+            value_type,
+            force_new: false,
+            sensitive: false,
+            residue: false,
+            comparison: Comparison::Exact,
+            references: None,
+            allowed: Vec::new(),
+        }
+    }
+
+    /// A required attribute.
+    pub fn required(name: impl Into<String>, value_type: Type) -> AttributeSchema {
+        AttributeSchema::with_mode(name, value_type, AttributeMode::Required)
+    }
+
+    /// An optional attribute with a fixed default.
+    pub fn optional(name: impl Into<String>, value_type: Type, default: Value) -> AttributeSchema {
+        AttributeSchema::with_mode(
+            name,
+            value_type,
+            AttributeMode::Optional(DefaultValue::Fixed(default)),
+        )
+    }
+
+    /// An optional attribute whose default depends on the region.
+    pub fn optional_in_region(
+        name: impl Into<String>,
+        value_type: Type,
+        suffix: impl Into<String>,
+    ) -> AttributeSchema {
+        AttributeSchema::with_mode(
+            name,
+            value_type,
+            AttributeMode::Optional(DefaultValue::RegionSuffix(suffix.into())),
+        )
+    }
+
+    /// A computed attribute.
+    pub fn computed(name: impl Into<String>, value_type: Type) -> AttributeSchema {
+        AttributeSchema::with_mode(name, value_type, AttributeMode::Computed)
+    }
+
+    /// The same attribute, force-new.
+    pub fn force_new(mut self) -> AttributeSchema {
+        self.force_new = true;
+        self
+    }
+
+    /// The same attribute, sensitive.
+    pub fn sensitive(mut self) -> AttributeSchema {
+        self.sensitive = true;
+        self
+    }
+
+    /// The same attribute, never returned by a read.
+    pub fn residue(mut self) -> AttributeSchema {
+        self.residue = true;
+        self
+    }
+
+    /// The same attribute, compared as a JSON document.
+    pub fn json_document(mut self) -> AttributeSchema {
+        self.comparison = Comparison::JsonDocument;
+        self
+    }
+
+    /// The same attribute, holding the id of an object of `type_name`.
+    pub fn references(mut self, type_name: impl Into<String>) -> AttributeSchema {
+        self.references = Some(type_name.into());
+        self
+    }
+
+    /// The same attribute, limited to `values`.
+    pub fn one_of<S: Into<String>>(
+        mut self,
+        values: impl IntoIterator<Item = S>,
+    ) -> AttributeSchema {
+        self.allowed = values.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Whether the configuration must set it.
+    pub fn is_required(&self) -> bool {
+        self.mode == AttributeMode::Required
+    }
+
+    /// Whether only the live system sets it.
+    pub fn is_computed(&self) -> bool {
+        self.mode == AttributeMode::Computed
+    }
+
+    /// The default for an object in `region`, for an optional attribute.
+    pub fn default_in(&self, region: &str) -> Option<Value> {
+        match &self.mode {
+            AttributeMode::Optional(d) => Some(d.value_in(region)),
+            _ => None,
+        }
+    }
+}
+
+/// How the live system names a new object of a type.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum IdScheme {
+    /// The id is the client-named identity itself (a bucket's id is its name).
+    IdentityValue,
+    /// The server mints the id: a prefix and hex digits (`vpc-` + 8, `AKIA` + 16).
+    ServerMinted {
+        /// The id's fixed beginning, dash included where there is one.
+        prefix: String,
+        /// How many hex digits follow the prefix.
+        hex_digits: usize,
+    },
+    /// The id joins the identity components, in order, with a separator (`rtb-1_10.0.0.0/0`).
+    Joined {
+        /// What goes between two components.
+        separator: String,
+    },
+    /// The object is a micro-state record; its id is minted by the engine.
+    Record,
+}
+
+/// Which fields make a foreign object a bind candidate for an unbound declared instance.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum BindMatch {
+    /// The notion does not apply: the type is not on the marker path.
+    NotApplicable,
+    /// Objects of the type are never offered for adoption (nothing in them tells twins apart).
+    Never,
+    /// A foreign object whose fields equal the instance's static values, all of them, is a candidate.
+    Fields(Vec<String>),
+}
+
+/// How an object of a parent-derived or list-and-match type hangs off its parent.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ParentLink {
+    /// The argument holding the parent's id (`route_table_id`).
+    pub argument: String,
+    /// The parent's resource type (`aws_route_table`).
+    pub parent_type: String,
+    /// The parent's listing returns these objects inline (routes come with `DescribeRouteTables`), so no
+    /// read of their own is needed.
+    pub inline: bool,
+}
+
+/// Everything the engine knows about one resource type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceTypeSchema {
+    /// The type's name (`aws_vpc`).
+    pub type_name: String,
+    /// How live objects of the type are recovered; `None` for a type with no admission path, which lint
+    /// refuses (`unadmitted-type`).
+    pub admission: Option<AdmissionPath>,
+    /// The arguments whose values are the object's identity: the name of a client-named type, the
+    /// components of a parent-derived identity, the parent argument of a list-and-match type.
+    pub identity: Vec<String>,
+    /// The attributes, by name (`id` always among them, `tags` for taggable types).
+    pub attributes: BTreeMap<String, AttributeSchema>,
+    /// Whether objects of the type carry tags (and so this estate's markers).
+    pub taggable: bool,
+    /// Whether the tagging API (`tagging:GetResources`) sees objects of the type, so the sweep covers it.
+    pub in_tagging_index: bool,
+    /// How new objects are named.
+    pub id_scheme: IdScheme,
+    /// Which fields make a foreign object a bind candidate.
+    pub bind_match: BindMatch,
+    /// The parent, for parent-derived and list-and-match types.
+    pub parent: Option<ParentLink>,
+    /// For list-and-match types, the fields compared to bind by content (`user`, `status`).
+    pub match_content: Vec<String>,
+}
+
+impl ResourceTypeSchema {
+    /// A schema with only the computed `id` attribute; the chained methods add the rest.
+    pub fn new(
+        type_name: impl Into<String>,
+        admission: Option<AdmissionPath>,
+    ) -> ResourceTypeSchema {
+        let id_scheme = match admission {
+            Some(AdmissionPath::Record) => IdScheme::Record,
+            _ => IdScheme::IdentityValue,
+        };
+        ResourceTypeSchema {
+            type_name: type_name.into(),
+            admission,
+            identity: Vec::new(),
+            attributes: BTreeMap::new(),
+            taggable: false,
+            in_tagging_index: false,
+            id_scheme,
+            bind_match: BindMatch::NotApplicable,
+            parent: None,
+            match_content: Vec::new(),
+        }
+        .with_attribute(AttributeSchema::computed("id", Type::String))
+    }
+
+    /// The same schema with `attribute` added (or replacing the one of the same name).
+    pub fn with_attribute(mut self, attribute: AttributeSchema) -> ResourceTypeSchema {
+        self.attributes.insert(attribute.name.clone(), attribute);
+        self
+    }
+
+    /// The same schema with the identity arguments set.
+    pub fn identity<S: Into<String>>(
+        mut self,
+        arguments: impl IntoIterator<Item = S>,
+    ) -> ResourceTypeSchema {
+        self.identity = arguments.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The same schema, taggable: adds `tags` (optional, `{}`, updated in place); `in_tagging_index` says
+    /// whether the tagging API sees the type.
+    pub fn taggable(mut self, in_tagging_index: bool) -> ResourceTypeSchema {
+        self.taggable = true;
+        self.in_tagging_index = in_tagging_index;
+        self.with_attribute(AttributeSchema::optional(
+            "tags",
+            Type::Map(Box::new(Type::String)),
+            Value::empty_map(),
+        ))
+    }
+
+    /// The same schema with its id scheme set.
+    pub fn id_scheme(mut self, scheme: IdScheme) -> ResourceTypeSchema {
+        self.id_scheme = scheme;
+        self
+    }
+
+    /// The same schema with server-minted ids: `prefix` and `hex_digits` hex digits.
+    pub fn server_ids(self, prefix: &str, hex_digits: usize) -> ResourceTypeSchema {
+        self.id_scheme(IdScheme::ServerMinted {
+            prefix: prefix.to_owned(),
+            hex_digits,
+        })
+    }
+
+    /// The same schema with its bind-candidate rule set.
+    pub fn bind_match(mut self, rule: BindMatch) -> ResourceTypeSchema {
+        self.bind_match = rule;
+        self
+    }
+
+    /// The same schema with a parent reached through `argument`.
+    pub fn parent(mut self, argument: &str, parent_type: &str, inline: bool) -> ResourceTypeSchema {
+        self.parent = Some(ParentLink {
+            argument: argument.to_owned(),
+            parent_type: parent_type.to_owned(),
+            inline,
+        });
+        self
+    }
+
+    /// The same schema with the list-and-match content fields set.
+    pub fn match_content<S: Into<String>>(
+        mut self,
+        fields: impl IntoIterator<Item = S>,
+    ) -> ResourceTypeSchema {
+        self.match_content = fields.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The attribute `name`, if the type has it.
+    pub fn attribute(&self, name: &str) -> Option<&AttributeSchema> {
+        self.attributes.get(name)
+    }
+
+    /// The identity arguments.
+    pub fn identity_arguments(&self) -> &[String] {
+        &self.identity
+    }
+
+    /// Whether the type has an admission path at all.
+    pub fn is_admitted(&self) -> bool {
+        self.admission.is_some()
+    }
+
+    /// The names of the force-new attributes, sorted.
+    pub fn force_new_attributes(&self) -> Vec<&str> {
+        self.attributes
+            .values()
+            .filter(|a| a.force_new)
+            .map(|a| a.name.as_str())
+            .collect()
+    }
+
+    /// The names of the residue attributes, sorted.
+    pub fn residue_attributes(&self) -> Vec<&str> {
+        self.attributes
+            .values()
+            .filter(|a| a.residue)
+            .map(|a| a.name.as_str())
+            .collect()
+    }
+
+    /// The desired value of an object from the attributes the configuration set: every optional attribute
+    /// left unset takes its default for `region`, every computed one is unknown, and sensitive attributes
+    /// are marked. `tags` is left out when unset, because unset tags are not managed.
+    pub fn desired(
+        &self,
+        configured: &BTreeMap<String, Value>,
+        region: &str,
+    ) -> BTreeMap<String, Value> {
+        let mut out = BTreeMap::new();
+        for attr in self.attributes.values() {
+            let value = match (configured.get(&attr.name), &attr.mode) {
+                (Some(v), AttributeMode::Required | AttributeMode::Optional(_)) => v.clone(),
+                (None, AttributeMode::Optional(_)) if attr.name == "tags" && self.taggable => {
+                    continue;
+                }
+                (None, AttributeMode::Optional(d)) => d.value_in(region),
+                (None, AttributeMode::Required) => continue,
+                (_, AttributeMode::Computed) => Value::Unknown(attr.value_type.clone()),
+            };
+            out.insert(attr.name.clone(), value.mark_sensitive_if(attr.sensitive));
+        }
+        out
+    }
+
+    /// What is wrong with the attributes a configuration sets for this type, sorted by attribute name:
+    /// unknown names, computed attributes set, required ones missing or null, values outside the allowed set.
+    pub fn check_configured(&self, configured: &BTreeMap<String, Value>) -> Vec<AttributeProblem> {
+        let mut problems = Vec::new();
+        for (name, value) in configured {
+            match self.attributes.get(name) {
+                None => problems.push(AttributeProblem::Unknown(name.clone())),
+                Some(a) if a.is_computed() => {
+                    problems.push(AttributeProblem::Computed(name.clone()))
+                }
+                Some(a) if !a.allowed.is_empty() => {
+                    if let Some(s) = value.as_str()
+                        && !a.allowed.iter().any(|x| x == s)
+                    {
+                        problems.push(AttributeProblem::NotAllowed {
+                            name: name.clone(),
+                            value: s.to_owned(),
+                            allowed: a.allowed.clone(),
+                        });
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+        for a in self.attributes.values().filter(|a| a.is_required()) {
+            if configured.get(&a.name).is_none_or(Value::is_null) {
+                problems.push(AttributeProblem::Missing(a.name.clone()));
+            }
+        }
+        problems.sort_by(|x, y| x.attribute().cmp(y.attribute()));
+        problems
+    }
+}
+
+/// One thing wrong with the attributes a configuration sets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AttributeProblem {
+    /// The type has no attribute of that name.
+    Unknown(String),
+    /// The attribute is computed: only the live system sets it.
+    Computed(String),
+    /// A required attribute is unset or null.
+    Missing(String),
+    /// The value is not one the live system accepts.
+    NotAllowed {
+        /// The attribute.
+        name: String,
+        /// The value set.
+        value: String,
+        /// The values accepted.
+        allowed: Vec<String>,
+    },
+}
+
+impl AttributeProblem {
+    /// The attribute concerned.
+    pub fn attribute(&self) -> &str {
+        match self {
+            AttributeProblem::Unknown(n)
+            | AttributeProblem::Computed(n)
+            | AttributeProblem::Missing(n) => n,
+            AttributeProblem::NotAllowed { name, .. } => name,
+        }
+    }
+}
+
+impl std::fmt::Display for AttributeProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AttributeProblem::Unknown(n) => write!(f, "unsupported argument {n:?}"),
+            AttributeProblem::Computed(n) => {
+                write!(f, "{n:?} is computed by the provider and cannot be set")
+            }
+            AttributeProblem::Missing(n) => write!(f, "the argument {n:?} is required"),
+            AttributeProblem::NotAllowed {
+                name,
+                value,
+                allowed,
+            } => {
+                write!(
+                    f,
+                    "{name:?} is {value:?}; expected one of {}",
+                    allowed.join(", ")
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,388 @@
+//! The catalog: facts of the contract tables, written by hand, checked against the schema data.
+
+use std::collections::BTreeMap;
+
+use admission::catalog;
+use admission::schema::{AttributeMode, AttributeProblem, BindMatch, Comparison, IdScheme};
+use admission::value::Type;
+use admission::Value;
+use expect_test::expect;
+
+#[test]
+fn catalog_has_every_contract_type_with_its_admission_path() {
+    let c = catalog::contract();
+    let paths: Vec<String> = c
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {}",
+                s.type_name,
+                s.admission.map_or("none", |p| p.as_str())
+            )
+        })
+        .collect();
+    expect![[r#"
+        [
+            "aws_cloudwatch_log_group client-named",
+            "aws_eip marker",
+            "aws_eip_association none",
+            "aws_iam_access_key list-match",
+            "aws_iam_role client-named",
+            "aws_iam_user client-named",
+            "aws_internet_gateway marker",
+            "aws_route parent-derived",
+            "aws_route_table marker",
+            "aws_route_table_association parent-derived",
+            "aws_s3_bucket client-named",
+            "aws_s3_bucket_versioning parent-derived",
+            "aws_security_group marker",
+            "aws_subnet marker",
+            "aws_vpc marker",
+            "random_id record",
+            "terraform_data record",
+        ]
+    "#]]
+    .assert_debug_eq(&paths);
+    assert_eq!(
+        catalog::aws_like().len() + catalog::builtin().len(),
+        c.len()
+    );
+    assert!(!catalog::aws_like().contains("random_id"));
+    assert!(catalog::builtin().contains("terraform_data"));
+    assert!(!c.get("aws_eip_association").unwrap().is_admitted());
+}
+
+#[test]
+fn identity_arguments_follow_the_contract() {
+    let c = catalog::contract();
+    let cases: &[(&str, &[&str])] = &[
+        ("aws_s3_bucket", &["bucket"]),
+        ("aws_s3_bucket_versioning", &["bucket"]),
+        ("aws_iam_role", &["name"]),
+        ("aws_iam_user", &["name"]),
+        ("aws_iam_access_key", &["user"]),
+        ("aws_cloudwatch_log_group", &["name"]),
+        ("aws_vpc", &[]),
+        ("aws_route", &["route_table_id", "destination_cidr_block"]),
+        (
+            "aws_route_table_association",
+            &["subnet_id", "route_table_id"],
+        ),
+        ("random_id", &[]),
+    ];
+    for (ty, args) in cases {
+        assert_eq!(c.get(ty).unwrap().identity_arguments(), *args, "{ty}");
+    }
+    let key = c.get("aws_iam_access_key").unwrap();
+    assert_eq!(key.match_content, ["status", "user"]);
+    let link = key.parent.as_ref().unwrap();
+    assert_eq!(
+        (
+            link.argument.as_str(),
+            link.parent_type.as_str(),
+            link.inline
+        ),
+        ("user", "aws_iam_user", false)
+    );
+    let route = c.get("aws_route").unwrap().parent.as_ref().unwrap();
+    assert_eq!(
+        (route.parent_type.as_str(), route.inline),
+        ("aws_route_table", true)
+    );
+    let assoc = c
+        .get("aws_route_table_association")
+        .unwrap()
+        .parent
+        .as_ref()
+        .unwrap();
+    assert_eq!(
+        (assoc.parent_type.as_str(), assoc.inline),
+        ("aws_route_table", true)
+    );
+}
+
+#[test]
+fn force_new_attributes_follow_the_contract() {
+    let c = catalog::contract();
+    let cases: &[(&str, &[&str])] = &[
+        ("aws_s3_bucket", &["bucket"]),
+        ("aws_s3_bucket_versioning", &["bucket"]),
+        ("aws_iam_role", &["name"]),
+        ("aws_iam_user", &["name"]),
+        ("aws_iam_access_key", &["user"]),
+        ("aws_cloudwatch_log_group", &["name"]),
+        ("aws_vpc", &["cidr_block"]),
+        ("aws_subnet", &["availability_zone", "cidr_block", "vpc_id"]),
+        ("aws_security_group", &["description", "name", "vpc_id"]),
+        ("aws_internet_gateway", &[]),
+        ("aws_route_table", &["vpc_id"]),
+        ("aws_eip", &["domain"]),
+        ("aws_route", &["destination_cidr_block", "route_table_id"]),
+        (
+            "aws_route_table_association",
+            &["route_table_id", "subnet_id"],
+        ),
+        ("random_id", &["byte_length", "keepers"]),
+        ("terraform_data", &["triggers_replace"]),
+    ];
+    for (ty, attrs) in cases {
+        assert_eq!(c.get(ty).unwrap().force_new_attributes(), *attrs, "{ty}");
+    }
+}
+
+#[test]
+fn defaults_follow_the_contract() {
+    let c = catalog::contract();
+    let cases: &[(&str, &str, Value)] = &[
+        ("aws_s3_bucket", "force_destroy", Value::Bool(false)),
+        ("aws_iam_role", "description", Value::from("")),
+        ("aws_iam_user", "path", Value::from("/")),
+        ("aws_iam_access_key", "status", Value::from("Active")),
+        (
+            "aws_cloudwatch_log_group",
+            "retention_in_days",
+            Value::from(0),
+        ),
+        ("aws_vpc", "enable_dns_support", Value::Bool(true)),
+        ("aws_vpc", "enable_dns_hostnames", Value::Bool(false)),
+        ("aws_vpc", "tags", Value::empty_map()),
+        ("aws_subnet", "availability_zone", Value::from("eu-west-1a")),
+        ("aws_subnet", "map_public_ip_on_launch", Value::Bool(false)),
+        (
+            "aws_security_group",
+            "description",
+            Value::from("Managed by liveplan"),
+        ),
+        ("aws_internet_gateway", "vpc_id", Value::Null),
+        ("aws_eip", "domain", Value::from("vpc")),
+        ("aws_route", "gateway_id", Value::Null),
+        ("random_id", "keepers", Value::empty_map()),
+        ("terraform_data", "input", Value::Null),
+        ("terraform_data", "triggers_replace", Value::Null),
+    ];
+    for (ty, attr, want) in cases {
+        let a = c
+            .get(ty)
+            .unwrap()
+            .attribute(attr)
+            .unwrap_or_else(|| panic!("{ty}.{attr}"));
+        assert_eq!(
+            a.default_in("eu-west-1").as_ref(),
+            Some(want),
+            "{ty}.{attr}"
+        );
+    }
+}
+
+#[test]
+fn required_computed_sensitive_and_residue_follow_the_contract() {
+    let c = catalog::contract();
+    let required: &[(&str, &[&str])] = &[
+        ("aws_s3_bucket_versioning", &["bucket", "status"]),
+        ("aws_iam_role", &["assume_role_policy", "name"]),
+        ("aws_subnet", &["cidr_block", "vpc_id"]),
+        (
+            "aws_route_table_association",
+            &["route_table_id", "subnet_id"],
+        ),
+        ("aws_eip", &[]),
+        ("random_id", &["byte_length"]),
+    ];
+    for (ty, want) in required {
+        let got: Vec<&str> = c
+            .get(ty)
+            .unwrap()
+            .attributes
+            .values()
+            .filter(|a| a.is_required())
+            .map(|a| a.name.as_str())
+            .collect();
+        assert_eq!(got, *want, "{ty}");
+    }
+    let computed: &[(&str, &[&str])] = &[
+        ("aws_s3_bucket", &["arn", "id"]),
+        ("aws_iam_access_key", &["id", "secret"]),
+        ("aws_eip", &["id", "public_ip"]),
+        ("aws_route", &["id"]),
+        ("random_id", &["b64_url", "dec", "hex", "id"]),
+        ("terraform_data", &["id", "output"]),
+    ];
+    for (ty, want) in computed {
+        let got: Vec<&str> = c
+            .get(ty)
+            .unwrap()
+            .attributes
+            .values()
+            .filter(|a| a.is_computed())
+            .map(|a| a.name.as_str())
+            .collect();
+        assert_eq!(got, *want, "{ty}");
+    }
+    let secret = c
+        .get("aws_iam_access_key")
+        .unwrap()
+        .attribute("secret")
+        .unwrap();
+    assert!(secret.sensitive && secret.residue);
+    assert_eq!(
+        c.get("aws_s3_bucket").unwrap().residue_attributes(),
+        ["force_destroy"]
+    );
+    assert_eq!(
+        c.get("aws_vpc").unwrap().residue_attributes(),
+        Vec::<&str>::new()
+    );
+    let policy = c
+        .get("aws_iam_role")
+        .unwrap()
+        .attribute("assume_role_policy")
+        .unwrap();
+    assert_eq!(policy.comparison, Comparison::JsonDocument);
+    let status = c
+        .get("aws_s3_bucket_versioning")
+        .unwrap()
+        .attribute("status")
+        .unwrap();
+    assert_eq!(status.allowed, ["Enabled", "Suspended"]);
+    let vpc_id = c.get("aws_subnet").unwrap().attribute("vpc_id").unwrap();
+    assert_eq!(vpc_id.references.as_deref(), Some("aws_vpc"));
+}
+
+#[test]
+fn tags_ids_and_bind_candidates_follow_the_contract() {
+    let c = catalog::contract();
+    let taggable: Vec<&str> = c
+        .iter()
+        .filter(|s| s.taggable)
+        .map(|s| s.type_name.as_str())
+        .collect();
+    assert_eq!(
+        taggable,
+        [
+            "aws_cloudwatch_log_group",
+            "aws_eip",
+            "aws_iam_role",
+            "aws_iam_user",
+            "aws_internet_gateway",
+            "aws_route_table",
+            "aws_s3_bucket",
+            "aws_security_group",
+            "aws_subnet",
+            "aws_vpc"
+        ]
+    );
+    // The tagging API covers every taggable type except IAM roles and users.
+    let swept: Vec<&str> = c
+        .iter()
+        .filter(|s| s.in_tagging_index)
+        .map(|s| s.type_name.as_str())
+        .collect();
+    assert_eq!(
+        swept,
+        [
+            "aws_cloudwatch_log_group",
+            "aws_eip",
+            "aws_internet_gateway",
+            "aws_route_table",
+            "aws_s3_bucket",
+            "aws_security_group",
+            "aws_subnet",
+            "aws_vpc"
+        ]
+    );
+    for s in c.iter() {
+        assert_eq!(s.taggable, s.attribute("tags").is_some(), "{}", s.type_name);
+        assert!(
+            s.attribute("id")
+                .is_some_and(|a| a.mode == AttributeMode::Computed),
+            "{}",
+            s.type_name
+        );
+    }
+    let minted = |ty: &str| match &c.get(ty).unwrap().id_scheme {
+        IdScheme::ServerMinted { prefix, hex_digits } => {
+            format!("{prefix}{}", "0".repeat(*hex_digits))
+        }
+        other => format!("{other:?}"),
+    };
+    assert_eq!(minted("aws_vpc"), "vpc-00000000");
+    assert_eq!(minted("aws_eip"), "eipalloc-00000000");
+    assert_eq!(minted("aws_iam_access_key"), "AKIA0000000000000000");
+    assert_eq!(minted("aws_route_table_association"), "rtbassoc-00000000");
+    assert_eq!(minted("aws_s3_bucket"), "IdentityValue");
+    assert_eq!(minted("aws_route"), r#"Joined { separator: "_" }"#);
+    assert_eq!(minted("random_id"), "Record");
+    let bind = |ty: &str| c.get(ty).unwrap().bind_match.clone();
+    let fields = |f: &[&str]| BindMatch::Fields(f.iter().map(|s| (*s).to_owned()).collect());
+    assert_eq!(bind("aws_vpc"), fields(&["cidr_block"]));
+    assert_eq!(
+        bind("aws_subnet"),
+        fields(&["availability_zone", "cidr_block"])
+    );
+    assert_eq!(bind("aws_security_group"), fields(&["name", "vpc_id"]));
+    assert_eq!(bind("aws_internet_gateway"), BindMatch::Never);
+    assert_eq!(bind("aws_eip"), BindMatch::Never);
+    assert_eq!(bind("aws_s3_bucket"), BindMatch::NotApplicable);
+}
+
+#[test]
+fn desired_values_take_defaults_and_leave_unset_tags_unmanaged() {
+    let c = catalog::contract();
+    let subnet = c.get("aws_subnet").unwrap();
+    let configured: BTreeMap<String, Value> = [
+        ("vpc_id".to_owned(), Value::unknown()),
+        ("cidr_block".to_owned(), Value::from("10.0.1.0/24")),
+    ]
+    .into();
+    expect![[r#"{ arn = (known after apply), availability_zone = "us-east-1a", cidr_block = "10.0.1.0/24", id = (known after apply), map_public_ip_on_launch = false, vpc_id = (known after apply) }"#]]
+        .assert_eq(&Value::Map(subnet.desired(&configured, "us-east-1")).to_string());
+    let key = c.get("aws_iam_access_key").unwrap();
+    let desired = key.desired(
+        &[("user".to_owned(), Value::from("ci"))].into(),
+        "us-east-1",
+    );
+    assert_eq!(
+        desired.get("secret"),
+        Some(&Value::Unknown(Type::String).sensitive())
+    );
+    let with_tags = subnet.desired(
+        &[("tags".to_owned(), Value::map([("Name", "a")]))].into(),
+        "us-east-1",
+    );
+    assert_eq!(with_tags.get("tags"), Some(&Value::map([("Name", "a")])));
+}
+
+#[test]
+fn configured_attributes_are_checked_against_the_schema() {
+    let c = catalog::contract();
+    let versioning = c.get("aws_s3_bucket_versioning").unwrap();
+    let configured: BTreeMap<String, Value> = [
+        ("status".to_owned(), Value::from("On")),
+        ("arn".to_owned(), Value::from("x")),
+        ("id".to_owned(), Value::from("x")),
+    ]
+    .into();
+    let problems: Vec<String> = versioning
+        .check_configured(&configured)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        problems,
+        [
+            r#"unsupported argument "arn""#,
+            r#"the argument "bucket" is required"#,
+            r#""id" is computed by the provider and cannot be set"#,
+            r#""status" is "On"; expected one of Enabled, Suspended"#,
+        ]
+    );
+    let ok: BTreeMap<String, Value> = [
+        ("bucket".to_owned(), Value::from("b")),
+        ("status".to_owned(), Value::from("Enabled")),
+    ]
+    .into();
+    assert_eq!(
+        versioning.check_configured(&ok),
+        Vec::<AttributeProblem>::new()
+    );
+}

@@ -1,0 +1,381 @@
+//! The provider protocol: error kinds, call counting, and the default methods on an embedder's small
+//! in-memory provider (which implements only the required ones).
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+
+use admission::catalog::Catalog;
+use admission::provider::{
+    ApiCallCounter, CreateRequest, Identity, ListPage, ListRequest, LiveObject, Provider,
+    ProviderError, ProviderErrorKind, TagChange, TagFilter, TagQuery, UpdateRequest,
+};
+use admission::schema::{AttributeSchema, ResourceTypeSchema};
+use admission::value::Type;
+use admission::{AdmissionPath, Value};
+use async_trait::async_trait;
+
+/// Runs a future that never waits on anything (the in-memory provider answers at once).
+fn ready<F: Future>(f: F) -> F::Output {
+    let mut f = pin!(f);
+    match f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(v) => v,
+        Poll::Pending => panic!("the in-memory provider never waits"),
+    }
+}
+
+/// A key/value cloud: `kv_item` objects named by `key`, tagged, listed two per page.
+#[derive(Default)]
+struct KvCloud {
+    items: Mutex<BTreeMap<String, LiveObject>>,
+    calls: ApiCallCounter,
+}
+
+impl KvCloud {
+    fn object(&self, key: &str) -> Option<LiveObject> {
+        self.items.lock().unwrap().get(key).cloned()
+    }
+}
+
+#[async_trait]
+impl Provider for KvCloud {
+    fn region(&self) -> String {
+        "local".to_owned()
+    }
+
+    fn schemas(&self) -> Catalog {
+        Catalog::new([
+            ResourceTypeSchema::new("kv_item", Some(AdmissionPath::ClientNamed))
+                .identity(["key"])
+                .taggable(true)
+                .with_attribute(AttributeSchema::required("key", Type::String).force_new())
+                .with_attribute(AttributeSchema::optional(
+                    "value",
+                    Type::String,
+                    Value::from(""),
+                )),
+        ])
+    }
+
+    async fn list(&self, request: ListRequest) -> Result<ListPage, ProviderError> {
+        self.calls.record("kv:List");
+        if request.type_name != "kv_item" {
+            return Err(ProviderError::new(
+                "kv:List",
+                ProviderErrorKind::Unsupported,
+                request.type_name,
+            ));
+        }
+        let items = self.items.lock().unwrap();
+        let start: usize = request
+            .page_token
+            .as_deref()
+            .map_or(0, |t| t.parse().unwrap());
+        let matching: Vec<LiveObject> = items
+            .values()
+            .filter(|o| TagFilter::all_match(&request.tag_filters, &o.tags))
+            .cloned()
+            .collect();
+        let objects: Vec<LiveObject> = matching.iter().skip(start).take(2).cloned().collect();
+        let next_page_token = (start + 2 < matching.len()).then(|| (start + 2).to_string());
+        Ok(ListPage {
+            objects,
+            children: Vec::new(),
+            tags_included: true,
+            next_page_token,
+        })
+    }
+
+    async fn create(&self, request: CreateRequest) -> Result<LiveObject, ProviderError> {
+        self.calls.record("kv:Put");
+        let key = request
+            .attributes
+            .get("key")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let mut items = self.items.lock().unwrap();
+        if items.contains_key(&key) {
+            return Err(ProviderError::new(
+                "kv:Put",
+                ProviderErrorKind::AlreadyExists,
+                key,
+            ));
+        }
+        let object = LiveObject {
+            type_name: request.type_name,
+            id: key.clone(),
+            region: "local".to_owned(),
+            attributes: request.attributes,
+            tags: request.tags,
+        };
+        items.insert(key, object.clone());
+        Ok(object)
+    }
+
+    async fn update(&self, request: UpdateRequest) -> Result<LiveObject, ProviderError> {
+        self.calls.record("kv:Update");
+        let mut items = self.items.lock().unwrap();
+        let object = items
+            .get_mut(&request.id)
+            .ok_or_else(|| ProviderError::not_found("kv:Update", request.id.clone()))?;
+        object.attributes = request.attributes;
+        object.tags = request.tags.applied_to(&object.tags);
+        Ok(object.clone())
+    }
+
+    async fn delete(&self, _type_name: &str, id: &str) -> Result<(), ProviderError> {
+        self.calls.record("kv:Delete");
+        match self.items.lock().unwrap().remove(id) {
+            Some(_) => Ok(()),
+            None => Err(ProviderError::not_found("kv:Delete", id)),
+        }
+    }
+
+    fn api_calls(&self) -> BTreeMap<String, u64> {
+        self.calls.snapshot()
+    }
+}
+
+fn put(cloud: &dyn Provider, key: &str, estate: Option<&str>) {
+    let tags = estate
+        .map(|e| ("tofu-estate".to_owned(), e.to_owned()))
+        .into_iter()
+        .collect();
+    let attributes = [
+        ("key".to_owned(), Value::from(key)),
+        ("value".to_owned(), Value::from("v")),
+    ]
+    .into();
+    ready(cloud.create(CreateRequest {
+        type_name: "kv_item".to_owned(),
+        attributes,
+        tags,
+    }))
+    .unwrap();
+}
+
+#[test]
+fn provider_errors_name_the_operation_and_kind() {
+    let cases: Vec<(ProviderError, &str, bool)> = vec![
+        (
+            ProviderError::throttled("ec2:DescribeVpcs"),
+            "ec2:DescribeVpcs: throttled",
+            true,
+        ),
+        (
+            ProviderError::server_error("s3:ListBuckets"),
+            "s3:ListBuckets: server error",
+            true,
+        ),
+        (
+            ProviderError::new("logs:DescribeLogGroups", ProviderErrorKind::TimedOut, ""),
+            "logs:DescribeLogGroups: timed out",
+            true,
+        ),
+        (
+            ProviderError::access_denied("iam:ListRoles", "iam:ListRoles"),
+            "iam:ListRoles: access denied (missing permission iam:ListRoles)",
+            false,
+        ),
+        (
+            ProviderError::not_found("ec2:DeleteVpc", "vpc-00000001"),
+            "ec2:DeleteVpc: not found: vpc-00000001",
+            false,
+        ),
+        (
+            ProviderError::new(
+                "s3:CreateBucket",
+                ProviderErrorKind::AlreadyExists,
+                "acme-data",
+            ),
+            "s3:CreateBucket: already exists: acme-data",
+            false,
+        ),
+        (
+            ProviderError::new(
+                "ec2:DeleteVpc",
+                ProviderErrorKind::DependencyViolation,
+                "vpc has subnets",
+            ),
+            "ec2:DeleteVpc: dependency violation: vpc has subnets",
+            false,
+        ),
+        (
+            ProviderError::new(
+                "ec2:CreateSubnet",
+                ProviderErrorKind::InvalidReference,
+                "vpc-0000000f",
+            ),
+            "ec2:CreateSubnet: invalid reference: vpc-0000000f",
+            false,
+        ),
+        (
+            ProviderError::new(
+                "ec2:CreateVpc",
+                ProviderErrorKind::InvalidArgument,
+                "bad cidr",
+            ),
+            "ec2:CreateVpc: invalid argument: bad cidr",
+            false,
+        ),
+        (
+            ProviderError::new("kv:List", ProviderErrorKind::Unsupported, ""),
+            "kv:List: unsupported",
+            false,
+        ),
+    ];
+    for (err, text, retryable) in cases {
+        assert_eq!(err.to_string(), text);
+        assert_eq!(err.is_retryable(), retryable, "{text}");
+    }
+    assert!(ProviderError::not_found("ec2:DescribeVpcs", "").is_not_found());
+    assert!(!ProviderError::throttled("ec2:DescribeVpcs").is_not_found());
+}
+
+#[test]
+fn api_calls_are_counted_by_operation() {
+    let counter = ApiCallCounter::new();
+    for op in [
+        "ec2:DescribeVpcs",
+        "ec2:DescribeVpcs",
+        "tagging:GetResources",
+    ] {
+        counter.record(op);
+    }
+    let want: BTreeMap<String, u64> = [
+        ("ec2:DescribeVpcs".to_owned(), 2),
+        ("tagging:GetResources".to_owned(), 1),
+    ]
+    .into();
+    assert_eq!(counter.snapshot(), want);
+    assert_eq!(counter.total(), 3);
+}
+
+#[test]
+fn provider_default_reads_page_through_the_listing() {
+    let cloud: Arc<dyn Provider> = Arc::new(KvCloud::default());
+    for key in ["a", "b", "c", "d", "e"] {
+        put(cloud.as_ref(), key, None);
+    }
+    let found = ready(cloud.read("kv_item", &Identity::Name("e".to_owned())))
+        .unwrap()
+        .unwrap();
+    assert_eq!(found.id, "e");
+    assert_eq!(found.attribute_str("value"), Some("v"));
+    assert_eq!(
+        ready(cloud.read("kv_item", &Identity::Name("zz".to_owned()))).unwrap(),
+        None
+    );
+    assert_eq!(
+        ready(cloud.read_by_id("kv_item", "c"))
+            .unwrap()
+            .map(|o| o.id),
+        Some("c".to_owned())
+    );
+    // Five items at two per page: three pages for "e", three for the miss, two for "c", plus five creates.
+    let calls = cloud.api_calls();
+    assert_eq!(calls.get("kv:List"), Some(&8));
+    assert_eq!(calls.get("kv:Put"), Some(&5));
+    let err = ready(cloud.read_by_id("nope", "x")).unwrap_err();
+    assert_eq!(err.kind, ProviderErrorKind::Unsupported);
+}
+
+#[test]
+fn provider_default_tagging_sweep_pages_over_tagged_types() {
+    let cloud = KvCloud::default();
+    for (key, estate) in [
+        ("a", Some("prod")),
+        ("b", None),
+        ("c", Some("prod")),
+        ("d", Some("dev")),
+        ("e", Some("prod")),
+    ] {
+        put(&cloud, key, estate);
+    }
+    let query = TagQuery {
+        tag_filters: vec![TagFilter::equals("tofu-estate", "prod")],
+        ..TagQuery::default()
+    };
+    let mut seen = Vec::new();
+    let mut token = None;
+    loop {
+        let page = ready(cloud.tagged_resources(TagQuery {
+            page_token: token,
+            ..query.clone()
+        }))
+        .unwrap();
+        seen.extend(
+            page.resources
+                .into_iter()
+                .map(|r| format!("{} {}", r.type_name, r.id)),
+        );
+        match page.next_page_token {
+            Some(t) => token = Some(t),
+            None => break,
+        }
+    }
+    assert_eq!(seen, ["kv_item a", "kv_item c", "kv_item e"]);
+}
+
+#[test]
+fn provider_default_tag_update_changes_only_tags() {
+    let cloud = KvCloud::default();
+    put(&cloud, "a", Some("prod"));
+    let change = TagChange {
+        set: [("tofu-address".to_owned(), "kv_item.a".to_owned())].into(),
+        remove: ["tofu-estate".to_owned()].into(),
+    };
+    ready(cloud.update_tags("kv_item", "a", change)).unwrap();
+    let object = cloud.object("a").unwrap();
+    assert_eq!(
+        object.tags,
+        [("tofu-address".to_owned(), "kv_item.a".to_owned())].into()
+    );
+    assert_eq!(object.attribute_str("value"), Some("v"));
+    assert_eq!(object.attribute_str("key"), Some("a"));
+    let missing = ready(cloud.update_tags("kv_item", "zz", TagChange::default())).unwrap_err();
+    assert!(missing.is_not_found());
+}
+
+#[test]
+fn identities_match_live_objects_by_their_arguments() {
+    let route = LiveObject {
+        type_name: "aws_route".to_owned(),
+        id: "rtb-00000001_0.0.0.0/0".to_owned(),
+        region: "us-east-1".to_owned(),
+        attributes: [
+            ("route_table_id".to_owned(), Value::from("rtb-00000001")),
+            (
+                "destination_cidr_block".to_owned(),
+                Value::from("0.0.0.0/0"),
+            ),
+        ]
+        .into(),
+        tags: BTreeMap::new(),
+    };
+    let args = [
+        "route_table_id".to_owned(),
+        "destination_cidr_block".to_owned(),
+    ];
+    let id = |rtb: &str| {
+        Identity::Composite(
+            [
+                ("route_table_id".to_owned(), rtb.to_owned()),
+                ("destination_cidr_block".to_owned(), "0.0.0.0/0".to_owned()),
+            ]
+            .into(),
+        )
+    };
+    assert!(id("rtb-00000001").matches(&args, &route));
+    assert!(!id("rtb-00000002").matches(&args, &route));
+    assert_eq!(
+        id("rtb-00000001").to_string(),
+        "destination_cidr_block=0.0.0.0/0, route_table_id=rtb-00000001"
+    );
+    let json = serde_json::to_value(&route).unwrap();
+    assert_eq!(json["type"], "aws_route");
+    assert_eq!(serde_json::from_value::<LiveObject>(json).unwrap(), route);
+}
