@@ -6,8 +6,10 @@
 
 pub mod address;
 pub mod catalog;
+pub mod config;
 pub mod diag;
 pub mod error;
+pub mod eval;
 pub mod path;
 pub mod provider;
 pub mod schema;

@@ -2,10 +2,10 @@
 
 use std::collections::BTreeMap;
 
+use admission::Value;
 use admission::catalog;
 use admission::schema::{AttributeMode, AttributeProblem, BindMatch, Comparison, IdScheme};
 use admission::value::Type;
-use admission::Value;
 use expect_test::expect;
 
 #[test]

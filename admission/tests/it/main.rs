@@ -2,6 +2,8 @@
 
 mod addresses;
 mod catalog;
+mod config_parse;
+mod eval_expressions;
 mod provider;
 mod values;
 
