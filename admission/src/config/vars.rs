@@ -62,6 +62,8 @@ pub fn resolve_variables(
 ) -> (BTreeMap<String, Value>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut set: BTreeMap<String, Value> = BTreeMap::new();
+    // Variables given a value that was refused: already reported, so not "required and unset" as well.
+    let mut refused: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     let empty = Config::default();
     let no_vars = BTreeMap::new();
     let literal_eval = Evaluator::new(&empty, &no_vars);
@@ -96,38 +98,44 @@ pub fn resolve_variables(
             Ok(v) => {
                 set.insert(name.to_string(), v);
             }
-            Err(d) => diags.push(*d),
+            Err(d) => {
+                refused.insert(name.to_string());
+                diags.push(*d);
+            }
         }
     }
 
-    let apply_file =
-        |file: &SourceFile, set: &mut BTreeMap<String, Value>, diags: &mut Vec<Diagnostic>| {
-            for (name, value, pos) in read_var_file(file, &literal_eval, diags) {
-                let Some(var) = config.variables.get(&name) else {
-                    // Terraform only warns about values for undeclared variables in files; nothing to do.
-                    continue;
-                };
-                match convert(value, &var.var_type) {
-                    Ok(v) => {
-                        set.insert(name, v);
-                    }
-                    Err(why) => {
-                        let mut d = invalid(format!(
-                            "the value of `{name}` in {} does not fit its type: {why}",
-                            file.name
-                        ));
-                        d.pos = pos;
-                        diags.push(d);
-                    }
+    let apply_file = |file: &SourceFile,
+                      set: &mut BTreeMap<String, Value>,
+                      refused: &mut std::collections::BTreeSet<String>,
+                      diags: &mut Vec<Diagnostic>| {
+        for (name, value, pos) in read_var_file(file, &literal_eval, diags) {
+            let Some(var) = config.variables.get(&name) else {
+                // Terraform only warns about values for undeclared variables in files; nothing to do.
+                continue;
+            };
+            match convert(value, &var.var_type) {
+                Ok(v) => {
+                    set.insert(name, v);
+                }
+                Err(why) => {
+                    refused.insert(name.clone());
+                    let mut d = invalid(format!(
+                        "the value of `{name}` in {} does not fit its type: {why}",
+                        file.name
+                    ));
+                    d.pos = pos;
+                    diags.push(d);
                 }
             }
-        };
+        }
+    };
     for file in &inputs.auto_files {
-        apply_file(file, &mut set, &mut diags);
+        apply_file(file, &mut set, &mut refused, &mut diags);
     }
     for input in &inputs.cli {
         match input {
-            VarInput::File(file) => apply_file(file, &mut set, &mut diags),
+            VarInput::File(file) => apply_file(file, &mut set, &mut refused, &mut diags),
             VarInput::Var(arg) => {
                 let Some((name, raw)) = arg.split_once('=') else {
                     diags.push(invalid(format!("`--var {arg}` is not NAME=VALUE")));
@@ -144,14 +152,17 @@ pub fn resolve_variables(
                     Ok(v) => {
                         set.insert(name.to_string(), v);
                     }
-                    Err(d) => diags.push(*d),
+                    Err(d) => {
+                        refused.insert(name.to_string());
+                        diags.push(*d);
+                    }
                 }
             }
         }
     }
 
     for (name, var) in &config.variables {
-        if !set.contains_key(name) && var.default.is_none() {
+        if !set.contains_key(name) && var.default.is_none() && !refused.contains(name) {
             diags.push(
                 Diagnostic::new(
                     Code::InvalidVariable,
