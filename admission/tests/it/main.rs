@@ -4,6 +4,7 @@ mod addresses;
 mod catalog;
 mod config_parse;
 mod eval_expressions;
+mod markers;
 mod provider;
 mod values;
 
