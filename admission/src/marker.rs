@@ -749,7 +749,10 @@ pub fn bind_count_set(
     let mut binding = CountBinding::default();
     let mut high = by_slot.keys().next_back().copied().max(recorded_high);
     let mint = |high: &mut Option<Slot>| -> Result<Slot, CountSetError> {
-        let s = mint_slots(*high, None, 1).map_err(|_| CountSetError::SlotsExhausted)?[0];
+        let s = match *high {
+            None => Slot::FIRST,
+            Some(h) => h.next().ok_or(CountSetError::SlotsExhausted)?,
+        };
         *high = Some(s);
         Ok(s)
     };

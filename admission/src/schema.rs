@@ -193,6 +193,22 @@ impl AttributeSchema {
         self.mode == AttributeMode::Computed
     }
 
+    /// Whether a desired value and a live value of this attribute mean the same thing, so that no change is
+    /// planned: marks are ignored, anything unknown is a change, and a JSON document compares by content
+    /// (whitespace and key order aside).
+    pub fn values_match(&self, desired: &Value, live: &Value) -> bool {
+        if self.comparison == Comparison::JsonDocument
+            && let (Some(d), Some(l)) = (desired.as_str(), live.as_str())
+            && let (Ok(d), Ok(l)) = (
+                serde_json::from_str::<serde_json::Value>(d),
+                serde_json::from_str::<serde_json::Value>(l),
+            )
+        {
+            return d == l;
+        }
+        desired.same_as(live)
+    }
+
     /// The default for an object in `region`, for an optional attribute.
     pub fn default_in(&self, region: &str) -> Option<Value> {
         match &self.mode {

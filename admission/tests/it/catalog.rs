@@ -386,3 +386,26 @@ fn configured_attributes_are_checked_against_the_schema() {
         Vec::<AttributeProblem>::new()
     );
 }
+
+#[test]
+fn json_documents_compare_by_content() {
+    let c = catalog::contract();
+    let policy = c
+        .get("aws_iam_role")
+        .unwrap()
+        .attribute("assume_role_policy")
+        .unwrap();
+    let a = Value::from(r#"{"Version": "2012-10-17", "Statement": []}"#);
+    let b = Value::from(r#"{"Statement":[],"Version":"2012-10-17"}"#);
+    assert!(policy.values_match(&a, &b));
+    assert!(!policy.values_match(
+        &a,
+        &Value::from(r#"{"Version": "2008-10-17", "Statement": []}"#)
+    ));
+    assert!(!policy.values_match(&a, &Value::unknown()));
+    // Text that is not JSON compares as text.
+    assert!(policy.values_match(&Value::from("not json"), &Value::from("not json")));
+    let name = c.get("aws_iam_role").unwrap().attribute("name").unwrap();
+    assert!(!name.values_match(&a, &b));
+    assert!(name.values_match(&Value::from("r").sensitive(), &Value::from("r")));
+}
