@@ -1,13 +1,57 @@
-//! Micro-state records: the few facts the live system cannot give back, kept as small opaque payloads in a
-//! compare-and-swap key/value store.
+//! Micro-state records: the few facts the live system cannot give back (a random id, a secret returned
+//! only at creation, a deposed object, an output), kept as small opaque payloads in a compare-and-swap
+//! key/value store.
 //!
-//! This crate knows nothing of estates, addresses or resources: keys and payloads are opaque. It must never
-//! write unconditionally: every write names the version it expects to replace.
+//! - [`Store`] is the contract (five operations, object-safe, shared as `Arc<dyn Store>`) and
+//!   [`BulkReader`] its optional bulk-read half.
+//! - Backends: [`MemoryStore`] (tests, the simulated cloud), [`LocalStore`] (a directory, the default),
+//!   and `S3Store` (feature `s3`, for teams), which also checks the bucket contract.
+//! - Wrappers: [`RunCache`] (records read once per run, created from a [`CacheScope`]), [`CountingStore`]
+//!   (every trip to the store, counted and attributed) and [`fresh`] (the view without caches).
+//!
+//! ```
+//! use std::sync::Arc;
+//! use staterecord::{MemoryStore, Store, StoreError};
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+//! let v1 = store.put_if_absent("estate/acme/id", b"r-1").await?;
+//! // A writer that read v1 and lost the race gets a typed conflict naming both versions.
+//! store.put_if_version("estate/acme/id", b"r-2", Some(&v1)).await?;
+//! let err = store.put_if_version("estate/acme/id", b"r-3", Some(&v1)).await.unwrap_err();
+//! let conflict = err.as_conflict().expect("a version conflict");
+//! assert_eq!(conflict.expected.as_ref(), Some(&v1));
+//! # Ok::<(), StoreError>(())
+//! # }).unwrap();
+//! ```
+//!
+//! This crate knows nothing of estates, addresses or resources: keys and payloads are opaque. It never
+//! writes unconditionally: every write names the version it expects to replace. It never prints and never
+//! installs a tracing subscriber.
 
+mod cache;
+mod counting;
+mod error;
 pub mod key;
+mod kms;
+mod local;
+mod memory;
+mod record;
 #[cfg(feature = "s3")]
 pub mod s3;
+mod store;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 
+pub use cache::{CacheScope, RunCache};
+pub use counting::{
+    CountingStore, Trip, TripCounts, TripLabel, TripMethod, labeled, parse_trip_log, summarize,
+};
+pub use error::{BoxError, StoreError, VersionConflict};
 pub use key::{KeyError, validate_key};
+pub use kms::{KmsDenialPolicy, KmsDenied};
+pub use local::{DEFAULT_LOCK_STALE_AFTER, LocalStore, RECORD_SUFFIX};
+pub use memory::MemoryStore;
+pub use record::{Record, Version};
+#[cfg(feature = "s3")]
+pub use s3::{BucketFinding, BucketSetting, DEFAULT_GET_ALL_PARALLELISM, S3Store, split_waived};
+pub use store::{BulkReader, Store, current_object_tags, fresh, with_object_tags};

@@ -1,4 +1,5 @@
-//! The S3 side of the store: building an S3 client from the standard AWS SDK environment.
+//! The S3 side of the store: [`S3Store`], the bucket contract it asserts before it is trusted, and
+//! building an S3 client from the standard AWS SDK environment.
 //!
 //! The client uses rustls with the ring provider (no aws-lc build) and path-style addressing whenever an
 //! endpoint override such as a local emulator is configured. It never reads credentials itself: the SDK's
@@ -9,7 +10,10 @@ use aws_smithy_http_client::tls;
 
 /// Builds an S3 client from the standard AWS SDK environment (credential chain, `AWS_REGION`,
 /// `AWS_ENDPOINT_URL`); `region` and `endpoint`, when given, override what the environment says.
-pub async fn client_from_env(region: Option<String>, endpoint: Option<String>) -> aws_sdk_s3::Client {
+pub async fn client_from_env(
+    region: Option<String>,
+    endpoint: Option<String>,
+) -> aws_sdk_s3::Client {
     let http = aws_smithy_http_client::Builder::new()
         .tls_provider(tls::Provider::Rustls(
             tls::rustls_provider::CryptoMode::Ring,
@@ -29,3 +33,9 @@ pub async fn client_from_env(region: Option<String>, endpoint: Option<String>) -
         .build();
     aws_sdk_s3::Client::from_conf(config)
 }
+
+mod contract;
+mod store;
+
+pub use contract::{BucketFinding, BucketSetting, UnknownBucketSetting, split_waived};
+pub use store::{DEFAULT_GET_ALL_PARALLELISM, S3Store};

@@ -10,7 +10,9 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum EmulatorError {
     /// `AWS_ENDPOINT_URL` is not set.
-    #[error("AWS_ENDPOINT_URL is not set: run the tests through scripts/test, which starts the emulator")]
+    #[error(
+        "AWS_ENDPOINT_URL is not set: run the tests through scripts/test, which starts the emulator"
+    )]
     NotConfigured,
     /// The endpoint is set but did not answer an S3 call.
     #[error("the AWS emulator at {endpoint} did not answer: {message}")]
@@ -34,7 +36,8 @@ pub struct S3Emulator {
 impl S3Emulator {
     /// Connects to the emulator named by `AWS_ENDPOINT_URL` and checks that it answers.
     pub async fn from_env() -> Result<Self, EmulatorError> {
-        let endpoint = std::env::var("AWS_ENDPOINT_URL").map_err(|_| EmulatorError::NotConfigured)?;
+        let endpoint =
+            std::env::var("AWS_ENDPOINT_URL").map_err(|_| EmulatorError::NotConfigured)?;
         Self::connect(&endpoint).await
     }
 
