@@ -10,6 +10,7 @@ pub mod config;
 pub mod diag;
 pub mod error;
 pub mod eval;
+pub mod lint;
 pub mod marker;
 pub mod path;
 pub mod provider;

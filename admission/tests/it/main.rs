@@ -4,6 +4,8 @@ mod addresses;
 mod catalog;
 mod config_parse;
 mod eval_expressions;
+mod lint_codes;
+mod lint_count_index;
 mod markers;
 mod provider;
 mod values;

@@ -1,0 +1,399 @@
+//! One configuration per config-side diagnostic code of the contract: each triggers its code and no other.
+
+use std::collections::BTreeMap;
+
+use admission::catalog;
+use admission::config::{SourceFile, VarInput, VariableInputs};
+use admission::lint::check;
+use expect_test::{Expect, expect};
+
+/// Runs parse + variables + lint on `main.tf` and renders every diagnostic as
+/// `code file:line:col address: summary`.
+fn check_with(main: &str, inputs: VariableInputs, estate_flag: Option<&str>, expect: Expect) {
+    let files = [SourceFile::new("main.tf", main)];
+    let (_, linted) = check(&files, &inputs, &catalog::contract(), estate_flag);
+    let lines: Vec<String> = linted
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let pos = d.pos.as_ref().map(|p| format!(" {p}")).unwrap_or_default();
+            let addr = d
+                .address
+                .as_deref()
+                .map(|a| format!(" {a}"))
+                .unwrap_or_default();
+            format!("{}{pos}{addr}: {}", d.code, d.summary)
+        })
+        .collect();
+    expect.assert_eq(&lines.join("\n"));
+}
+
+fn lint(main: &str, expect: Expect) {
+    check_with(main, VariableInputs::default(), None, expect);
+}
+
+const LIVE: &str = "live {\n  estate = \"acme\"\n}\n";
+
+#[test]
+fn lint_a_clean_configuration_has_no_diagnostics() {
+    lint(
+        &format!(
+            r#"{LIVE}
+variable "names" {{
+  type    = list(string)
+  default = ["a", "b"]
+}}
+resource "aws_s3_bucket" "b" {{
+  count  = length(var.names)
+  bucket = "acme-${{count.index}}"
+  tags   = {{ Name = "x" }}
+}}
+resource "aws_s3_bucket_versioning" "v" {{
+  count  = 2
+  bucket = aws_s3_bucket.b[count.index].id
+  status = "Enabled"
+}}
+resource "aws_vpc" "main" {{
+  cidr_block = "10.0.0.0/16"
+}}
+resource "aws_subnet" "s" {{
+  for_each   = toset(["a.b", "c"])
+  vpc_id     = aws_vpc.main.id
+  cidr_block = cidrsubnet(aws_vpc.main.cidr_block, 8, 1)
+}}
+resource "aws_route" "r" {{
+  route_table_id         = aws_route_table.t.id
+  destination_cidr_block = "0.0.0.0/0"
+}}
+resource "aws_route_table" "t" {{
+  vpc_id = aws_vpc.main.id
+}}
+resource "random_id" "suffix" {{
+  byte_length = 4
+}}
+output "ids" {{
+  value = aws_s3_bucket.b[*].id
+}}
+"#
+        ),
+        expect![[""]],
+    );
+}
+
+#[test]
+fn lint_config_syntax() {
+    lint(
+        "live {\n  estate = \"acme\"\n",
+        expect![
+            "config-syntax main.tf:2:19: invalid HCL: invalid block body; expected `}`, newline or identifier"
+        ],
+    );
+}
+
+#[test]
+fn lint_unsupported_construct() {
+    lint(
+        &format!("{LIVE}data \"aws_vpc\" \"x\" {{}}\n"),
+        expect![[r#"unsupported-construct main.tf:4:1: `data` block is not supported"#]],
+    );
+}
+
+#[test]
+fn lint_unknown_reference() {
+    lint(
+        &format!(
+            "{LIVE}resource \"aws_s3_bucket\" \"b\" {{\n  bucket = \"x\"\n  tags   = {{ Name = var.missing, Other = aws_vpc.nope.id }}\n}}\n"
+        ),
+        expect![[r#"
+            unknown-reference main.tf:6:21 aws_s3_bucket.b: variable `missing` is not declared
+            unknown-reference main.tf:6:42 aws_s3_bucket.b: resource `aws_vpc.nope` is not declared"#]],
+    );
+}
+
+#[test]
+fn lint_invalid_variable() {
+    let main = format!(
+        "{LIVE}variable \"n\" {{\n  type = number\n}}\nvariable \"required\" {{}}\nlocals {{\n  x = [var.n, var.required]\n}}\n"
+    );
+    let inputs = VariableInputs {
+        cli: vec![VarInput::Var("n=abc".into())],
+        ..Default::default()
+    };
+    check_with(
+        &main,
+        inputs,
+        None,
+        expect![[r#"
+            invalid-variable: `--var n` does not fit type number: "abc" is not a number
+            invalid-variable main.tf:7:1: variable `required` is required and has no value"#]],
+    );
+}
+
+#[test]
+fn lint_invalid_estate() {
+    lint(
+        "live {\n  estate = \"Prod_1\"\n}\n",
+        expect![[
+            r#"invalid-estate main.tf:2:12: estate name "Prod_1" is invalid: it must start with a lowercase letter"#
+        ]],
+    );
+}
+
+#[test]
+fn lint_no_estate() {
+    lint("locals {}\n", expect![[r#"no-estate: no estate is given"#]]);
+}
+
+#[test]
+fn lint_estate_conflict() {
+    check_with(
+        LIVE,
+        VariableInputs::default(),
+        Some("other"),
+        expect![[
+            r#"estate-conflict main.tf:2:12: the `live` block names estate "acme" but --estate names "other""#
+        ]],
+    );
+}
+
+#[test]
+fn lint_estate_from_the_flag_alone_is_accepted() {
+    let files = [SourceFile::new("main.tf", "locals {}\n")];
+    let (_, linted) = check(
+        &files,
+        &VariableInputs::default(),
+        &catalog::contract(),
+        Some("from-flag"),
+    );
+    assert_eq!(linted.diagnostics, vec![]);
+    assert_eq!(linted.estate.as_deref(), Some("from-flag"));
+}
+
+#[test]
+fn lint_unsupported_type() {
+    lint(
+        &format!("{LIVE}resource \"aws_lambda_function\" \"f\" {{\n  name = \"x\"\n}}\n"),
+        expect![[
+            r#"unsupported-type main.tf:4:1 aws_lambda_function.f: resource type `aws_lambda_function` is not supported"#
+        ]],
+    );
+}
+
+#[test]
+fn lint_unadmitted_type() {
+    lint(
+        &format!("{LIVE}resource \"aws_eip_association\" \"a\" {{\n}}\n"),
+        expect![[
+            r#"unadmitted-type main.tf:4:1 aws_eip_association.a: resource type `aws_eip_association` has no admission path"#
+        ]],
+    );
+}
+
+#[test]
+fn lint_count_index() {
+    lint(
+        &format!(
+            "{LIVE}resource \"aws_iam_user\" \"u\" {{\n  count = 3\n  name  = \"user-${{100 + (count.index % 3)}}\"\n}}\n"
+        ),
+        expect![[
+            r#"count-index main.tf:6:11 aws_iam_user.u: identity argument `name` of `aws_iam_user.u` may give two instances one identity"#
+        ]],
+    );
+}
+
+#[test]
+fn lint_for_each_key() {
+    lint(
+        &format!(
+            "{LIVE}resource \"aws_vpc\" \"v\" {{\n  for_each   = {{ \"a[1]\" = \"10.0.0.0/16\", ok = \"10.1.0.0/16\" }}\n  cidr_block = each.value\n}}\n"
+        ),
+        expect![[
+            r#"for-each-key main.tf:5:16 aws_vpc.v: for_each key "a[1]" of `aws_vpc.v` cannot be used in an address: the key holds '['"#
+        ]],
+    );
+}
+
+#[test]
+fn lint_overlong_address() {
+    // Each `.` escapes to two characters, so a 600-character key of dots is 1,200 characters escaped.
+    let key = ".".repeat(600);
+    lint(
+        &format!(
+            "{LIVE}resource \"aws_vpc\" \"v\" {{\n  for_each   = toset([\"{key}\"])\n  cidr_block = \"10.0.0.0/16\"\n}}\n"
+        ),
+        expect![[
+            r#"overlong-address main.tf:4:1 aws_vpc.v["........................................................................................................................................................................................................................................................................................................................................................................................................................................................................................................................................................................................................................"]: the address of `aws_vpc.v["........................................................................................................................................................................................................................................................................................................................................................................................................................................................................................................................................................................................................................"]` is 1210 characters once escaped, over 1024"#
+        ]],
+    );
+}
+
+#[test]
+fn lint_non_static_identity() {
+    lint(
+        &format!(
+            "{LIVE}resource \"aws_vpc\" \"v\" {{\n  cidr_block = \"10.0.0.0/16\"\n}}\nresource \"aws_iam_role\" \"r\" {{\n  name               = \"role-${{aws_vpc.v.id}}\"\n  assume_role_policy = \"{{}}\"\n}}\n"
+        ),
+        expect![
+            "non-static-identity main.tf:8:32 aws_iam_role.r: identity argument `name` of `aws_iam_role.r` reads a resource attribute"
+        ],
+    );
+}
+
+#[test]
+fn lint_non_static_count() {
+    lint(
+        &format!(
+            "{LIVE}resource \"random_id\" \"n\" {{\n  byte_length = 2\n}}\nresource \"aws_vpc\" \"v\" {{\n  count      = length(random_id.n.hex)\n  cidr_block = \"10.0.0.0/16\"\n}}\n"
+        ),
+        expect![[
+            r#"non-static-count main.tf:8:23 aws_vpc.v: `random_id.n.hex` is not known before the live system is read"#
+        ]],
+    );
+}
+
+#[test]
+fn lint_non_static_for_each() {
+    lint(
+        &format!(
+            "{LIVE}resource \"aws_vpc\" \"main\" {{\n  cidr_block = \"10.0.0.0/16\"\n}}\nresource \"aws_subnet\" \"s\" {{\n  for_each   = {{ (aws_vpc.main.id) = \"10.0.1.0/24\" }}\n  vpc_id     = aws_vpc.main.id\n  cidr_block = each.value\n}}\n"
+        ),
+        expect![[
+            r#"non-static-for-each main.tf:8:19 aws_subnet.s: `aws_vpc.main.id` is not known before the live system is read"#
+        ]],
+    );
+}
+
+#[test]
+fn lint_identity_not_set() {
+    lint(
+        &format!(
+            "{LIVE}variable \"name\" {{\n  default = null\n}}\nresource \"aws_iam_user\" \"a\" {{\n  name = var.name\n}}\nresource \"aws_cloudwatch_log_group\" \"g\" {{\n}}\n"
+        ),
+        expect![[r#"
+            identity-not-set main.tf:10:1 aws_cloudwatch_log_group.g: identity argument `name` of `aws_cloudwatch_log_group.g` is not set
+            identity-not-set main.tf:8:10 aws_iam_user.a: identity argument `name` of `aws_iam_user.a` is null"#]],
+    );
+}
+
+#[test]
+fn lint_impure_identity() {
+    lint(
+        &format!(
+            "{LIVE}locals {{\n  suffix = substr_free(uuid())\n}}\nresource \"aws_s3_bucket\" \"b\" {{\n  bucket = \"acme-${{timestamp()}}\"\n}}\n"
+        )
+        .replace("substr_free(uuid())", "uuid()")
+        .replace("acme-${timestamp()}", "acme-${local.suffix}"),
+        expect![[r#"impure-identity main.tf:8:12 aws_s3_bucket.b: identity argument `bucket` of `aws_s3_bucket.b` is derived from uuid() or timestamp()"#]],
+    );
+}
+
+#[test]
+fn lint_duplicate_identity() {
+    lint(
+        &format!(
+            "{LIVE}resource \"aws_s3_bucket\" \"a\" {{\n  bucket = \"acme-data\"\n}}\nresource \"aws_s3_bucket\" \"b\" {{\n  bucket = \"acme-${{\"data\"}}\"\n}}\n"
+        ),
+        expect![[
+            r#"duplicate-identity main.tf:7:1 aws_s3_bucket.b: `aws_s3_bucket.b` and `aws_s3_bucket.a` both declare aws_s3_bucket "acme-data""#
+        ]],
+    );
+}
+
+#[test]
+fn lint_marker_in_config() {
+    lint(
+        &format!(
+            "{LIVE}resource \"aws_vpc\" \"v\" {{\n  cidr_block = \"10.0.0.0/16\"\n  tags       = merge({{ Name = \"x\" }}, {{ \"tofu-estate\" = \"other\" }})\n}}\n"
+        ),
+        expect![
+            "marker-in-config main.tf:6:40 aws_vpc.v: `aws_vpc.v` sets the tag `tofu-estate`, which is an ownership marker"
+        ],
+    );
+}
+
+#[test]
+fn lint_ignore_changes_markers() {
+    lint(
+        &format!(
+            "{LIVE}resource \"aws_vpc\" \"v\" {{\n  cidr_block = \"10.0.0.0/16\"\n  lifecycle {{\n    ignore_changes = [tags, tags[\"tofu-slot\"], tags[\"Name\"]]\n  }}\n}}\nresource \"aws_vpc\" \"w\" {{\n  cidr_block = \"10.1.0.0/16\"\n  lifecycle {{\n    ignore_changes = all\n  }}\n}}\n"
+        ),
+        expect![[r#"
+            ignore-changes-markers main.tf:7:23 aws_vpc.v: `ignore_changes` covers `tags`, which holds the ownership markers
+            ignore-changes-markers main.tf:7:29 aws_vpc.v: `ignore_changes` covers the marker tag `tofu-slot`, which holds the ownership markers
+            ignore-changes-markers main.tf:13:22 aws_vpc.w: `ignore_changes` covers `all`, which holds the ownership markers"#]],
+    );
+}
+
+#[test]
+fn lint_expands_count_and_for_each_with_static_identities() {
+    let main = format!(
+        r#"{LIVE}
+variable "env" {{
+  default = "prod"
+}}
+resource "aws_iam_user" "u" {{
+  count = 2
+  name  = "${{var.env}}-user-${{count.index + 1}}"
+}}
+resource "aws_subnet" "s" {{
+  for_each   = {{ a = "10.0.1.0/24", b = "10.0.2.0/24" }}
+  vpc_id     = aws_vpc.main.id
+  cidr_block = each.value
+}}
+resource "aws_vpc" "main" {{
+  cidr_block = "10.0.0.0/16"
+}}
+resource "aws_route" "r" {{
+  route_table_id         = aws_route_table.t.id
+  destination_cidr_block = "0.0.0.0/0"
+}}
+resource "aws_route_table" "t" {{
+  vpc_id = aws_vpc.main.id
+}}
+"#
+    );
+    let inputs = VariableInputs {
+        env: BTreeMap::from([("TF_VAR_env".into(), "dev".into())]),
+        ..Default::default()
+    };
+    let (_, linted) = check(
+        &[SourceFile::new("main.tf", main)],
+        &inputs,
+        &catalog::contract(),
+        None,
+    );
+    assert_eq!(linted.diagnostics, vec![]);
+    assert_eq!(linted.estate.as_deref(), Some("acme"));
+    let shown: Vec<String> = linted
+        .instances
+        .iter()
+        .map(|i| {
+            let identity: Vec<String> = i
+                .identity
+                .iter()
+                .map(|(k, v)| format!("{k}={v:?}"))
+                .collect();
+            let statics: Vec<String> = i
+                .static_values
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            format!(
+                "{} {} [{}] {{{}}}",
+                i.address,
+                i.admission,
+                identity.join(" "),
+                statics.join(" ")
+            )
+        })
+        .collect();
+    expect![[r#"
+        aws_iam_user.u[0] client-named [name=Static(String("dev-user-1"))] {name="dev-user-1"}
+        aws_iam_user.u[1] client-named [name=Static(String("dev-user-2"))] {name="dev-user-2"}
+        aws_route.r parent-derived [route_table_id=FromParent destination_cidr_block=Static(String("0.0.0.0/0"))] {destination_cidr_block="0.0.0.0/0"}
+        aws_route_table.t marker [] {}
+        aws_subnet.s["a"] marker [] {cidr_block="10.0.1.0/24"}
+        aws_subnet.s["b"] marker [] {cidr_block="10.0.2.0/24"}
+        aws_vpc.main marker [] {cidr_block="10.0.0.0/16"}"#]]
+    .assert_eq(&shown.join("\n"));
+}
