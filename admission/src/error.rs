@@ -36,6 +36,12 @@ pub enum Error {
     /// A number that is NaN or infinite.
     #[error("number is not finite")]
     NonFiniteNumber,
+    /// Text that is not a decimal number.
+    #[error("{text:?} is not a number")]
+    InvalidNumber {
+        /// The text given.
+        text: String,
+    },
     /// An estate name outside `^[a-z][a-z0-9-]{0,127}$`.
     #[error("invalid estate name {name:?}: {reason}")]
     InvalidEstate {

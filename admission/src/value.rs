@@ -254,21 +254,21 @@ impl FromStr for Number {
     /// Parses decimal text as Terraform's `tonumber` does: an optional sign, digits, an optional fraction and
     /// exponent (`"10"`, `"-2.5"`, `"1e3"`).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let t = s.trim();
-        let plausible = !t.is_empty()
-            && t.chars()
-                .all(|c| c.is_ascii_digit() || matches!(c, '+' | '-' | '.' | 'e' | 'E'))
-            && t.chars().any(|c| c.is_ascii_digit());
+        let invalid = || Error::InvalidNumber { text: s.to_owned() };
+        let plausible = s
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '+' | '-' | '.' | 'e' | 'E'))
+            && s.chars().any(|c| c.is_ascii_digit());
         if !plausible {
-            return Err(Error::NonFiniteNumber);
+            return Err(invalid());
         }
-        if let Ok(i) = t.parse::<i64>() {
+        if let Ok(i) = s.parse::<i64>() {
             return Ok(Number(Repr::Int(i)));
         }
-        t.parse::<f64>()
+        s.parse::<f64>()
             .ok()
             .and_then(Number::from_f64)
-            .ok_or(Error::NonFiniteNumber)
+            .ok_or_else(invalid)
     }
 }
 

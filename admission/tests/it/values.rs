@@ -115,8 +115,16 @@ fn numbers_normalize_and_print_like_terraform() {
         "-2.5".parse::<Number>(),
         Ok(Number::from_f64(-2.5).unwrap())
     );
-    assert!("ten".parse::<Number>().is_err());
-    assert!("".parse::<Number>().is_err());
+    assert_eq!("1e3".parse::<Number>(), Ok(Number::from(1000)));
+    for bad in ["ten", "", " 5", "1e999", "--1", "0x10"] {
+        assert_eq!(
+            bad.parse::<Number>(),
+            Err(admission::Error::InvalidNumber {
+                text: bad.to_owned()
+            }),
+            "{bad:?}"
+        );
+    }
 }
 
 #[test]
