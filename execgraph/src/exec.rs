@@ -757,14 +757,19 @@ async fn run_op<F: Family>(
     semaphore: Arc<Semaphore>,
     cancel: CancellationToken,
 ) -> (u32, Outcome<F>) {
-    let permit = if code.holds_permit() {
-        tokio::select! {
-            biased;
-            _ = cancel.cancelled() => None,
-            permit = semaphore.acquire_owned() => permit.ok(),
-        }
-    } else {
+    // Try the uncontended path first: awaiting tokio's semaphore or the token spends the task's cooperative
+    // budget, and every operation future shares the one task that runs `execute`.
+    let permit = if !code.holds_permit() || cancel.is_cancelled() {
         None
+    } else {
+        match Arc::clone(&semaphore).try_acquire_owned() {
+            Ok(permit) => Some(permit),
+            Err(_) => tokio::select! {
+                biased;
+                _ = cancel.cancelled() => None,
+                permit = semaphore.acquire_owned() => permit.ok(),
+            },
+        }
     };
     if cancel.is_cancelled() {
         return (node, Outcome::failed(vec![shared.cancelled(node)]));

@@ -8,7 +8,7 @@
 use std::fmt::{self, Write as _};
 use std::sync::Arc;
 
-use petgraph::algo::tarjan_scc;
+use petgraph::algo::kosaraju_scc;
 use petgraph::dot::{Config, Dot};
 use petgraph::graph::{DiGraph, NodeIndex};
 
@@ -24,6 +24,43 @@ pub(crate) struct OpNode {
 }
 
 const NO_ADDR: u32 = u32::MAX;
+
+/// How many waiters one line of debug text may still expand inline, and how deep it is. Planner graphs
+/// stay far below both limits; they only keep a hostile graph (a chain of 100,000 waiters, or waiters sharing
+/// dependencies so their expansion doubles at each level) from exhausting the stack or memory.
+struct Inline {
+    budget: u32,
+    depth: u32,
+}
+
+const MAX_INLINE_DEPTH: u32 = 64;
+const MAX_INLINE_WAITERS: u32 = 4096;
+
+impl Inline {
+    fn new() -> Self {
+        Inline {
+            budget: MAX_INLINE_WAITERS,
+            depth: 0,
+        }
+    }
+
+    fn none() -> Self {
+        Inline {
+            budget: 0,
+            depth: 0,
+        }
+    }
+
+    /// Whether the next waiter renders inline; if so, it is counted and entered.
+    fn enter(&mut self) -> bool {
+        if self.budget == 0 || self.depth >= MAX_INLINE_DEPTH {
+            return false;
+        }
+        self.budget -= 1;
+        self.depth += 1;
+        true
+    }
+}
 
 /// The tables of a graph.
 pub(crate) struct GraphData<F: Family> {
@@ -227,7 +264,9 @@ impl<F: Family> GraphData<F> {
         problems
     }
 
-    /// Refuses dependency cycles (Tarjan's strongly connected components over operations and waiters).
+    /// Refuses dependency cycles: the strongly connected components over operations and waiters. This uses
+    /// petgraph's Kosaraju implementation rather than its Tarjan one because Tarjan's recurses once per node
+    /// along a path, and a long chain (a large graph, or hostile serialized input) would overflow the stack.
     pub(crate) fn check_acyclic(&self) -> Result<(), GraphError> {
         // Operations only point backwards, so only a waiter's dependency can close a cycle: without any
         // dependency from a waiter on an operation or a waiter, the graph is acyclic and the check is free.
@@ -259,7 +298,7 @@ impl<F: Family> GraphData<F> {
                 }
             }
         }
-        let mut cycles: Vec<Vec<u32>> = tarjan_scc(&graph)
+        let mut cycles: Vec<Vec<u32>> = kosaraju_scc(&graph)
             .into_iter()
             .map(|scc| {
                 scc.into_iter()
@@ -315,34 +354,35 @@ impl<F: Family> GraphData<F> {
         }
     }
 
-    fn write_arg(&self, out: &mut String, raw: RawRef, waiters_inline: bool) -> fmt::Result {
+    fn write_arg(&self, out: &mut String, raw: RawRef, inline: &mut Inline) -> fmt::Result {
         match raw.target() {
             Target::Nil => out.write_str("nil"),
             Target::Value(i) => write!(out, "v[{i}]"),
             Target::Addr(i) => write!(out, "{}", self.addrs[i as usize]),
             Target::Key(i) => write!(out, "\"{}\"", self.keys[i as usize]),
             Target::Op(i) => write!(out, "r[{i}]"),
-            Target::Waiter(j) if waiters_inline => {
+            Target::Waiter(j) if inline.enter() => {
                 out.write_str("await(")?;
                 for (k, dep) in self.waiters[j as usize].iter().enumerate() {
                     if k > 0 {
                         out.write_str(", ")?;
                     }
-                    self.write_arg(out, *dep, true)?;
+                    self.write_arg(out, *dep, inline)?;
                 }
+                inline.depth -= 1;
                 out.write_str(")")
             }
             Target::Waiter(j) => write!(out, "w[{j}]"),
         }
     }
 
-    fn write_op(&self, out: &mut String, i: usize, waiters_inline: bool) -> fmt::Result {
+    fn write_op(&self, out: &mut String, i: usize, mut inline: Inline) -> fmt::Result {
         write!(out, "r[{i}] = {}(", self.ops[i].code)?;
         for (k, raw) in self.op_operands(i).iter().enumerate() {
             if k > 0 {
                 out.write_str(", ")?;
             }
-            self.write_arg(out, *raw, waiters_inline)?;
+            self.write_arg(out, *raw, &mut inline)?;
         }
         out.write_str(")")
     }
@@ -364,7 +404,7 @@ impl<F: Family> GraphData<F> {
         if !self.ops.is_empty() {
             section(out);
             for i in 0..self.ops.len() {
-                self.write_op(out, i, true)?;
+                self.write_op(out, i, Inline::new())?;
                 out.push_str(";\n");
             }
         }
@@ -372,7 +412,7 @@ impl<F: Family> GraphData<F> {
             section(out);
             for (addr, raw) in &self.sinks {
                 write!(out, "{addr} = ")?;
-                self.write_arg(out, *raw, true)?;
+                self.write_arg(out, *raw, &mut Inline::new())?;
                 out.push_str(";\n");
             }
         }
@@ -428,7 +468,8 @@ impl<F: Family> Graph<F> {
     /// A deterministic text rendering, for tests and debugging: constant values `v[i] = <value>;`, a blank
     /// line, operations `r[i] = OpName(args);` in the order they were added, a blank line, then final states
     /// `<addr> = r[i];` sorted by address. Arguments render as `v[i]`, a plain address, a quoted deposed key,
-    /// `r[i]`, `await(...)` for a waiter, or `nil`. Empty sections are left out.
+    /// `r[i]`, `await(...)` for a waiter, or `nil`. Empty sections are left out. A waiter nested more than 64
+    /// deep, or beyond 4,096 waiters expanded on one line, renders as `w[j]` instead of being expanded.
     pub fn debug_repr(&self) -> String {
         let mut out = String::new();
         // Writing into a String cannot fail; only a value's own Display impl could, and then the text stops.
@@ -450,7 +491,7 @@ impl<F: Family> Graph<F> {
         let ops: Vec<NodeIndex> = (0..data.ops.len())
             .map(|i| {
                 let mut label = String::new();
-                let _ = data.write_op(&mut label, i, false);
+                let _ = data.write_op(&mut label, i, Inline::none());
                 graph.add_node(label)
             })
             .collect();

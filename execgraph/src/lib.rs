@@ -12,19 +12,60 @@
 //! text ([`Graph::debug_repr`]), as Graphviz ([`Graph::to_dot`]), and round-trips through
 //! [`Graph::marshal`] / [`Graph::unmarshal`].
 //!
-//! The concrete types come from a [`Family`] supplied by the embedding crate. Building the graph of a create:
+//! The concrete types come from a [`Family`] supplied by the embedding crate. Building, checking and running
+//! the graph of one create:
 //!
-//! ```ignore
-//! let mut b = Builder::<MyFamily>::new();
-//! let addr = b.constant_resource_instance_addr(addr);
-//! let planned = b.constant_value(planned_value);
+//! ```
+//! # use std::sync::Arc;
+//! # use execgraph::*;
+//! # struct Tiny;
+//! # impl Family for Tiny {
+//! #     type Value = String;
+//! #     type Addr = String;
+//! #     type DeposedKey = String;
+//! #     type Meta = String;
+//! #     type Desired = String;
+//! #     type Object = String;
+//! #     type FinalPlan = String;
+//! #     fn object_value(object: &String) -> String { object.clone() }
+//! #     fn null_value() -> String { "null".into() }
+//! #     fn unavailable_value(_: &String, _: Unavailable) -> String { "(unknown)".into() }
+//! #     fn prepare_depose(plan: &String, key: &String) -> Result<String, Diagnostic> { Ok(format!("{plan} {key}")) }
+//! # }
+//! # struct Cloud;
+//! # #[async_trait::async_trait]
+//! # impl Operations<Tiny> for Cloud {
+//! #     async fn resource_instance_prior(&self, _: &String) -> OpResult<Option<String>> { Ok(None) }
+//! #     async fn resource_instance_current_meta(&self, a: &String, _: Option<&String>) -> OpResult<String> { Ok(a.clone()) }
+//! #     async fn resource_instance_desired(&self, m: &String, _: &ValueSource<Tiny>) -> OpResult<String> { Ok(m.clone()) }
+//! #     async fn managed_final_plan(&self, m: &String, _: Option<&String>, _: Option<&String>, _: Option<&String>) -> OpResult<String> { Ok(format!("create {m}")) }
+//! #     async fn managed_apply(&self, _: &String, _: Option<&String>) -> Applied<String> { Applied::ok(Some("id-1".into())) }
+//! #     async fn managed_perform_depose(&self, c: Option<&String>, _: &String) -> OpResult<String> { Ok(c.cloned().unwrap_or_default()) }
+//! #     async fn managed_deposed_meta(&self, a: &String, _: &String, _: Option<&String>) -> OpResult<String> { Ok(a.clone()) }
+//! #     async fn managed_already_deposed(&self, a: &String, _: &String) -> OpResult<String> { Ok(a.clone()) }
+//! #     async fn managed_change_addr(&self, c: Option<&String>, _: &String) -> OpResult<String> { Ok(c.cloned().unwrap_or_default()) }
+//! #     async fn data_read(&self, m: &String, _: Option<&String>, _: Option<&String>) -> OpResult<String> { Ok(m.clone()) }
+//! # }
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), GraphError> {
+//! let mut b = Builder::<Tiny>::new();
+//! let addr = b.constant_resource_instance_addr("test.example".to_owned());
+//! let planned = b.constant_value("{}".to_owned());
 //! let meta = b.resource_instance_current_meta(addr, ResultRef::nil());
 //! let desired = b.resource_instance_desired(meta);
 //! let plan = b.managed_final_plan(meta, desired, ResultRef::nil(), planned);
 //! let after = b.waiter([]);
 //! let applied = b.managed_apply(plan, ResultRef::nil(), after);
-//! b.set_resource_instance_final_state_result(address, applied);
+//! b.set_resource_instance_final_state_result("test.example".to_owned(), applied);
 //! let graph = b.finish()?;
+//! assert!(graph.debug_repr().contains("r[3] = ManagedApply(r[2], nil, await());"));
+//!
+//! let compiled = graph.compile(Arc::new(Cloud)).expect("every operand fits");
+//! let diagnostics = compiled.execute(ExecuteConfig::default()).await;
+//! assert!(diagnostics.is_empty());
+//! assert_eq!(compiled.resource_instance_value(&"test.example".to_owned()).await, "id-1");
+//! # Ok(())
+//! # }
 //! ```
 
 mod builder;

@@ -144,3 +144,41 @@ fn the_final_state_of_an_unregistered_address_is_none() {
     );
     assert_eq!(graph.operation_count(), 4);
 }
+
+#[test]
+fn a_very_long_chain_of_waiters_finishes_and_renders() {
+    let mut b = B::new();
+    let mut last = b.waiter([]);
+    for _ in 0..100_000 {
+        last = b.waiter([last]);
+    }
+    let a = b.constant_resource_instance_addr("test.a".to_owned());
+    let meta = b.resource_instance_current_meta(a, ResultRef::nil());
+    b.data_read(meta, ResultRef::nil(), ResultRef::nil(), last);
+    let graph = b.finish().expect("a chain is not a cycle");
+    let text = graph.debug_repr();
+    // w[100000] down to w[99937] (64 waiters) are expanded; w[99936], the 65th, is named.
+    let expected_tail = format!("{}w[99936]{});\n", "await(".repeat(64), ")".repeat(64));
+    assert!(
+        text.ends_with(&expected_tail),
+        "{}",
+        &text[text.len() - 200..]
+    );
+}
+
+#[test]
+fn a_very_long_cycle_of_waiters_is_refused() {
+    let mut b = B::new();
+    let (first, handle) = b.mutable_waiter();
+    let mut last = first;
+    for _ in 0..100_000 {
+        last = b.waiter([last]);
+    }
+    b.add_waiter_dependency(handle, last);
+    match b.finish() {
+        Err(GraphError::Cycle { cycles }) => {
+            assert_eq!(cycles.iter().map(Vec::len).collect::<Vec<_>>(), [100_001])
+        }
+        other => panic!("expected a cycle, got {other:?}"),
+    }
+}
