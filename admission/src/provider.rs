@@ -15,6 +15,8 @@
 //!
 //! This module defines the protocol only; it must never perform I/O itself.
 
+pub mod conformance;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Mutex;

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
 use admission::catalog::Catalog;
+use admission::provider::conformance::{self, Sample};
 use admission::provider::{
     ApiCallCounter, CreateRequest, Identity, ListPage, ListRequest, LiveObject, Provider,
     ProviderError, ProviderErrorKind, TagChange, TagFilter, TagQuery, UpdateRequest,
@@ -378,4 +379,86 @@ fn identities_match_live_objects_by_their_arguments() {
     let json = serde_json::to_value(&route).unwrap();
     assert_eq!(json["type"], "aws_route");
     assert_eq!(serde_json::from_value::<LiveObject>(json).unwrap(), route);
+}
+
+fn sample(key: &str) -> Sample {
+    Sample {
+        type_name: "kv_item".to_owned(),
+        attributes: [
+            ("key".to_owned(), Value::from(key)),
+            ("value".to_owned(), Value::from("v")),
+        ]
+        .into(),
+        identity: Some(Identity::Name(key.to_owned())),
+        marker: format!("run-{key}"),
+    }
+}
+
+#[test]
+fn provider_conformance_passes_for_a_provider_that_keeps_the_rules() {
+    let cloud = KvCloud::default();
+    for key in ["a", "b", "c"] {
+        put(&cloud, key, Some("prod"));
+    }
+    assert_eq!(
+        ready(conformance::check_object_lifecycle(&cloud, &sample("new"))),
+        Ok(())
+    );
+    // The check leaves the rest of the cloud as it found it.
+    assert_eq!(
+        cloud.items.lock().unwrap().keys().collect::<Vec<_>>(),
+        ["a", "b", "c"]
+    );
+}
+
+/// A provider that breaks one rule: its creates drop the tags (an object would exist unmarked).
+struct UntaggedCreates(KvCloud);
+
+#[async_trait]
+impl Provider for UntaggedCreates {
+    fn region(&self) -> String {
+        self.0.region()
+    }
+
+    fn schemas(&self) -> Catalog {
+        self.0.schemas()
+    }
+
+    async fn list(&self, request: ListRequest) -> Result<ListPage, ProviderError> {
+        self.0.list(request).await
+    }
+
+    async fn create(&self, request: CreateRequest) -> Result<LiveObject, ProviderError> {
+        self.0
+            .create(CreateRequest {
+                tags: BTreeMap::new(),
+                ..request
+            })
+            .await
+    }
+
+    async fn update(&self, request: UpdateRequest) -> Result<LiveObject, ProviderError> {
+        self.0.update(request).await
+    }
+
+    async fn delete(&self, type_name: &str, id: &str) -> Result<(), ProviderError> {
+        self.0.delete(type_name, id).await
+    }
+}
+
+#[test]
+fn provider_conformance_names_the_broken_rule() {
+    let broken = UntaggedCreates(KvCloud::default());
+    let err = ready(conformance::check_object_lifecycle(&broken, &sample("x"))).unwrap_err();
+    assert_eq!(err.to_string(), "create sets the tags in the same call: {}");
+    let unknown_type = Sample {
+        type_name: "nope".to_owned(),
+        ..sample("y")
+    };
+    let err = ready(conformance::check_object_lifecycle(
+        &KvCloud::default(),
+        &unknown_type,
+    ))
+    .unwrap_err();
+    assert_eq!(err.to_string(), "schemas list the type: nope is not served");
 }

@@ -1,0 +1,331 @@
+//! A conformance check every [`Provider`] can run against itself: one object's whole life through the
+//! protocol (create with tags, reads by id and identity, paged and tag-filtered listings, the tagging sweep,
+//! a tags-only update, delete), asserting what the engine relies on.
+//!
+//! The simulated cloud, the AWS provider against a local emulator and an embedder's own provider each call
+//! [`check_object_lifecycle`] from one test with a sample object of a type they serve; a broken rule comes
+//! back as a [`Violation`] naming it. The check writes only the sample object (and deletes it at the end);
+//! it must never touch any other object of the live system.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{
+    CreateRequest, Identity, ListRequest, LiveObject, ParentScope, Provider, ProviderErrorKind,
+};
+use super::{TagChange, TagFilter, TagQuery};
+use crate::value::Value;
+
+/// The tag the check puts on its sample object, so that filtered listings find exactly that object.
+pub const SAMPLE_TAG: &str = "liveplan-conformance";
+
+/// The most pages the check follows before it calls a listing endless.
+const MAX_PAGES: usize = 10_000;
+
+/// The object the check creates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sample {
+    /// Its type, one the provider serves.
+    pub type_name: String,
+    /// The attributes to create it with.
+    pub attributes: BTreeMap<String, Value>,
+    /// Its identity, for a type read by identity (client-named, parent-derived).
+    pub identity: Option<Identity>,
+    /// A value for [`SAMPLE_TAG`] that no other object carries.
+    pub marker: String,
+}
+
+/// A broken protocol rule: which one, and what the provider did instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{rule}: {detail}")]
+pub struct Violation {
+    /// The rule, in a few words.
+    pub rule: &'static str,
+    /// What happened.
+    pub detail: String,
+}
+
+fn violation(rule: &'static str, detail: impl Into<String>) -> Violation {
+    Violation {
+        rule,
+        detail: detail.into(),
+    }
+}
+
+fn total_calls(provider: &dyn Provider) -> u64 {
+    provider.api_calls().values().sum()
+}
+
+/// Runs one object's life through `provider` and checks every rule on the way. The object is deleted at the
+/// end when the check gets that far.
+pub async fn check_object_lifecycle(
+    provider: &dyn Provider,
+    sample: &Sample,
+) -> Result<(), Violation> {
+    let catalog = provider.schemas();
+    let schema = catalog.get(&sample.type_name).ok_or_else(|| {
+        violation(
+            "schemas list the type",
+            format!("{} is not served", sample.type_name),
+        )
+    })?;
+    let taggable = schema.taggable;
+    let tags: BTreeMap<String, String> = if taggable {
+        [
+            (SAMPLE_TAG.to_owned(), sample.marker.clone()),
+            ("team".to_owned(), "a".to_owned()),
+        ]
+        .into()
+    } else {
+        BTreeMap::new()
+    };
+    let calls_before = total_calls(provider);
+
+    let request = CreateRequest {
+        type_name: sample.type_name.clone(),
+        attributes: sample.attributes.clone(),
+        tags: tags.clone(),
+    };
+    let created = provider
+        .create(request.clone())
+        .await
+        .map_err(|e| violation("create succeeds", e.to_string()))?;
+    if created.type_name != sample.type_name || created.id.is_empty() {
+        return Err(violation(
+            "create returns the object",
+            format!("{} {:?}", created.type_name, created.id),
+        ));
+    }
+    if taggable && created.tags != tags {
+        return Err(violation(
+            "create sets the tags in the same call",
+            format!("{:?}", created.tags),
+        ));
+    }
+    let calls_after = total_calls(provider);
+    if calls_after > 0 && calls_after <= calls_before {
+        return Err(violation(
+            "every call is counted",
+            format!("{calls_before} calls before, {calls_after} after"),
+        ));
+    }
+
+    let read = read_by_id(
+        provider,
+        &sample.type_name,
+        &created.id,
+        "read by id finds the new object",
+    )
+    .await?;
+    if taggable && read.tags != tags {
+        return Err(violation(
+            "reads return the tags",
+            format!("{:?}", read.tags),
+        ));
+    }
+
+    if let Some(identity) = &sample.identity {
+        let found = provider
+            .read(&sample.type_name, identity)
+            .await
+            .map_err(|e| violation("read by identity succeeds", e.to_string()))?;
+        if found.as_ref().map(|o| o.id.as_str()) != Some(created.id.as_str()) {
+            return Err(violation(
+                "read by identity finds the new object",
+                format!("{found:?}"),
+            ));
+        }
+        if schema.admission == Some(crate::AdmissionPath::ClientNamed) {
+            match provider.create(request).await {
+                Err(e) if e.kind == ProviderErrorKind::AlreadyExists => {}
+                other => {
+                    return Err(violation(
+                        "a taken name is refused as already exists",
+                        format!("{other:?}"),
+                    ));
+                }
+            }
+        }
+    }
+
+    let parent = schema.parent.as_ref().and_then(|link| {
+        let id = sample.attributes.get(&link.argument)?.as_str()?.to_owned();
+        Some(ParentScope {
+            type_name: link.parent_type.clone(),
+            id,
+        })
+    });
+    let all = list_all(
+        provider,
+        ListRequest {
+            parent: parent.clone(),
+            ..ListRequest::all(&sample.type_name)
+        },
+    )
+    .await?;
+    let copies = all.iter().filter(|o| o.id == created.id).count();
+    if copies != 1 {
+        return Err(violation(
+            "a listing shows each object once",
+            format!("{copies} copies of {}", created.id),
+        ));
+    }
+
+    if taggable {
+        let filter = vec![TagFilter::equals(SAMPLE_TAG, sample.marker.clone())];
+        let filtered = list_all_with_tags(
+            provider,
+            ListRequest {
+                tag_filters: filter.clone(),
+                parent,
+                ..ListRequest::all(&sample.type_name)
+            },
+        )
+        .await?;
+        if let Some(tagged) = filtered {
+            let ids: Vec<&str> = tagged.iter().map(|o| o.id.as_str()).collect();
+            if ids != [created.id.as_str()] {
+                return Err(violation(
+                    "a tag-filtered listing returns exactly the matching objects",
+                    format!("{ids:?}"),
+                ));
+            }
+        }
+        if schema.in_tagging_index {
+            let swept = sweep(provider, filter).await?;
+            if !swept.contains(&(sample.type_name.clone(), created.id.clone())) {
+                return Err(violation(
+                    "the tagging sweep finds the new object",
+                    format!("{swept:?}"),
+                ));
+            }
+        }
+
+        let change = TagChange {
+            set: [("team".to_owned(), "b".to_owned())].into(),
+            remove: [SAMPLE_TAG.to_owned()].into(),
+        };
+        provider
+            .update_tags(&sample.type_name, &created.id, change)
+            .await
+            .map_err(|e| violation("a tags-only update succeeds", e.to_string()))?;
+        let retagged = read_by_id(
+            provider,
+            &sample.type_name,
+            &created.id,
+            "the object survives a tags-only update",
+        )
+        .await?;
+        let want: BTreeMap<String, String> = [("team".to_owned(), "b".to_owned())].into();
+        if retagged.tags != want {
+            return Err(violation(
+                "a tags-only update sets and removes exactly the keys given",
+                format!("{:?}", retagged.tags),
+            ));
+        }
+        if retagged.attributes != read.attributes {
+            return Err(violation(
+                "a tags-only update changes nothing else",
+                format!("{:?} became {:?}", read.attributes, retagged.attributes),
+            ));
+        }
+    }
+
+    provider
+        .delete(&sample.type_name, &created.id)
+        .await
+        .map_err(|e| violation("delete succeeds", e.to_string()))?;
+    match provider.read_by_id(&sample.type_name, &created.id).await {
+        Ok(None) => {}
+        other => {
+            return Err(violation(
+                "a deleted object reads as absent",
+                format!("{other:?}"),
+            ));
+        }
+    }
+    match provider.delete(&sample.type_name, &created.id).await {
+        Err(e) if e.is_not_found() => Ok(()),
+        other => Err(violation(
+            "deleting a deleted object is not found",
+            format!("{other:?}"),
+        )),
+    }
+}
+
+async fn read_by_id(
+    provider: &dyn Provider,
+    type_name: &str,
+    id: &str,
+    rule: &'static str,
+) -> Result<LiveObject, Violation> {
+    match provider.read_by_id(type_name, id).await {
+        Ok(Some(o)) if o.id == id => Ok(o),
+        other => Err(violation(rule, format!("{other:?}"))),
+    }
+}
+
+async fn list_all(
+    provider: &dyn Provider,
+    request: ListRequest,
+) -> Result<Vec<LiveObject>, Violation> {
+    Ok(list_pages(provider, request).await?.0)
+}
+
+/// The filtered listing, or `None` when the API lists without tags (the caller filters after reading them).
+async fn list_all_with_tags(
+    provider: &dyn Provider,
+    request: ListRequest,
+) -> Result<Option<Vec<LiveObject>>, Violation> {
+    let (objects, tags_included) = list_pages(provider, request).await?;
+    Ok(tags_included.then_some(objects))
+}
+
+async fn list_pages(
+    provider: &dyn Provider,
+    mut request: ListRequest,
+) -> Result<(Vec<LiveObject>, bool), Violation> {
+    let mut objects = Vec::new();
+    let mut tags_included = true;
+    for _ in 0..MAX_PAGES {
+        let page = provider
+            .list(request.clone())
+            .await
+            .map_err(|e| violation("a listing succeeds", e.to_string()))?;
+        tags_included &= page.tags_included;
+        objects.extend(page.objects);
+        match page.next_page_token {
+            Some(token) => request.page_token = Some(token),
+            None => return Ok((objects, tags_included)),
+        }
+    }
+    Err(violation(
+        "a listing ends",
+        format!("over {MAX_PAGES} pages"),
+    ))
+}
+
+async fn sweep(
+    provider: &dyn Provider,
+    tag_filters: Vec<TagFilter>,
+) -> Result<BTreeSet<(String, String)>, Violation> {
+    let mut found = BTreeSet::new();
+    let mut query = TagQuery {
+        tag_filters,
+        ..TagQuery::default()
+    };
+    for _ in 0..MAX_PAGES {
+        let page = provider
+            .tagged_resources(query.clone())
+            .await
+            .map_err(|e| violation("the tagging sweep succeeds", e.to_string()))?;
+        found.extend(page.resources.into_iter().map(|r| (r.type_name, r.id)));
+        match page.next_page_token {
+            Some(token) => query.page_token = Some(token),
+            None => return Ok(found),
+        }
+    }
+    Err(violation(
+        "the tagging sweep ends",
+        format!("over {MAX_PAGES} pages"),
+    ))
+}
