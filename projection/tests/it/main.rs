@@ -1,18 +1,4 @@
-//! Integration tests of discovery and binding, one binary for the crate.
+//! Integration tests of the projection, one binary for the crate.
 
-use projection::Verdict;
-
-#[test]
-fn only_owned_objects_may_ever_be_changed() {
-    let changeable: Vec<Verdict> = [
-        Verdict::Owned,
-        Verdict::Adoptable,
-        Verdict::InTheWay,
-        Verdict::Foreign,
-        Verdict::Malformed,
-    ]
-    .into_iter()
-    .filter(|v| v.may_change())
-    .collect();
-    assert_eq!(changeable, [Verdict::Owned]);
-}
+mod records_store;
+mod verdict_rules;

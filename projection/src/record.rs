@@ -1,0 +1,516 @@
+//! The record store: micro-state envelopes over a [`staterecord::Store`], keyed by namespace, type and
+//! address, and loaded for a plan in one bulk trip.
+//!
+//! Keys, under an optional key prefix, for estate `E` (`b64` is unpadded base64url of the unescaped
+//! canonical address):
+//!
+//! | key | holds |
+//! |---|---|
+//! | `E/records/<type>/<b64(address)>` | the whole object of a record-backed instance |
+//! | `E/residue/<type>/<b64(address)>` | applied values a read never returns |
+//! | `E/deposed/<type>/<b64(address)>` | the ids of deposed objects awaiting deletion |
+//! | `E/intent/<type>/<b64(address)>` | the create intent, `pending` then `done` |
+//! | `E/located/<type>/<b64(address)>` | the id and identity of an object the tagging sweep cannot see |
+//! | `E/slots/<b64(block address)>` | the highest slot ever minted for a count block |
+//! | `E/outputs/<b64(name)>` | the last applied output value |
+//!
+//! Every payload is JSON with `"format": "liveplan-record-v1"` and a `kind`. A record whose format or
+//! shape this version cannot read is "no record" plus a `record-format` warning, never a crash. This
+//! module encodes payloads for the writers (the engine) but must never write to a store itself, and must
+//! never put a payload's content into a diagnostic (records may hold secrets).
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+use admission::address::{BlockAddress, InstanceAddress};
+use admission::diag::{Code, Diagnostic};
+use admission::marker::{Estate, Slot};
+use admission::value::{Value, ValuePath};
+use serde::{Deserialize, Serialize};
+use staterecord::{Record, Store, TripLabel, Version, labeled};
+
+use crate::b64;
+use crate::error::ProjectionError;
+
+/// The `format` of every record payload this version writes and reads.
+pub const RECORD_FORMAT: &str = "liveplan-record-v1";
+
+/// The namespaces of records kept per instance address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum InstanceNamespace {
+    /// `records`: the whole object of a record-backed instance.
+    Records,
+    /// `residue`: applied values a read never returns.
+    Residue,
+    /// `deposed`: deposed objects awaiting deletion.
+    Deposed,
+    /// `intent`: the create intent.
+    Intent,
+    /// `located`: an owned object the tagging sweep cannot see.
+    Located,
+}
+
+impl InstanceNamespace {
+    /// Every instance namespace.
+    pub const ALL: [InstanceNamespace; 5] = [
+        InstanceNamespace::Records,
+        InstanceNamespace::Residue,
+        InstanceNamespace::Deposed,
+        InstanceNamespace::Intent,
+        InstanceNamespace::Located,
+    ];
+
+    /// The namespace's key segment.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InstanceNamespace::Records => "records",
+            InstanceNamespace::Residue => "residue",
+            InstanceNamespace::Deposed => "deposed",
+            InstanceNamespace::Intent => "intent",
+            InstanceNamespace::Located => "located",
+        }
+    }
+
+    fn from_segment(s: &str) -> Option<InstanceNamespace> {
+        InstanceNamespace::ALL.into_iter().find(|n| n.as_str() == s)
+    }
+}
+
+/// What a record key names.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RecordKey {
+    /// A per-instance record.
+    Instance {
+        /// Its namespace.
+        namespace: InstanceNamespace,
+        /// The instance.
+        address: InstanceAddress,
+    },
+    /// The slot record of a count block.
+    Slots(BlockAddress),
+    /// The record of an output.
+    Output(String),
+}
+
+/// The record keys of one estate under an optional key prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordKeys {
+    prefix: String,
+}
+
+impl RecordKeys {
+    /// The keys of `estate` under `key_prefix` (empty, or ending with `/`).
+    pub fn new(key_prefix: &str, estate: &Estate) -> Result<RecordKeys, ProjectionError> {
+        if !key_prefix.is_empty() && !key_prefix.ends_with('/') {
+            return Err(ProjectionError::InvalidKeyPrefix {
+                prefix: key_prefix.to_owned(),
+            });
+        }
+        Ok(RecordKeys {
+            prefix: format!("{key_prefix}{estate}/"),
+        })
+    }
+
+    /// The prefix every key of the estate starts with (`E/`, or `team/E/` under a key prefix).
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// The key of `address`'s record in `namespace`.
+    pub fn instance(&self, namespace: InstanceNamespace, address: &InstanceAddress) -> String {
+        format!(
+            "{}{}/{}/{}",
+            self.prefix,
+            namespace.as_str(),
+            address.type_name(),
+            b64::encode(address.to_string().as_bytes())
+        )
+    }
+
+    /// The key of the slot record of the count block `block`.
+    pub fn slots(&self, block: &BlockAddress) -> String {
+        format!(
+            "{}slots/{}",
+            self.prefix,
+            b64::encode(block.to_string().as_bytes())
+        )
+    }
+
+    /// The key of the record of output `name`.
+    pub fn output(&self, name: &str) -> String {
+        format!("{}outputs/{}", self.prefix, b64::encode(name.as_bytes()))
+    }
+
+    /// What `key` names; `None` for a key outside the estate or one this version cannot read.
+    pub fn parse(&self, key: &str) -> Option<RecordKey> {
+        let rest = key.strip_prefix(&self.prefix)?;
+        let segments: Vec<&str> = rest.split('/').collect();
+        let text = |encoded: &str| String::from_utf8(b64::decode(encoded)?).ok();
+        match segments.as_slice() {
+            ["slots", encoded] => BlockAddress::from_str(&text(encoded)?)
+                .ok()
+                .map(RecordKey::Slots),
+            ["outputs", encoded] => Some(RecordKey::Output(text(encoded)?)),
+            [namespace, type_name, encoded] => {
+                let namespace = InstanceNamespace::from_segment(namespace)?;
+                let address = InstanceAddress::from_str(&text(encoded)?).ok()?;
+                (address.type_name() == *type_name)
+                    .then_some(RecordKey::Instance { namespace, address })
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The whole object of a record-backed instance (`random_id`, `terraform_data`): the record is the object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObjectRecord {
+    /// The object's id, minted by the engine.
+    pub id: String,
+    /// Its attributes, as JSON.
+    pub attributes: BTreeMap<String, serde_json::Value>,
+    /// The attribute paths whose values are sensitive (stored, never printed).
+    #[serde(default)]
+    pub sensitive_paths: Vec<String>,
+}
+
+/// Applied values a read never returns (`force_destroy`, an access key's `secret`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResidueRecord {
+    /// The values, by attribute name, as JSON.
+    pub values: BTreeMap<String, serde_json::Value>,
+    /// The attribute paths whose values are sensitive.
+    #[serde(default)]
+    pub sensitive_paths: Vec<String>,
+}
+
+/// The deposed objects of one instance, awaiting deletion (create-before-destroy).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeposedRecord {
+    /// Their ids.
+    pub ids: Vec<String>,
+}
+
+/// Where a create intent stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IntentState {
+    /// Written before the create call; the call may not have finished.
+    Pending,
+    /// The create finished with the recorded id.
+    Done,
+}
+
+/// The create intent of one instance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IntentRecord {
+    /// Pending or done.
+    pub state: IntentState,
+    /// The client token of the create.
+    pub client_token: String,
+    /// When the intent was written, in seconds since the Unix epoch.
+    pub time: u64,
+    /// The created object's id, once done.
+    #[serde(default)]
+    pub id: Option<String>,
+}
+
+/// An owned object the tagging sweep cannot see (IAM, routes, associations, access keys, versioning).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocatedRecord {
+    /// The object's id.
+    pub id: String,
+    /// Its identity components, by argument name.
+    #[serde(default)]
+    pub identity: BTreeMap<String, String>,
+}
+
+/// The highest slot ever minted for a count block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SlotsRecord {
+    /// The slot.
+    pub highest: Slot,
+}
+
+/// The last applied value of an output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutputRecord {
+    /// The value, as JSON.
+    pub value: serde_json::Value,
+    /// Whether the output is sensitive.
+    #[serde(default)]
+    pub sensitive: bool,
+}
+
+/// The body of a record, tagged by `kind` in the payload.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum RecordBody {
+    /// A record-backed object.
+    Object(ObjectRecord),
+    /// Residue values.
+    Residue(ResidueRecord),
+    /// Deposed ids.
+    Deposed(DeposedRecord),
+    /// A create intent.
+    Intent(IntentRecord),
+    /// A located object.
+    Located(LocatedRecord),
+    /// A count block's slot high-water mark.
+    Slots(SlotsRecord),
+    /// An output value.
+    Output(OutputRecord),
+}
+
+#[derive(Serialize)]
+struct EnvelopeOut<'a> {
+    format: &'static str,
+    #[serde(flatten)]
+    body: &'a RecordBody,
+}
+
+#[derive(Deserialize)]
+struct FormatOnly {
+    format: Option<String>,
+}
+
+/// Why a payload could not be read as a record of this version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordProblem {
+    /// The payload is not a JSON object with a `format`.
+    NotAnEnvelope,
+    /// The `format` is one this version does not know.
+    UnknownFormat(String),
+    /// The format is known but the body does not fit it.
+    BadBody,
+    /// The body's kind does not belong in the record's namespace.
+    WrongKind,
+}
+
+impl std::fmt::Display for RecordProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordProblem::NotAnEnvelope => f.write_str("the payload is not a record envelope"),
+            RecordProblem::UnknownFormat(fmt) => write!(f, "the format {fmt:?} is not known"),
+            RecordProblem::BadBody => {
+                write!(f, "the body does not fit the format {RECORD_FORMAT}")
+            }
+            RecordProblem::WrongKind => f.write_str("the record kind does not fit its key"),
+        }
+    }
+}
+
+impl RecordBody {
+    /// The payload a writer stores: the envelope with `format` and `kind`, as compact JSON.
+    pub fn to_payload(&self) -> Vec<u8> {
+        serde_json::to_vec(&EnvelopeOut {
+            format: RECORD_FORMAT,
+            body: self,
+        })
+        .unwrap_or_default()
+    }
+
+    /// Reads a payload; a foreign or future format is a [`RecordProblem`], never a panic.
+    pub fn from_payload(payload: &[u8]) -> Result<RecordBody, RecordProblem> {
+        let envelope: FormatOnly =
+            serde_json::from_slice(payload).map_err(|_| RecordProblem::NotAnEnvelope)?;
+        match envelope.format.as_deref() {
+            Some(RECORD_FORMAT) => {}
+            Some(other) => return Err(RecordProblem::UnknownFormat(other.to_owned())),
+            None => return Err(RecordProblem::NotAnEnvelope),
+        }
+        let mut json: serde_json::Value =
+            serde_json::from_slice(payload).map_err(|_| RecordProblem::BadBody)?;
+        if let Some(map) = json.as_object_mut() {
+            map.remove("format");
+        }
+        serde_json::from_value(json).map_err(|_| RecordProblem::BadBody)
+    }
+}
+
+/// Attributes stored as JSON with sensitive paths, as a value map with the sensitive marks restored.
+/// Paths that do not parse are ignored for marking only if they are empty; any other unreadable path
+/// marks the whole attribute it starts with, so that a damaged record never un-hides a secret.
+pub fn marked_attributes(
+    attributes: &BTreeMap<String, serde_json::Value>,
+    sensitive_paths: &[String],
+) -> BTreeMap<String, Value> {
+    let value = Value::from_json(serde_json::Value::Object(
+        attributes.clone().into_iter().collect(),
+    ));
+    let mut paths = Vec::new();
+    for p in sensitive_paths {
+        match ValuePath::from_str(p) {
+            Ok(path) => paths.push(path),
+            Err(_) => {
+                let head: String = p.chars().take_while(|c| *c != '.' && *c != '[').collect();
+                if !head.is_empty() {
+                    paths.push(ValuePath::root().key(head));
+                }
+            }
+        }
+    }
+    match value.mark_paths(&paths) {
+        Value::Map(m) => m,
+        _ => BTreeMap::new(),
+    }
+}
+
+/// A record as loaded: its body and the version a compare-and-swap must name to replace it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stored<T> {
+    /// The body.
+    pub body: T,
+    /// The version the plan saw.
+    pub version: Version,
+}
+
+/// Every record of an estate, loaded in one bulk trip and sorted by what it is about.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RecordSet {
+    /// Record-backed objects, by instance.
+    pub objects: BTreeMap<InstanceAddress, Stored<ObjectRecord>>,
+    /// Residue, by instance.
+    pub residue: BTreeMap<InstanceAddress, Stored<ResidueRecord>>,
+    /// Deposed sets, by instance.
+    pub deposed: BTreeMap<InstanceAddress, Stored<DeposedRecord>>,
+    /// Create intents, by instance.
+    pub intents: BTreeMap<InstanceAddress, Stored<IntentRecord>>,
+    /// Located objects, by instance.
+    pub located: BTreeMap<InstanceAddress, Stored<LocatedRecord>>,
+    /// Slot high-water marks, by count block.
+    pub slots: BTreeMap<BlockAddress, Stored<SlotsRecord>>,
+    /// Outputs, by name.
+    pub outputs: BTreeMap<String, Stored<OutputRecord>>,
+    /// `record-format` warnings for records read as "no record".
+    pub diagnostics: Vec<Diagnostic>,
+    /// How many calls reached the store to load them.
+    pub store_trips: u64,
+}
+
+impl RecordSet {
+    fn warn(&mut self, key: &str, problem: &dyn std::fmt::Display) {
+        self.diagnostics.push(
+            Diagnostic::new(
+                Code::RecordFormat,
+                format!("record {key} was read as no record: {problem}"),
+                "The record was written by another version or damaged. It is ignored for this plan; the \
+                 next apply rewrites it if the instance still needs one.",
+            )
+            .with_ids([key.to_owned()]),
+        );
+    }
+
+    fn insert(&mut self, keys: &RecordKeys, key: &str, record: Record) {
+        let Some(parsed) = keys.parse(key) else {
+            self.warn(key, &"the key does not name a record of this version");
+            return;
+        };
+        let body = match RecordBody::from_payload(&record.payload) {
+            Ok(body) => body,
+            Err(problem) => {
+                self.warn(key, &problem);
+                return;
+            }
+        };
+        let version = record.version;
+        use InstanceNamespace as N;
+        match (parsed, body) {
+            (
+                RecordKey::Instance {
+                    namespace: N::Records,
+                    address,
+                },
+                RecordBody::Object(body),
+            ) => {
+                self.objects.insert(address, Stored { body, version });
+            }
+            (
+                RecordKey::Instance {
+                    namespace: N::Residue,
+                    address,
+                },
+                RecordBody::Residue(body),
+            ) => {
+                self.residue.insert(address, Stored { body, version });
+            }
+            (
+                RecordKey::Instance {
+                    namespace: N::Deposed,
+                    address,
+                },
+                RecordBody::Deposed(body),
+            ) => {
+                self.deposed.insert(address, Stored { body, version });
+            }
+            (
+                RecordKey::Instance {
+                    namespace: N::Intent,
+                    address,
+                },
+                RecordBody::Intent(body),
+            ) => {
+                self.intents.insert(address, Stored { body, version });
+            }
+            (
+                RecordKey::Instance {
+                    namespace: N::Located,
+                    address,
+                },
+                RecordBody::Located(body),
+            ) => {
+                self.located.insert(address, Stored { body, version });
+            }
+            (RecordKey::Slots(block), RecordBody::Slots(body)) => {
+                self.slots.insert(block, Stored { body, version });
+            }
+            (RecordKey::Output(name), RecordBody::Output(body)) => {
+                self.outputs.insert(name, Stored { body, version });
+            }
+            _ => self.warn(key, &RecordProblem::WrongKind),
+        }
+    }
+}
+
+/// Loads every record of the estate named by `keys` from `store` in one bulk trip (`get_all` of the
+/// estate's prefix; a store without a bulk reader costs one `list` and one `get` per key).
+///
+/// Pass the plan's [`RunCache`](staterecord::RunCache) as `store`, so that later reads of the run are
+/// served from the same snapshot. Unreadable records become `record-format` warnings.
+#[tracing::instrument(skip_all, fields(prefix = %keys.prefix()), err)]
+pub async fn load_records(
+    store: &dyn Store,
+    keys: &RecordKeys,
+) -> Result<RecordSet, ProjectionError> {
+    let label = TripLabel::new("records", "projection::load_records");
+    let unreadable = |source| ProjectionError::RecordsUnreadable {
+        estate: keys.prefix().trim_end_matches('/').to_owned(),
+        source,
+    };
+    let mut set = RecordSet::default();
+    let all: BTreeMap<String, Record> = match store.bulk_reader() {
+        Some(bulk) => {
+            set.store_trips = 1;
+            labeled(label, bulk.get_all(keys.prefix()))
+                .await
+                .map_err(unreadable)?
+        }
+        None => labeled(label, async {
+            let listed = store.list(keys.prefix()).await?;
+            set.store_trips = 1 + listed.len() as u64;
+            let mut all = BTreeMap::new();
+            for key in listed {
+                if let Some(record) = store.get(&key).await? {
+                    all.insert(key, record);
+                }
+            }
+            Ok(all)
+        })
+        .await
+        .map_err(unreadable)?,
+    };
+    for (key, record) in all {
+        set.insert(keys, &key, record);
+    }
+    Ok(set)
+}
