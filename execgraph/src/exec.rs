@@ -598,7 +598,8 @@ impl<F: Family> CompiledGraph<F> {
     }
 
     /// Runs every operation, each as soon as its operands resolved, and returns every diagnostic reported
-    /// (in the order reported). A failed operand skips an operation without a diagnostic of its own, so one
+    /// (in the order reported; a diagnostic an operation returns without an address gets the address of the
+    /// instance the operation was for). A failed operand skips an operation without a diagnostic of its own, so one
     /// failure gives one error however much depends on it. A graph executes once; a second call returns an
     /// `already-executed` error and runs nothing.
     ///
@@ -706,7 +707,16 @@ impl<F: Family> CompiledGraph<F> {
         ready: &mut Vec<u32>,
     ) {
         let shared = &self.shared;
-        shared.report(outcome.diagnostics);
+        let mut diagnostics = outcome.diagnostics;
+        if !diagnostics.is_empty()
+            && let Some(addr) = shared.data().op_addr(node)
+        {
+            // Operations may leave the address out: the graph knows which instance the call was for.
+            for diagnostic in diagnostics.iter_mut().filter(|d| d.address.is_none()) {
+                diagnostic.address = Some(addr.to_string());
+            }
+        }
+        shared.report(diagnostics);
         let state = if outcome.result.is_ok() {
             SUCCEEDED
         } else {

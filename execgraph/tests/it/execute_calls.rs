@@ -163,7 +163,7 @@ async fn an_upstream_failure_reports_once_and_skips_everything_downstream() {
     let diagnostics = compiled.execute(ExecuteConfig::default()).await;
     assert_eq!(
         render(&diagnostics),
-        ["error[apply-failed]: plan create test.a failed"]
+        ["error[apply-failed]: plan create test.a failed (test.a)"]
     );
     assert_eq!(
         ops.sorted_log(),
@@ -222,7 +222,7 @@ async fn a_waiter_fails_when_any_of_its_dependencies_failed() {
     let diagnostics = execute(&graph, ops.clone(), 10).await;
     assert_eq!(
         render(&diagnostics),
-        ["error[apply-failed]: apply create test.a failed"]
+        ["error[apply-failed]: apply create test.a failed (test.a)"]
     );
     let applies: Vec<String> = ops
         .sorted_log()
@@ -361,7 +361,7 @@ async fn a_create_before_destroy_whose_create_fails_restores_the_deposed_object(
     let diagnostics = compiled.execute(ExecuteConfig::default()).await;
     assert_eq!(
         render(&diagnostics),
-        ["error[apply-failed]: apply create test.d fallback=d-1 failed"]
+        ["error[apply-failed]: apply create test.d fallback=d-1 failed (test.d)"]
     );
     let applies: Vec<String> = ops
         .sorted_log()
@@ -390,7 +390,7 @@ async fn a_failed_destroy_of_the_deposed_object_lets_downstream_work_continue() 
     let diagnostics = compiled.execute(ExecuteConfig::default()).await;
     assert_eq!(
         render(&diagnostics),
-        ["error[apply-failed]: apply delete test.d deposed 00000001 failed"]
+        ["error[apply-failed]: apply delete test.d deposed 00000001 failed (test.d)"]
     );
     let applies: Vec<String> = ops
         .sorted_log()
@@ -447,4 +447,53 @@ async fn dropping_an_execution_releases_readers_of_values() {
     }
     let value = compiled.resource_instance_value(&"test.a".to_owned()).await;
     assert_eq!(value.to_string(), "(unknown: evaluation error for test.a)");
+}
+
+fn assert_send_sync<T: Send + Sync>(_: &T) {}
+fn assert_send<T: Send>(_: &T) {}
+
+#[test]
+fn graphs_and_their_futures_cross_threads() {
+    let graph = mixed();
+    assert_send_sync(&graph);
+    let compiled = graph.compile(Arc::new(mixed_recorder())).unwrap();
+    assert_send_sync(&compiled);
+    let execution = compiled.execute(ExecuteConfig::default());
+    assert_send(&execution);
+    let addr = "test.a".to_owned();
+    let value = compiled.resource_instance_value(&addr);
+    assert_send(&value);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_multi_threaded_runtime_with_a_reader_in_another_task() {
+    let graph = mixed();
+    let ops = Arc::new(mixed_recorder());
+    let compiled = Arc::new(graph.compile(ops.clone()).unwrap());
+    let mut readers = tokio::task::JoinSet::new();
+    for addr in ["test.a", "test.c", "test.d"] {
+        let compiled = Arc::clone(&compiled);
+        readers.spawn(async move {
+            (
+                addr,
+                compiled
+                    .resource_instance_value(&addr.to_owned())
+                    .await
+                    .to_string(),
+            )
+        });
+    }
+    let diagnostics = compiled.execute(ExecuteConfig::default()).await;
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let mut seen = readers.join_all().await;
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            ("test.a", "{\"id\" = \"test.a#new\"}".to_owned()),
+            ("test.c", "null".to_owned()),
+            ("test.d", "{\"id\" = \"test.d#new\"}".to_owned()),
+        ]
+    );
+    assert_eq!(ops.sorted_log().len(), 26);
 }

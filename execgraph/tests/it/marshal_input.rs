@@ -1,8 +1,9 @@
 //! Reading serialized graphs: bad input is a typed error, never a panic (fuzzed with proptest).
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use execgraph::GraphError;
+use execgraph::{ExecuteConfig, GraphError, Kind, OpCode};
 use proptest::prelude::*;
 
 use crate::shapes;
@@ -114,15 +115,37 @@ fn each_kind_of_bad_input_gets_its_error() {
     assert_eq!(got, want);
 }
 
-/// Whatever unmarshal accepts is a consistent graph: it renders, round-trips and compiles.
-fn accept_or_refuse(bytes: &[u8]) {
-    if let Ok(graph) = G::unmarshal(bytes) {
-        let text = graph.debug_repr();
-        let back = G::unmarshal(&graph.marshal()).expect("a graph read back marshals again");
-        assert_eq!(back.debug_repr(), text);
-        let _ = graph.to_dot();
-        assert!(graph.compile(Arc::new(Recorder::default())).is_ok());
+/// Whatever unmarshal accepts is a consistent graph: it renders, round-trips, compiles and executes to the
+/// end (every operation the double is asked for fails or succeeds; nothing panics, nothing hangs).
+fn accept_or_refuse(bytes: &[u8]) -> Result<(), TestCaseError> {
+    let Ok(graph) = G::unmarshal(bytes) else {
+        return Ok(());
+    };
+    let text = graph.debug_repr();
+    let back = G::unmarshal(&graph.marshal()).expect("a graph read back marshals again");
+    prop_assert_eq!(back.debug_repr(), text);
+    let _ = graph.to_dot();
+    let compiled = graph.compile(Arc::new(Recorder::default()));
+    prop_assert!(compiled.is_ok(), "an unmarshalled graph compiles");
+    if let Ok(compiled) = compiled {
+        let run = async {
+            tokio::time::timeout(
+                Duration::from_secs(5),
+                compiled.execute(ExecuteConfig::default()),
+            )
+            .await
+        };
+        prop_assert!(
+            RUNTIME.with(|rt| rt.block_on(run)).is_ok(),
+            "execution ends"
+        );
     }
+    Ok(())
+}
+
+thread_local! {
+    static RUNTIME: tokio::runtime::Runtime =
+        tokio::runtime::Builder::new_current_thread().enable_time().build().expect("a runtime");
 }
 
 /// A mutation of the sample: overwrite, insert or delete bytes, or truncate.
@@ -223,6 +246,139 @@ fn plausible_log() -> impl Strategy<Value = Vec<u8>> {
     })
 }
 
+/// Logs built the way a builder would, mostly well typed, with an occasional wrong or missing operand: most
+/// are accepted, so the checks after unmarshal (compile, execute) see many real graphs.
+fn typed_log() -> impl Strategy<Value = Vec<u8>> {
+    let op = (0..OpCode::ALL.len(), any::<[u32; 4]>(), 0u8..64);
+    let waiter = prop::collection::vec(any::<u32>(), 0..4);
+    let sink = (0usize..3, any::<u32>());
+    (
+        prop::collection::vec(op, 0..14),
+        prop::collection::vec(waiter, 0..4),
+        prop::collection::vec(sink, 0..3),
+        0u8..8,
+    )
+        .prop_map(|(ops, waiters, sinks, wild)| {
+            let constants: Vec<(Kind, String)> = vec![
+                (Kind::Value, "v0".into()),
+                (Kind::Addr, "a0".into()),
+                (Kind::Addr, "a1".into()),
+                (Kind::DeposedKey, "k0".into()),
+            ];
+            let mut by_kind = constants.clone();
+            by_kind.extend((0..waiters.len()).map(|j| (Kind::Completion, format!("w{j}"))));
+            let mut entries: Vec<Vec<String>> = Vec::new();
+            let mut results: Vec<(Kind, String)> = Vec::new();
+            for (code, picks, corrupt) in ops {
+                let code = OpCode::ALL[code];
+                let mut entry = vec![code.name().to_owned()];
+                for (slot, pick) in code.operands().iter().zip(picks) {
+                    let mut candidates: Vec<String> = by_kind
+                        .iter()
+                        .filter(|(kind, _)| slot.kind.is_none_or(|k| k == *kind))
+                        .map(|(_, r)| r.clone())
+                        .collect();
+                    if slot.nilable {
+                        candidates.push("nil".into());
+                    }
+                    entry.push(
+                        candidates
+                            .get(pick as usize % candidates.len().max(1))
+                            .cloned()
+                            .unwrap_or_default(),
+                    );
+                }
+                if entry.iter().any(String::is_empty) {
+                    // No operand of the required kind exists yet: a builder could not make this call.
+                    continue;
+                }
+                match corrupt {
+                    0 => entry[1] = format!("r{}", picks[0] % 16),
+                    1 => {
+                        entry.pop();
+                    }
+                    2 => entry[1] = "nil".into(),
+                    _ => {}
+                }
+                let reference = format!("r{}", entries.len());
+                entries.push(entry);
+                by_kind.push((code.result(), reference.clone()));
+                results.push((code.result(), reference));
+            }
+            // A waiter waits only for operations added before its first user (or for anything, now and
+            // then), so most graphs are acyclic and some are not.
+            let waiters: Vec<Vec<String>> = waiters
+                .iter()
+                .enumerate()
+                .map(|(j, deps)| {
+                    let name = format!("w{j}");
+                    let first_user = entries
+                        .iter()
+                        .position(|e| e.contains(&name))
+                        .unwrap_or(entries.len());
+                    let mut candidates: Vec<String> =
+                        constants.iter().map(|(_, r)| r.clone()).collect();
+                    if wild == 0 {
+                        candidates.extend(by_kind.iter().map(|(_, r)| r.clone()));
+                    } else {
+                        candidates.extend(results[..first_user].iter().map(|(_, r)| r.clone()));
+                    }
+                    deps.iter()
+                        .map(|pick| candidates[*pick as usize % candidates.len()].clone())
+                        .collect()
+                })
+                .collect();
+            let objects: Vec<String> = results
+                .iter()
+                .filter(|(k, _)| *k == Kind::Object)
+                .map(|(_, r)| r.clone())
+                .collect();
+            let mut sinks: Vec<(String, String)> = sinks
+                .iter()
+                .map(|(addr, pick)| {
+                    let reference = if objects.is_empty() {
+                        "nil".to_owned()
+                    } else {
+                        objects[*pick as usize % objects.len()].clone()
+                    };
+                    (["a", "b", "c"][*addr].to_owned(), reference)
+                })
+                .collect();
+            if wild != 1 {
+                sinks.sort();
+                sinks.dedup_by(|x, y| x.0 == y.0);
+            }
+            let log = serde_json::json!({
+                "format": 1,
+                "values": [{"Str": "s"}],
+                "addrs": ["test.a", "test.b"],
+                "keys": ["00000001"],
+                "waiters": waiters,
+                "ops": entries,
+                "sinks": sinks,
+            });
+            serde_json::to_vec(&log).unwrap()
+        })
+}
+
+#[test]
+fn most_typed_logs_are_accepted() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let strategy = typed_log();
+    let accepted = (0..1000)
+        .filter(|_| {
+            G::unmarshal(&strategy.new_tree(&mut runner).unwrap().current())
+                .is_ok_and(|g| g.operation_count() > 3)
+        })
+        .count();
+    assert!(
+        accepted > 300,
+        "only {accepted} of 1000 typed logs with operations were accepted"
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(10_000))]
 
@@ -231,8 +387,9 @@ proptest! {
         prop::collection::vec(any::<u8>(), 0..256),
         prop::collection::vec(mutation(), 1..6).prop_map(|ms| apply(sample(), &ms)),
         plausible_log(),
+        typed_log(),
     ]) {
-        accept_or_refuse(&input);
+        accept_or_refuse(&input)?;
     }
 }
 
