@@ -811,6 +811,14 @@ impl Value {
         }
     }
 
+    /// The entries of a map whose values are all strings (a `tags` value), under any marks.
+    pub fn as_string_map(&self) -> Option<BTreeMap<String, String>> {
+        self.as_map()?
+            .iter()
+            .map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+            .collect()
+    }
+
     /// The items of a list, under any mark.
     pub fn as_list(&self) -> Option<&[Value]> {
         match self.peel() {
@@ -1191,6 +1199,17 @@ impl From<Vec<Value>> for Value {
 impl From<BTreeMap<String, Value>> for Value {
     fn from(entries: BTreeMap<String, Value>) -> Self {
         Value::Map(entries)
+    }
+}
+
+impl From<BTreeMap<String, String>> for Value {
+    fn from(entries: BTreeMap<String, String>) -> Self {
+        Value::Map(
+            entries
+                .into_iter()
+                .map(|(k, v)| (k, Value::String(v)))
+                .collect(),
+        )
     }
 }
 

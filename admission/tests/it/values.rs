@@ -1,9 +1,10 @@
 //! Values: display as Terraform users read it, JSON round trips, unknown and sensitive propagation.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use admission::value::{Number, PathStep, Type, Value, ValuePath};
 use expect_test::{Expect, expect};
+use proptest::prelude::*;
 use serde_json::json;
 
 fn check_display(v: &Value, compact: Expect, pretty: Expect) {
@@ -365,4 +366,50 @@ fn types_display_as_constraints() {
     assert_eq!(t.to_string(), "object({name=string,ports=list(number)})");
     assert_eq!(Type::Map(Box::new(Type::Any)).to_string(), "map(any)");
     assert_eq!(Value::from("x").sensitive().type_of(), Type::String);
+}
+
+#[test]
+fn tag_maps_convert_both_ways() {
+    let tags: BTreeMap<String, String> = [("Name".to_owned(), "main".to_owned())].into();
+    let v = Value::from(tags.clone());
+    assert_eq!(v.to_string(), r#"{ Name = "main" }"#);
+    assert_eq!(v.as_string_map(), Some(tags));
+    assert_eq!(Value::map([("n", 1)]).as_string_map(), None);
+    assert_eq!(Value::map([("k", Value::unknown())]).as_string_map(), None);
+    assert_eq!(
+        Value::map([("k", Value::from("s").sensitive())])
+            .as_string_map()
+            .map(|m| m.len()),
+        Some(1)
+    );
+}
+
+fn known_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        (-1e300f64..1e300).prop_map(|f| Value::number_f64(f).unwrap()),
+        any::<String>().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::List),
+            prop::collection::btree_map(any::<String>(), inner, 0..4).prop_map(Value::Map),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1_000))]
+
+    #[test]
+    fn known_values_survive_json(v in known_value()) {
+        let text = serde_json::to_string(&v).unwrap();
+        let back: Value = serde_json::from_str(&text).unwrap();
+        prop_assert_eq!(&back, &v);
+        prop_assert_eq!(Value::from_json(v.to_json().unwrap()), v.clone());
+        prop_assert!(back.same_as(&v));
+        prop_assert_eq!(v.equals(&back), Value::Bool(true));
+    }
 }
