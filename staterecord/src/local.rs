@@ -39,8 +39,9 @@
 //! # What this store does not manage
 //!
 //! Where the directory lives, whether it is in version control and how it is backed up are the caller's
-//! decisions. Temp files left by a writer that was killed mid-write are harmless (never read as records)
-//! and may be removed by hand; empty directories left by deletes are kept.
+//! decisions. Temp files left by a writer that was killed mid-write are never read as records; the writer
+//! that breaks the dead writer's lock removes those older than the stale timeout. Empty directories left
+//! by deletes are kept.
 
 use std::collections::BTreeMap;
 use std::fs::{self, DirBuilder, File, OpenOptions};
@@ -461,7 +462,7 @@ impl Local {
                 if still_same {
                     tracing::warn!(lock = %lock_path.display(), ?age, "breaking a stale record lock");
                     match fs::remove_file(&lock_path) {
-                        Ok(()) => {}
+                        Ok(()) => self.sweep_dead_temps(path),
                         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
                         Err(source) => return Err(io_err("break lock", &lock_path, source)),
                     }
@@ -471,6 +472,38 @@ impl Local {
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(10));
+        }
+    }
+
+    /// Removes the temp files of the record at `path` that are older than the stale timeout: a writer
+    /// that died holding the lock left them, and no live writer keeps a temp file that long.
+    fn sweep_dead_temps(&self, path: &Path) {
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str()))
+        else {
+            return;
+        };
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        let mine = format!(".{name}.");
+        for entry in entries.flatten() {
+            let file_name = entry.file_name();
+            let Some(file_name) = file_name.to_str() else {
+                continue;
+            };
+            if !(file_name.starts_with(&mine) && file_name.ends_with(TEMP_SUFFIX)) {
+                continue;
+            }
+            let old = entry
+                .metadata()
+                .ok()
+                .and_then(|m| m.modified().ok())
+                .and_then(|m| SystemTime::now().duration_since(m).ok())
+                .is_some_and(|age| age >= self.lock_stale_after);
+            if old {
+                // Best effort: a temp file that stays is never read as a record.
+                let _ = fs::remove_file(entry.path());
+            }
         }
     }
 
