@@ -228,13 +228,24 @@ impl Diagnostic {
 
     /// The order plans list diagnostics in: severity, code, address, ids.
     pub fn sort_key(&self) -> (Severity, &'static str, Option<&str>, &[String]) {
-        (self.severity(), self.code.as_str(), self.address.as_deref(), &self.ids)
+        (
+            self.severity(),
+            self.code.as_str(),
+            self.address.as_deref(),
+            &self.ids,
+        )
     }
 }
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} [{}]: {}", self.severity().as_str(), self.code, self.summary)?;
+        write!(
+            f,
+            "{} [{}]: {}",
+            self.severity().as_str(),
+            self.code,
+            self.summary
+        )?;
         if let Some(pos) = &self.pos {
             write!(f, " ({pos})")?;
         }
