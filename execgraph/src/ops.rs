@@ -43,6 +43,10 @@ impl<O> Applied<O> {
 
 /// The work behind each non-intrinsic opcode. Object operands are `Option` because a reference to an
 /// object may resolve to nil (an instance with no prior object, a delete's result).
+///
+/// Every call's future is polled by the task running [`CompiledGraph::execute`](crate::CompiledGraph::execute),
+/// so calls overlap while they wait on I/O or timers; a call with heavy CPU work should move it off that task
+/// itself (for instance with `tokio::task::spawn_blocking`), and no call may block the thread.
 #[async_trait]
 pub trait Operations<F: Family>: Send + Sync {
     /// Reads the prior object at `addr`, `None` if there is none.

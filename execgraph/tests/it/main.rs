@@ -6,6 +6,7 @@ mod compile_check;
 mod execute_calls;
 mod execute_limits;
 mod execute_self_dependency;
+mod execute_tracing;
 mod marshal_input;
 mod opcode_table;
 mod render_dot;
