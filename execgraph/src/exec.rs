@@ -190,6 +190,14 @@ enum Slot<F: Family> {
 
 type Running<F> = Pin<Box<dyn Future<Output = (u32, Outcome<F>)> + Send>>;
 
+/// What starting a ready node gave.
+enum Start<F: Family> {
+    /// A waiter, the intrinsic, or an operation skipped for a failed operand: resolved on the spot.
+    Resolved(Outcome<F>),
+    /// An operations call, to be polled with the others.
+    Running(Running<F>),
+}
+
 /// A wait of an operation on an instance's final state: (requesting operation, final state node, sink index).
 type WaitEdge = (u32, u32, u32);
 
@@ -627,10 +635,10 @@ impl<F: Family> CompiledGraph<F> {
         loop {
             while let Some(node) = ready.pop() {
                 match self.start(node, &slots, &semaphore, &config.cancel) {
-                    Ok(outcome) => {
+                    Start::Resolved(outcome) => {
                         self.complete(node, outcome, &mut slots, &mut remaining, &mut ready)
                     }
-                    Err(future) => running.push(future),
+                    Start::Running(future) => running.push(future),
                 }
             }
             match running.next().await {
@@ -643,14 +651,14 @@ impl<F: Family> CompiledGraph<F> {
         std::mem::take(&mut *lock(&shared.diagnostics))
     }
 
-    /// Starts a ready node: resolves it at once (`Ok`) or returns the future running it (`Err`).
+    /// Starts a ready node: resolves it at once, or returns the future running it.
     fn start(
         &self,
         node: u32,
         slots: &[Slot<F>],
         semaphore: &Arc<Semaphore>,
         cancel: &CancellationToken,
-    ) -> Result<Outcome<F>, Running<F>> {
+    ) -> Start<F> {
         let shared = &self.shared;
         let data = shared.data();
         if node as usize >= data.ops.len() {
@@ -659,7 +667,7 @@ impl<F: Family> CompiledGraph<F> {
                 .iter()
                 .filter_map(|raw| data.node_of(*raw))
                 .all(|input| matches!(slots[input as usize], Slot::Ok(_)));
-            return Ok(if all_succeeded {
+            return Start::Resolved(if all_succeeded {
                 Outcome::ok(Payload::Done)
             } else {
                 Outcome::failed(Vec::new())
@@ -671,11 +679,11 @@ impl<F: Family> CompiledGraph<F> {
             match shared.resolve_operand(*raw, slots) {
                 Some(payload) => args.push(payload),
                 // The producer already reported why it failed: stop without a diagnostic of our own.
-                None => return Ok(Outcome::failed(Vec::new())),
+                None => return Start::Resolved(Outcome::failed(Vec::new())),
             }
         }
         if code == OpCode::ManagedPrepareDepose {
-            return Ok(prepare_depose(shared, node, &args));
+            return Start::Resolved(prepare_depose(shared, node, &args));
         }
         let span = tracing::debug_span!(
             "graph_op",
@@ -693,7 +701,7 @@ impl<F: Family> CompiledGraph<F> {
             Arc::clone(semaphore),
             cancel.clone(),
         );
-        Err(Box::pin(
+        Start::Running(Box::pin(
             REQUESTER.scope((shared.identity(), node), future.instrument(span)),
         ))
     }
