@@ -1,11 +1,22 @@
 //! Integration tests of plan and apply, one binary for the crate.
 
+mod apply_greenfield;
+mod plan_shapes;
+mod support;
+
 use engine::Summary;
 
 #[test]
 fn summary_line_reads_as_terraform_users_expect() {
-    let changes = Summary { add: 1, change: 0, destroy: 2 };
-    assert_eq!(changes.to_string(), "Plan: 1 to add, 0 to change, 2 to destroy.");
+    let changes = Summary {
+        add: 1,
+        change: 0,
+        destroy: 2,
+    };
+    assert_eq!(
+        changes.to_string(),
+        "Plan: 1 to add, 0 to change, 2 to destroy."
+    );
     assert_eq!(
         Summary::default().to_string(),
         "No changes. The live system matches the configuration."

@@ -1,0 +1,415 @@
+//! The explicit ownership operations of the CLI: `adopt` (write this estate's markers on an unowned object
+//! or a bind candidate, tags only) and `mv` (rewrite an object's address marker and move its records).
+//!
+//! The rules of both come from `admission` as pure functions; this module gathers the facts from the live
+//! system and the store, and performs the one tags-only update and the compare-and-swap record moves. It
+//! must never change anything but tags, and never touch an object of another estate.
+
+use std::sync::Arc;
+
+use admission::marker::{
+    self, AdoptFacts, Estate, ObjectAtAddress, Ownership, RenameFacts, check_adopt, check_rename,
+};
+use admission::provider::{ListRequest, TagChange, TagFilter, TagQuery};
+use admission::{
+    AdmissionPath, Code, Diagnostic, InstanceAddress, LiveObject, Provider, ProviderError,
+};
+use staterecord::Store;
+
+use crate::planner::PlanRequest;
+use crate::records::{self, Namespace, Payload};
+
+/// What to adopt.
+#[derive(Debug, Clone, Copy)]
+pub struct AdoptRequest<'a> {
+    /// The declared address to adopt the object for.
+    pub address: &'a str,
+    /// The bind candidate's id (required for marker-path instances).
+    pub id: Option<&'a str>,
+}
+
+/// What to rename.
+#[derive(Debug, Clone, Copy)]
+pub struct MvRequest<'a> {
+    /// The address the object carries now.
+    pub old: &'a str,
+    /// The address it should carry.
+    pub new: &'a str,
+    /// Only check; write nothing.
+    pub dry_run: bool,
+    /// Allow a NEW that the configuration does not declare.
+    pub allow_missing_config: bool,
+}
+
+/// What an adoption or rename did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct OwnershipOutcome {
+    /// The id of the object retagged (or that would be, in a dry run).
+    pub id: Option<String>,
+    /// Refusals and failures; empty when it succeeded.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl OwnershipOutcome {
+    fn refused(code: Code, summary: String, detail: &str, address: &str) -> OwnershipOutcome {
+        OwnershipOutcome {
+            id: None,
+            diagnostics: vec![Diagnostic::new(code, summary, detail).with_address(address)],
+        }
+    }
+
+    /// Whether the operation was done (or, in a dry run, would be).
+    pub fn succeeded(&self) -> bool {
+        self.diagnostics.is_empty()
+    }
+}
+
+fn parse(text: &str) -> Result<InstanceAddress, crate::Error> {
+    text.parse()
+        .map_err(|e: admission::Error| crate::Error::InvalidAddress {
+            input: text.to_owned(),
+            reason: e.to_string(),
+        })
+}
+
+fn at_address(
+    estate: &Estate,
+    object: Option<&LiveObject>,
+    ours: Vec<&LiveObject>,
+) -> ObjectAtAddress {
+    if ours.len() > 1 {
+        let mut ids: Vec<String> = ours.iter().map(|o| o.id.clone()).collect();
+        ids.sort();
+        return ObjectAtAddress::Several { ids };
+    }
+    if let Some(o) = ours.first() {
+        return ObjectAtAddress::Ours { id: o.id.clone() };
+    }
+    match object {
+        None => ObjectAtAddress::Nothing,
+        Some(o) => match marker::ownership(estate, &o.type_name, &o.tags) {
+            Ownership::Foreign => ObjectAtAddress::Unowned { id: o.id.clone() },
+            Ownership::OtherEstate(e) => ObjectAtAddress::AnotherEstate {
+                id: o.id.clone(),
+                estate: e,
+            },
+            _ => ObjectAtAddress::Ours { id: o.id.clone() },
+        },
+    }
+}
+
+/// The live objects of `type_name` this estate marks with the escaped address `escaped`.
+async fn marked(
+    provider: &dyn Provider,
+    estate: &Estate,
+    type_name: &str,
+    escaped: &str,
+) -> Result<Vec<LiveObject>, ProviderError> {
+    let catalog = provider.schemas();
+    let in_index = catalog.get(type_name).is_some_and(|s| s.in_tagging_index);
+    let mut out = Vec::new();
+    if in_index {
+        let mut query = TagQuery {
+            tag_filters: vec![TagFilter::equals(marker::ESTATE_TAG, estate.as_str())],
+            type_names: vec![type_name.to_owned()],
+            page_token: None,
+        };
+        loop {
+            let page = provider.tagged_resources(query.clone()).await?;
+            for r in page.resources {
+                if r.type_name == type_name
+                    && marker::read_address(&r.tags).ok().flatten().as_deref() == Some(escaped)
+                    && let Some(o) = provider.read_by_id(type_name, &r.id).await?
+                {
+                    out.push(o);
+                }
+            }
+            match page.next_page_token {
+                Some(t) => query.page_token = Some(t),
+                None => break,
+            }
+        }
+    } else {
+        let mut request = ListRequest::all(type_name);
+        loop {
+            let page = provider.list(request.clone()).await?;
+            for o in page.objects {
+                let o = if page.tags_included {
+                    Some(o)
+                } else {
+                    provider.read_by_id(type_name, &o.id).await?
+                };
+                if let Some(o) = o
+                    && o.tag(marker::ESTATE_TAG) == Some(estate.as_str())
+                    && marker::read_address(&o.tags).ok().flatten().as_deref() == Some(escaped)
+                {
+                    out.push(o);
+                }
+            }
+            match page.next_page_token {
+                Some(t) => request.page_token = Some(t),
+                None => break,
+            }
+        }
+    }
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(out)
+}
+
+/// Adopts the unowned object at ADDRESS's client-named identity, or the bind candidate `id`, by writing
+/// this estate's markers on it (a tags-only update). Refusals come back as `adopt-refused`.
+#[tracing::instrument(skip_all, fields(address = request.address), err)]
+pub async fn adopt(
+    config: &PlanRequest<'_>,
+    provider: &dyn Provider,
+    request: &AdoptRequest<'_>,
+) -> Result<OwnershipOutcome, crate::Error> {
+    let address = parse(request.address)?;
+    let catalog = provider.schemas().merged(admission::catalog::builtin());
+    let (_, linted) =
+        admission::lint::check(config.files, config.inputs, &catalog, config.estate_flag);
+    let estate = linted.estate.as_deref().and_then(|e| Estate::new(e).ok());
+    let declared = linted.instances.iter().find(|d| d.address == address);
+    let schema = catalog.get(address.type_name());
+    let refuse = |summary: String| {
+        OwnershipOutcome::refused(
+            Code::AdoptRefused,
+            summary,
+            "nothing was changed",
+            request.address,
+        )
+    };
+    let fail = |e: ProviderError| {
+        OwnershipOutcome::refused(
+            Code::AdoptRefused,
+            format!("could not read the live system: {e}"),
+            "retry later; nothing was changed",
+            request.address,
+        )
+    };
+    let mut target: Option<LiveObject> = None;
+    let mut already_bound = false;
+    if let (Some(estate), Some(schema)) = (&estate, schema) {
+        if let Some(id) = request.id {
+            target = match provider.read_by_id(address.type_name(), id).await {
+                Ok(o) => o,
+                Err(e) => return Ok(fail(e)),
+            };
+        } else if schema.admission == Some(AdmissionPath::ClientNamed)
+            && let Some(d) = declared
+            && let Some((_, admission::lint::IdentityValue::Static(v))) = d.identity.first()
+            && let Some(name) = v.peel().as_str()
+        {
+            target = match crate::apply::read_identity(
+                provider,
+                config.retry,
+                address.type_name(),
+                name,
+            )
+            .await
+            {
+                Ok(o) => o,
+                Err(e) => return Ok(fail(e)),
+            };
+        }
+        if schema.taggable
+            && let Ok(escaped) = marker::escape_address(&address)
+        {
+            match marked(provider, estate, address.type_name(), &escaped).await {
+                Ok(objs) => {
+                    already_bound = objs
+                        .iter()
+                        .any(|o| target.as_ref().is_none_or(|t| t.id != o.id))
+                }
+                Err(e) => return Ok(fail(e)),
+            }
+        }
+    }
+    let facts = AdoptFacts {
+        estate: estate.clone(),
+        declared: declared.is_some(),
+        admission: schema.and_then(|s| s.admission),
+        id_given: request.id.is_some(),
+        taggable: schema.is_some_and(|s| s.taggable),
+        already_bound,
+        target: match &estate {
+            Some(e) => at_address(e, target.as_ref(), Vec::new()),
+            None => ObjectAtAddress::Nothing,
+        },
+    };
+    let id = match check_adopt(&facts) {
+        Ok(id) => id,
+        Err(refusal) => return Ok(refuse(refusal.to_string())),
+    };
+    let Some(estate) = estate else {
+        return Ok(refuse("no estate name".to_owned()));
+    };
+    let set = match marker::marker_tags(&estate, &address, None) {
+        Ok(t) => t,
+        Err(e) => return Ok(refuse(e.to_string())),
+    };
+    let change = TagChange {
+        set,
+        remove: Default::default(),
+    };
+    if let Err(e) = config
+        .retry
+        .run(|| provider.update_tags(address.type_name(), &id, change.clone()))
+        .await
+    {
+        return Ok(fail(e));
+    }
+    Ok(OwnershipOutcome {
+        id: Some(id),
+        diagnostics: Vec::new(),
+    })
+}
+
+/// Renames: rewrites the address marker of the one live object of this estate at OLD to NEW (tags only)
+/// and moves OLD's records to NEW with compare-and-swap. Refusals come back as `mv-refused`.
+#[tracing::instrument(skip_all, fields(old = request.old, new = request.new), err)]
+pub async fn mv(
+    config: &PlanRequest<'_>,
+    provider: &dyn Provider,
+    store: Arc<dyn Store>,
+    request: &MvRequest<'_>,
+) -> Result<OwnershipOutcome, crate::Error> {
+    let old = parse(request.old)?;
+    let new = parse(request.new)?;
+    let catalog = provider.schemas().merged(admission::catalog::builtin());
+    let (_, linted) =
+        admission::lint::check(config.files, config.inputs, &catalog, config.estate_flag);
+    let estate = linted.estate.as_deref().and_then(|e| Estate::new(e).ok());
+    let store = staterecord::fresh(&store);
+    let refuse = |summary: String| {
+        OwnershipOutcome::refused(Code::MvRefused, summary, "nothing was changed", request.old)
+    };
+    let schema = catalog.get(old.type_name());
+    let taggable = schema.is_some_and(|s| s.taggable);
+    let mut at_old = ObjectAtAddress::Nothing;
+    let mut new_claimed = false;
+    let mut old_object = None;
+    if let Some(e) = &estate {
+        if taggable && old.type_name() == new.type_name() {
+            let (Ok(eo), Ok(en)) = (marker::escape_address(&old), marker::escape_address(&new))
+            else {
+                return Ok(refuse("the address does not fit in a marker".to_owned()));
+            };
+            let olds = match marked(provider, e, old.type_name(), &eo).await {
+                Ok(o) => o,
+                Err(err) => return Ok(refuse(format!("could not read the live system: {err}"))),
+            };
+            let news = match marked(provider, e, new.type_name(), &en).await {
+                Ok(o) => o,
+                Err(err) => return Ok(refuse(format!("could not read the live system: {err}"))),
+            };
+            new_claimed = !news.is_empty();
+            at_old = at_address(e, None, olds.iter().collect());
+            old_object = olds.into_iter().next();
+        } else if !taggable {
+            let key = records::instance_key(e.as_str(), Namespace::Located, &old);
+            if let Some(Payload::Located { id, .. }) = store
+                .get(&key)
+                .await?
+                .and_then(|r| records::decode(&r.payload))
+            {
+                at_old = ObjectAtAddress::Ours { id };
+            }
+            let new_key = records::instance_key(e.as_str(), Namespace::Located, &new);
+            new_claimed = store.get(&new_key).await?.is_some();
+        }
+    }
+    let facts = RenameFacts {
+        estate: estate.clone(),
+        old: old.clone(),
+        new: new.clone(),
+        at_old,
+        new_claimed,
+        new_declared: linted.instances.iter().any(|d| d.address == new),
+        allow_missing_config: request.allow_missing_config,
+    };
+    let id = match check_rename(&facts) {
+        Ok(id) => id,
+        Err(refusal) => return Ok(refuse(refusal.to_string())),
+    };
+    let Some(estate) = estate else {
+        return Ok(refuse("no estate name".to_owned()));
+    };
+    if request.dry_run {
+        return Ok(OwnershipOutcome {
+            id: Some(id),
+            diagnostics: Vec::new(),
+        });
+    }
+    if let Some(obj) = &old_object {
+        let escaped = match marker::escape_address(&new) {
+            Ok(e) => e,
+            Err(e) => return Ok(refuse(e.to_string())),
+        };
+        let mut change = match marker::address_tag_change(&obj.tags, &escaped) {
+            Ok(c) => c,
+            Err(e) => return Ok(refuse(e.to_string())),
+        };
+        if old.block() != new.block() {
+            change.remove.insert(marker::SLOT_TAG.to_owned());
+        }
+        if let Err(e) = config
+            .retry
+            .run(|| provider.update_tags(obj.type_name.as_str(), &obj.id, change.clone()))
+            .await
+        {
+            return Ok(OwnershipOutcome::refused(
+                Code::MvRefused,
+                format!("retagging {} failed: {e}", obj.id),
+                "nothing was changed; retry",
+                request.old,
+            ));
+        }
+    }
+    let mut diagnostics = Vec::new();
+    for ns in [
+        Namespace::Records,
+        Namespace::Residue,
+        Namespace::Deposed,
+        Namespace::Intent,
+        Namespace::Located,
+    ] {
+        let from = records::instance_key(estate.as_str(), ns, &old);
+        let to = records::instance_key(estate.as_str(), ns, &new);
+        let Some(record) = store.get(&from).await? else {
+            continue;
+        };
+        let payload = match records::decode(&record.payload) {
+            Some(Payload::Object {
+                id,
+                attributes,
+                sensitive,
+                ..
+            }) => records::encode(&Payload::Object {
+                address: new.to_string(),
+                id,
+                attributes,
+                sensitive,
+            }),
+            _ => record.payload.clone(),
+        };
+        let moved = match store.put_if_version(&to, &payload, None).await {
+            Ok(_) => store.delete(&from, Some(&record.version)).await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = moved {
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::VersionConflict,
+                    format!("moving the record {from} to {to} failed: {e}"),
+                    "another run changed the records at the same time; check `liveplan records` and retry",
+                )
+                .with_address(request.new),
+            );
+        }
+    }
+    Ok(OwnershipOutcome {
+        id: Some(id),
+        diagnostics,
+    })
+}

@@ -1,0 +1,1409 @@
+//! Applying a reviewed plan: its execution graph compiled against the provider and the record store, and
+//! executed under a parallelism limit and a cancellation token.
+//!
+//! Each create writes the instance's create intent (compare-and-swap against the version the plan saw, so
+//! two applies of one plan never create twice) before the provider call, and the markers travel with the
+//! create itself, so an object never exists unmarked. Desired values are evaluated again as upstream
+//! results arrive. Every record write is a compare-and-swap; a lost one is `version-conflict`. Throttled
+//! calls are retried with the retry policy. Every operation reports [`ApplyEvent`]s.
+//!
+//! This module never starts a provider call after cancellation, never aborts one in flight, and never
+//! writes a record without naming the version it replaces.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::hash::{BuildHasher, Hasher};
+use std::num::NonZeroUsize;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use admission::eval::Evaluator;
+use admission::provider::{CreateRequest, Identity, UpdateRequest};
+use admission::schema::{AttributeMode, ResourceTypeSchema};
+use admission::{
+    AdmissionPath, Code, Diagnostic, InstanceAddress, InstanceKey, LiveObject, Provider,
+    ProviderError, Value,
+};
+use async_trait::async_trait;
+use execgraph::{
+    Applied, Diagnostic as GraphDiagnostic, ExecuteConfig, OpResult, Operations, Unavailable,
+    ValueSource,
+};
+use futures::future::{Either, select};
+use staterecord::{Store, StoreError, Version};
+use tokio_util::sync::CancellationToken;
+
+use crate::graph::{self, EngineFamily, FinalKind, FinalPlan, GraphValue, Meta};
+use crate::model::{Action, PlanContext, ResourceChange, ReviewedPlan};
+use crate::records::{self, IntentState, Namespace, Payload};
+use crate::refs;
+use crate::retry::RetryPolicy;
+
+/// What an apply event reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApplyEventKind {
+    /// A provider operation started.
+    Started,
+    /// A provider operation is still running.
+    Progress,
+    /// A provider operation finished.
+    Completed,
+    /// A provider operation failed.
+    Errored,
+}
+
+impl ApplyEventKind {
+    /// The event type of the `--json` stream.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApplyEventKind::Started => "apply_start",
+            ApplyEventKind::Progress => "apply_progress",
+            ApplyEventKind::Completed => "apply_complete",
+            ApplyEventKind::Errored => "apply_errored",
+        }
+    }
+}
+
+/// One event of an apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApplyEvent {
+    /// What happened.
+    pub kind: ApplyEventKind,
+    /// The instance.
+    pub address: InstanceAddress,
+    /// `create`, `update` or `delete`.
+    pub action: &'static str,
+    /// The object's id, when known.
+    pub id: Option<String>,
+    /// Time since the operation started.
+    pub elapsed: Duration,
+    /// For an error, what went wrong.
+    pub message: Option<String>,
+}
+
+impl ApplyEvent {
+    /// The line a terminal shows for the event, as Terraform users know it.
+    pub fn line(&self) -> String {
+        let (ing, done) = match self.action {
+            "create" => ("Creating", "Creation"),
+            "update" => ("Modifying", "Modifications"),
+            _ => ("Destroying", "Destruction"),
+        };
+        let secs = self.elapsed.as_secs();
+        let id = self
+            .id
+            .as_deref()
+            .map(|i| format!(" [id={i}]"))
+            .unwrap_or_default();
+        match self.kind {
+            ApplyEventKind::Started => format!("{}: {ing}...{id}", self.address),
+            ApplyEventKind::Progress => {
+                format!(
+                    "{}: Still {}... [{secs}s elapsed]",
+                    self.address,
+                    ing.to_lowercase()
+                )
+            }
+            ApplyEventKind::Completed => {
+                format!("{}: {done} complete after {secs}s{id}", self.address)
+            }
+            ApplyEventKind::Errored => format!(
+                "{}: {ing} failed after {secs}s: {}",
+                self.address,
+                self.message.as_deref().unwrap_or("error")
+            ),
+        }
+    }
+
+    /// The event as one line of the `--json` stream.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "type": self.kind.as_str(),
+            "address": self.address.to_string(),
+            "action": self.action,
+            "id": self.id,
+            "elapsed_ms": self.elapsed.as_millis() as u64,
+        })
+    }
+}
+
+/// Where apply events go: called from the apply's own task, in order per operation.
+pub type EventSink = Arc<dyn Fn(&ApplyEvent) + Send + Sync>;
+
+/// How to apply.
+#[derive(Clone)]
+pub struct ApplyConfig {
+    /// Provider operations in flight at once.
+    pub parallelism: NonZeroUsize,
+    /// Cancelling stops new operations from starting; those in flight finish and write their records.
+    pub cancel: CancellationToken,
+    /// How throttled calls are retried.
+    pub retry: RetryPolicy,
+    /// Where events go, if anywhere.
+    pub events: Option<EventSink>,
+    /// How often a running operation reports progress.
+    pub progress_interval: Duration,
+}
+
+impl fmt::Debug for ApplyConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ApplyConfig")
+            .field("parallelism", &self.parallelism)
+            .field("retry", &self.retry)
+            .field("events", &self.events.is_some())
+            .field("progress_interval", &self.progress_interval)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ApplyConfig {
+    fn default() -> Self {
+        ApplyConfig {
+            parallelism: NonZeroUsize::new(10).unwrap_or(NonZeroUsize::MIN),
+            cancel: CancellationToken::new(),
+            retry: RetryPolicy::default(),
+            events: None,
+            progress_interval: Duration::from_secs(10),
+        }
+    }
+}
+
+/// What an apply did.
+#[derive(Debug, Clone, Default)]
+pub struct ApplyOutcome {
+    /// Every diagnostic (failed operations, lost compare-and-swaps, cancellation), sorted.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The objects after the apply, by instance (`None` for a destroyed instance).
+    pub objects: BTreeMap<InstanceAddress, Option<LiveObject>>,
+    /// The outputs' values after the apply.
+    pub outputs: BTreeMap<String, Value>,
+}
+
+impl ApplyOutcome {
+    /// Whether every operation succeeded.
+    pub fn succeeded(&self) -> bool {
+        !self
+            .diagnostics
+            .iter()
+            .any(|d| d.severity() == admission::Severity::Error)
+    }
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+fn gdiag(
+    code: Code,
+    summary: impl Into<String>,
+    detail: impl Into<String>,
+    address: &InstanceAddress,
+) -> GraphDiagnostic {
+    GraphDiagnostic::error(code.as_str(), summary, detail).with_address(address)
+}
+
+/// Applies a reviewed plan through `provider`, writing records to `store` (read past any cache).
+#[tracing::instrument(skip_all, fields(estate = %plan.plan().estate), err)]
+pub async fn apply(
+    plan: &ReviewedPlan,
+    provider: Arc<dyn Provider>,
+    store: Arc<dyn Store>,
+    config: ApplyConfig,
+) -> Result<ApplyOutcome, crate::Error> {
+    let p = plan.plan();
+    let graph = graph::build(p).map_err(|e| crate::Error::InvalidGraph(e.to_string()))?;
+    let ctx = Arc::clone(&p.context);
+    let versions: BTreeMap<String, Option<Version>> = ctx
+        .records
+        .records
+        .iter()
+        .map(|(k, (_, v))| (k.clone(), Some(v.clone())))
+        .chain(
+            ctx.records
+                .unreadable
+                .iter()
+                .map(|(k, v)| (k.clone(), Some(v.clone()))),
+        )
+        .collect();
+    let changes: BTreeMap<(InstanceAddress, Option<String>), Arc<ResourceChange>> = p
+        .effective_changes()
+        .map(|c| ((c.address.clone(), c.deposed.clone()), Arc::new(c.clone())))
+        .collect();
+    let in_graph: BTreeSet<InstanceAddress> = changes
+        .keys()
+        .filter(|(_, d)| d.is_none())
+        .map(|(a, _)| a.clone())
+        .collect();
+    let ops = Arc::new(Executor {
+        ctx: Arc::clone(&ctx),
+        estate: p.estate.clone(),
+        changes,
+        in_graph: in_graph.clone(),
+        provider,
+        store: staterecord::fresh(&store),
+        versions: tokio::sync::Mutex::new(versions),
+        retry: config.retry,
+        events: config.events.clone(),
+        progress_interval: config.progress_interval,
+        results: Mutex::new(BTreeMap::new()),
+    });
+    let compiled = graph
+        .compile(Arc::clone(&ops) as Arc<dyn Operations<EngineFamily>>)
+        .map_err(|d| {
+            crate::Error::InvalidGraph(
+                d.iter()
+                    .map(|x| x.detail.clone())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
+        })?;
+    let graph_diags = compiled
+        .execute(ExecuteConfig {
+            parallelism: config.parallelism,
+            cancel: config.cancel.clone(),
+        })
+        .await;
+    let mut diagnostics: Vec<Diagnostic> = graph_diags.into_iter().map(to_diagnostic).collect();
+    let mut objects = BTreeMap::new();
+    for a in &in_graph {
+        let v = compiled.resource_instance_value(a).await;
+        if v.unavailable.is_none() {
+            let obj = ops
+                .results
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(a)
+                .cloned();
+            objects.insert(a.clone(), obj.flatten());
+        }
+    }
+    let outputs = if config.cancel.is_cancelled() {
+        BTreeMap::new()
+    } else {
+        ops.write_outputs(&mut diagnostics).await
+    };
+    diagnostics.sort_by(|a, b| {
+        a.sort_key()
+            .cmp(&b.sort_key())
+            .then_with(|| a.summary.cmp(&b.summary))
+    });
+    diagnostics.dedup();
+    Ok(ApplyOutcome {
+        diagnostics,
+        objects,
+        outputs,
+    })
+}
+
+fn to_diagnostic(d: GraphDiagnostic) -> Diagnostic {
+    let code = Code::from_name(&d.code).unwrap_or(Code::ApplyFailed);
+    let mut out = Diagnostic::new(code, d.summary, d.detail);
+    if let Some(a) = d.address {
+        out = out.with_address(a);
+    }
+    out
+}
+
+struct Executor {
+    ctx: Arc<PlanContext>,
+    estate: String,
+    changes: BTreeMap<(InstanceAddress, Option<String>), Arc<ResourceChange>>,
+    in_graph: BTreeSet<InstanceAddress>,
+    provider: Arc<dyn Provider>,
+    store: Arc<dyn Store>,
+    /// The version of every record as last seen or written: the compare side of every write.
+    versions: tokio::sync::Mutex<BTreeMap<String, Option<Version>>>,
+    retry: RetryPolicy,
+    events: Option<EventSink>,
+    progress_interval: Duration,
+    /// Each instance's object after its apply.
+    results: Mutex<BTreeMap<InstanceAddress, Option<LiveObject>>>,
+}
+
+/// Fresh random bytes: the standard library's per-process random hash keys, mixed with a counter.
+fn random_bytes(n: usize) -> Vec<u8> {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        h.write_u128(
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0),
+        );
+        out.extend_from_slice(&h.finish().to_le_bytes());
+    }
+    out.truncate(n);
+    out
+}
+
+/// The decimal text of a big-endian unsigned integer.
+fn decimal(bytes: &[u8]) -> String {
+    let mut digits: Vec<u8> = vec![0];
+    for &b in bytes {
+        let mut carry = u32::from(b);
+        for d in digits.iter_mut() {
+            let v = u32::from(*d) * 256 + carry;
+            *d = (v % 10) as u8;
+            carry = v / 10;
+        }
+        while carry > 0 {
+            digits.push((carry % 10) as u8);
+            carry /= 10;
+        }
+    }
+    digits.iter().rev().map(|d| char::from(b'0' + d)).collect()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Executor {
+    fn schema(&self, type_name: &str) -> Option<&ResourceTypeSchema> {
+        self.ctx.catalog.get(type_name)
+    }
+
+    fn emit(
+        &self,
+        kind: ApplyEventKind,
+        c: &ResourceChange,
+        action: &'static str,
+        id: Option<String>,
+        started: Instant,
+        message: Option<String>,
+    ) {
+        if let Some(sink) = &self.events {
+            sink(&ApplyEvent {
+                kind,
+                address: c.address.clone(),
+                action,
+                id,
+                elapsed: started.elapsed(),
+                message,
+            });
+        }
+    }
+
+    /// Runs a provider call with retries, reporting progress while it runs.
+    async fn call<T, F, Fut>(
+        &self,
+        c: &ResourceChange,
+        action: &'static str,
+        id: Option<String>,
+        started: Instant,
+        call: F,
+    ) -> Result<T, ProviderError>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Result<T, ProviderError>>,
+    {
+        let fut = self.retry.run(call);
+        let mut fut = std::pin::pin!(fut);
+        loop {
+            let tick = tokio::time::sleep(self.progress_interval);
+            let tick = std::pin::pin!(tick);
+            match select(fut.as_mut(), tick).await {
+                Either::Left((out, _)) => return out,
+                Either::Right(_) => self.emit(
+                    ApplyEventKind::Progress,
+                    c,
+                    action,
+                    id.clone(),
+                    started,
+                    None,
+                ),
+            }
+        }
+    }
+
+    /// Writes (or with `None` deletes) a record with compare-and-swap against the version last seen.
+    async fn write_record(
+        &self,
+        key: &str,
+        payload: Option<&Payload>,
+        address: &InstanceAddress,
+    ) -> Result<(), GraphDiagnostic> {
+        let mut versions = self.versions.lock().await;
+        let expected = versions.get(key).cloned().flatten();
+        let result = match payload {
+            Some(p) => self
+                .store
+                .put_if_version(key, &records::encode(p), expected.as_ref())
+                .await
+                .map(Some),
+            None => match &expected {
+                None => Ok(None),
+                Some(v) => self.store.delete(key, Some(v)).await.map(|()| None),
+            },
+        };
+        match result {
+            Ok(v) => {
+                versions.insert(key.to_owned(), v);
+                Ok(())
+            }
+            Err(e) => Err(store_diag(&e, key, address)),
+        }
+    }
+
+    /// Reads a record past every cache, remembering its version (for read-modify-write sites).
+    async fn read_record(&self, key: &str) -> Result<Option<Payload>, StoreError> {
+        let got = self.store.get(key).await?;
+        let mut versions = self.versions.lock().await;
+        match got {
+            Some(r) => {
+                versions.insert(key.to_owned(), Some(r.version.clone()));
+                Ok(records::decode(&r.payload))
+            }
+            None => {
+                versions.insert(key.to_owned(), None);
+                Ok(None)
+            }
+        }
+    }
+
+    /// The value of a referenced block for the evaluator: from the graph for instances being applied,
+    /// from the plan otherwise. `None` when an upstream failed (the evaluation stops silently).
+    async fn block_value(&self, block: &str, values: &ValueSource<EngineFamily>) -> Option<Value> {
+        let res = self
+            .ctx
+            .config
+            .resources
+            .iter()
+            .find(|r| r.address() == block)?;
+        let instances: Vec<InstanceAddress> = self
+            .ctx
+            .declared
+            .keys()
+            .filter(|a| a.block().to_string() == block)
+            .cloned()
+            .collect();
+        let mut items = Vec::new();
+        for a in instances {
+            let v = if self.in_graph.contains(&a) {
+                let gv = values.resource_instance_value(&a).await;
+                if gv.unavailable == Some(Unavailable::EvaluationError) {
+                    return None;
+                }
+                gv.value
+            } else if let Some(obj) = self.ctx.priors.get(&a) {
+                graph::object_value(obj)
+            } else {
+                Value::unknown()
+            };
+            items.push((a.key().clone(), v));
+        }
+        Some(if res.count.is_some() {
+            Value::List(items.into_iter().map(|(_, v)| v).collect())
+        } else if res.for_each.is_some() {
+            Value::Map(
+                items
+                    .into_iter()
+                    .map(|(k, v)| match k {
+                        InstanceKey::Str(s) => (s, v),
+                        other => (other.to_string(), v),
+                    })
+                    .collect(),
+            )
+        } else {
+            items
+                .into_iter()
+                .next()
+                .map(|(_, v)| v)
+                .unwrap_or(Value::unknown())
+        })
+    }
+
+    async fn create(
+        &self,
+        fp: &FinalPlan,
+        started: Instant,
+    ) -> Result<LiveObject, GraphDiagnostic> {
+        let c = &fp.change;
+        let address = &fp.address;
+        let type_name = address.type_name();
+        let schema = self.schema(type_name).ok_or_else(|| {
+            gdiag(
+                Code::ApplyFailed,
+                format!("{type_name} is not a known type"),
+                "",
+                address,
+            )
+        })?;
+        let desired = fp.desired.clone().unwrap_or_default();
+        if schema.admission == Some(AdmissionPath::Record) {
+            return self.create_record_backed(fp, schema, &desired).await;
+        }
+        // The create intent, compare-and-swap against the version the plan saw: a second apply of the same
+        // view loses here instead of creating a duplicate.
+        let intent_key = records::instance_key(&self.estate, Namespace::Intent, address);
+        let pending = Payload::Intent {
+            state: IntentState::Pending,
+            id: None,
+            at: now_secs(),
+        };
+        self.write_record(&intent_key, Some(&pending), address)
+            .await?;
+        let mut attributes = desired.clone();
+        let tags: BTreeMap<String, String> =
+            match attributes.remove("tags").as_ref().map(Value::peel) {
+                Some(Value::Map(m)) => m
+                    .iter()
+                    .map(|(k, v)| {
+                        (
+                            k.clone(),
+                            v.peel()
+                                .as_str()
+                                .map(str::to_owned)
+                                .unwrap_or_else(|| v.to_string()),
+                        )
+                    })
+                    .collect(),
+                _ => BTreeMap::new(),
+            };
+        attributes.retain(|k, v| {
+            schema
+                .attribute(k)
+                .is_some_and(|a| !matches!(a.mode, AttributeMode::Computed) && !a.residue)
+                && !v.is_unknown()
+        });
+        let provider = Arc::clone(&self.provider);
+        let request = CreateRequest {
+            type_name: type_name.to_owned(),
+            attributes,
+            tags,
+        };
+        let created = self
+            .call(c, "create", None, started, || {
+                let provider = Arc::clone(&provider);
+                let request = request.clone();
+                async move { provider.create(request).await }
+            })
+            .await
+            .map_err(|e| {
+                gdiag(
+                    Code::ApplyFailed,
+                    format!("creating {address} failed: {e}"),
+                    "the next plan proposes the create again; fix the cause first",
+                    address,
+                )
+            })?;
+        let done = Payload::Intent {
+            state: IntentState::Done,
+            id: Some(created.id.clone()),
+            at: now_secs(),
+        };
+        self.write_record(&intent_key, Some(&done), address).await?;
+        self.after_create(fp, schema, &desired, &created).await?;
+        Ok(created)
+    }
+
+    /// The records a new object needs: located, residue, the count block's slot high-water mark.
+    async fn after_create(
+        &self,
+        fp: &FinalPlan,
+        schema: &ResourceTypeSchema,
+        desired: &BTreeMap<String, Value>,
+        created: &LiveObject,
+    ) -> Result<(), GraphDiagnostic> {
+        let address = &fp.address;
+        if !schema.taggable || !schema.in_tagging_index {
+            let identity = schema
+                .identity_arguments()
+                .iter()
+                .filter_map(|a| {
+                    created
+                        .attribute_str(a)
+                        .or_else(|| desired.get(a).and_then(Value::as_str))
+                        .map(|v| (a.clone(), v.to_owned()))
+                })
+                .collect();
+            let located = Payload::Located {
+                type_name: address.type_name().to_owned(),
+                id: created.id.clone(),
+                identity,
+            };
+            let key = records::instance_key(&self.estate, Namespace::Located, address);
+            self.write_record(&key, Some(&located), address).await?;
+        }
+        self.write_residue(address, schema, desired, created)
+            .await?;
+        if let Some(slot) = fp.change.slot {
+            let key = records::slots_key(&self.estate, &address.block().to_string());
+            let current = self
+                .read_record(&key)
+                .await
+                .map_err(|e| store_diag(&e, &key, address))?;
+            let high = match current {
+                Some(Payload::Slots { highest }) => Some(highest),
+                _ => None,
+            };
+            if high.is_none_or(|h| h < slot.0) {
+                self.write_record(&key, Some(&Payload::Slots { highest: slot.0 }), address)
+                    .await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn write_residue(
+        &self,
+        address: &InstanceAddress,
+        schema: &ResourceTypeSchema,
+        desired: &BTreeMap<String, Value>,
+        object: &LiveObject,
+    ) -> Result<(), GraphDiagnostic> {
+        let mut values = BTreeMap::new();
+        for name in schema.residue_attributes() {
+            let v = object.attribute(name).or_else(|| desired.get(name));
+            if let Some(v) = v
+                && let Ok(json) = v.to_json()
+            {
+                values.insert(name.to_owned(), json);
+            }
+        }
+        if values.is_empty() {
+            return Ok(());
+        }
+        let key = records::instance_key(&self.estate, Namespace::Residue, address);
+        let payload = Payload::Residue {
+            id: object.id.clone(),
+            values,
+        };
+        if self.ctx.records.get(&key) == Some(&payload) {
+            return Ok(());
+        }
+        self.write_record(&key, Some(&payload), address).await
+    }
+
+    async fn create_record_backed(
+        &self,
+        fp: &FinalPlan,
+        schema: &ResourceTypeSchema,
+        desired: &BTreeMap<String, Value>,
+    ) -> Result<LiveObject, GraphDiagnostic> {
+        let address = &fp.address;
+        let mut attributes: BTreeMap<String, Value> = desired
+            .iter()
+            .filter(|(k, v)| {
+                schema
+                    .attribute(k)
+                    .is_some_and(|a| !matches!(a.mode, AttributeMode::Computed))
+                    && !v.is_unknown()
+            })
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let id = match address.type_name() {
+            "random_id" => {
+                let n = attributes
+                    .get("byte_length")
+                    .and_then(|v| v.peel().as_number())
+                    .and_then(|n| n.as_u64())
+                    .filter(|n| (1..=1024).contains(n))
+                    .ok_or_else(|| {
+                        gdiag(
+                            Code::ApplyFailed,
+                            format!("{address}: byte_length must be a whole number from 1 to 1024"),
+                            "fix byte_length in the configuration",
+                            address,
+                        )
+                    })?;
+                let bytes = random_bytes(n as usize);
+                let b64 = records::b64url(&bytes);
+                attributes.insert("hex".to_owned(), Value::from(hex(&bytes)));
+                attributes.insert("b64_url".to_owned(), Value::from(b64.clone()));
+                attributes.insert("dec".to_owned(), Value::from(decimal(&bytes)));
+                b64
+            }
+            _ => {
+                let output = attributes.get("input").cloned().unwrap_or(Value::Null);
+                attributes.insert("output".to_owned(), output);
+                let b = random_bytes(16);
+                format!(
+                    "{}-{}-{}-{}-{}",
+                    hex(&b[0..4]),
+                    hex(&b[4..6]),
+                    hex(&b[6..8]),
+                    hex(&b[8..10]),
+                    hex(&b[10..16])
+                )
+            }
+        };
+        attributes.insert("id".to_owned(), Value::from(id.clone()));
+        let object = LiveObject {
+            type_name: address.type_name().to_owned(),
+            id,
+            region: self.ctx.region.clone(),
+            attributes,
+            tags: BTreeMap::new(),
+        };
+        self.write_object_record(address, &object).await?;
+        Ok(object)
+    }
+
+    async fn write_object_record(
+        &self,
+        address: &InstanceAddress,
+        object: &LiveObject,
+    ) -> Result<(), GraphDiagnostic> {
+        let mut json = BTreeMap::new();
+        let mut sensitive = Vec::new();
+        for (k, v) in &object.attributes {
+            if v.contains_sensitive() {
+                sensitive.push(k.clone());
+            }
+            let (plain, _) = v.clone().unmark_deep();
+            if let Ok(j) = plain.to_json() {
+                json.insert(k.clone(), j);
+            }
+        }
+        let payload = Payload::Object {
+            address: address.to_string(),
+            id: object.id.clone(),
+            attributes: json,
+            sensitive,
+        };
+        let key = records::instance_key(&self.estate, Namespace::Records, address);
+        self.write_record(&key, Some(&payload), address).await
+    }
+
+    async fn update(
+        &self,
+        fp: &FinalPlan,
+        started: Instant,
+    ) -> Result<LiveObject, GraphDiagnostic> {
+        let address = &fp.address;
+        let type_name = address.type_name();
+        let schema = self.schema(type_name).ok_or_else(|| {
+            gdiag(
+                Code::ApplyFailed,
+                format!("{type_name} is not a known type"),
+                "",
+                address,
+            )
+        })?;
+        let prior = fp.prior.clone().ok_or_else(|| {
+            gdiag(
+                Code::ApplyFailed,
+                format!("{address} has no object to update"),
+                "plan again",
+                address,
+            )
+        })?;
+        let desired = fp.desired.clone().unwrap_or_default();
+        if schema.admission == Some(AdmissionPath::Record) {
+            let mut object = prior.clone();
+            for (k, v) in &desired {
+                if schema
+                    .attribute(k)
+                    .is_some_and(|a| !matches!(a.mode, AttributeMode::Computed))
+                    && !v.is_unknown()
+                {
+                    object.attributes.insert(k.clone(), v.clone());
+                }
+            }
+            if type_name == "terraform_data" {
+                let input = object
+                    .attributes
+                    .get("input")
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                object.attributes.insert("output".to_owned(), input);
+            }
+            self.write_object_record(address, &object).await?;
+            return Ok(object);
+        }
+        let mut attributes = BTreeMap::new();
+        for name in &fp.change.changed {
+            if name == "tags" {
+                continue;
+            }
+            if let Some(a) = schema.attribute(name)
+                && !a.residue
+                && let Some(v) = desired.get(name)
+            {
+                attributes.insert(name.clone(), v.clone());
+            }
+        }
+        let object = if attributes.is_empty() && fp.tag_change.is_empty() {
+            prior.clone()
+        } else {
+            let provider = Arc::clone(&self.provider);
+            let request = UpdateRequest {
+                type_name: type_name.to_owned(),
+                id: prior.id.clone(),
+                attributes,
+                tags: fp.tag_change.clone(),
+            };
+            self.call(
+                &fp.change,
+                "update",
+                Some(prior.id.clone()),
+                started,
+                || {
+                    let provider = Arc::clone(&provider);
+                    let request = request.clone();
+                    async move { provider.update(request).await }
+                },
+            )
+            .await
+            .map_err(|e| {
+                gdiag(
+                    Code::ApplyFailed,
+                    format!("updating {address} failed: {e}"),
+                    "the next plan proposes the update again; fix the cause first",
+                    address,
+                )
+            })?
+        };
+        self.write_residue(address, schema, &desired, &object)
+            .await?;
+        // A pending intent left by an interrupted apply is settled now that the object is known.
+        let intent_key = records::instance_key(&self.estate, Namespace::Intent, address);
+        if let Some(Payload::Intent {
+            state: IntentState::Pending,
+            ..
+        }) = self.ctx.records.get(&intent_key)
+        {
+            let done = Payload::Intent {
+                state: IntentState::Done,
+                id: Some(object.id.clone()),
+                at: now_secs(),
+            };
+            self.write_record(&intent_key, Some(&done), address).await?;
+        }
+        Ok(object)
+    }
+
+    async fn delete(&self, fp: &FinalPlan, started: Instant) -> Result<(), GraphDiagnostic> {
+        let address = &fp.address;
+        let type_name = address.type_name();
+        let prior = fp.prior.clone().ok_or_else(|| {
+            gdiag(
+                Code::ApplyFailed,
+                format!("{address} has no object to delete"),
+                "plan again",
+                address,
+            )
+        })?;
+        let record_backed =
+            self.schema(type_name).and_then(|s| s.admission) == Some(AdmissionPath::Record);
+        if !record_backed {
+            let provider = Arc::clone(&self.provider);
+            let t = type_name.to_owned();
+            let id = prior.id.clone();
+            let result = self
+                .call(
+                    &fp.change,
+                    "delete",
+                    Some(prior.id.clone()),
+                    started,
+                    || {
+                        let provider = Arc::clone(&provider);
+                        let (t, id) = (t.clone(), id.clone());
+                        async move { provider.delete(&t, &id).await }
+                    },
+                )
+                .await;
+            match result {
+                Ok(()) => {}
+                Err(e) if e.is_not_found() => {}
+                Err(e) => {
+                    return Err(gdiag(
+                        Code::ApplyFailed,
+                        format!("destroying {address} ({}) failed: {e}", prior.id),
+                        "the next plan proposes the delete again; fix the cause first",
+                        address,
+                    ));
+                }
+            }
+        }
+        if let Some(key) = &fp.deposed {
+            return self.remove_deposed(address, key).await;
+        }
+        // The instance is gone: its records go with it, except while a replace's new object lives on.
+        if fp.change.action == Action::Replace {
+            return Ok(());
+        }
+        for ns in [
+            Namespace::Records,
+            Namespace::Residue,
+            Namespace::Located,
+            Namespace::Intent,
+        ] {
+            let key = records::instance_key(&self.estate, ns, address);
+            self.write_record(&key, None, address).await?;
+        }
+        Ok(())
+    }
+
+    async fn remove_deposed(
+        &self,
+        address: &InstanceAddress,
+        id: &str,
+    ) -> Result<(), GraphDiagnostic> {
+        let key = records::instance_key(&self.estate, Namespace::Deposed, address);
+        let current = self
+            .read_record(&key)
+            .await
+            .map_err(|e| store_diag(&e, &key, address))?;
+        let mut ids = match current {
+            Some(Payload::Deposed { ids }) => ids,
+            _ => return Ok(()),
+        };
+        ids.retain(|x| x != id);
+        let payload = (!ids.is_empty()).then_some(Payload::Deposed { ids });
+        self.write_record(&key, payload.as_ref(), address).await
+    }
+
+    async fn add_deposed(
+        &self,
+        address: &InstanceAddress,
+        id: &str,
+    ) -> Result<(), GraphDiagnostic> {
+        let key = records::instance_key(&self.estate, Namespace::Deposed, address);
+        let current = self
+            .read_record(&key)
+            .await
+            .map_err(|e| store_diag(&e, &key, address))?;
+        let mut ids = match current {
+            Some(Payload::Deposed { ids }) => ids,
+            _ => Vec::new(),
+        };
+        if !ids.iter().any(|x| x == id) {
+            ids.push(id.to_owned());
+            ids.sort();
+        }
+        self.write_record(&key, Some(&Payload::Deposed { ids }), address)
+            .await
+    }
+
+    /// Evaluates the outputs with the final values and writes the changed ones.
+    async fn write_outputs(&self, diagnostics: &mut Vec<Diagnostic>) -> BTreeMap<String, Value> {
+        let results = self
+            .results
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let mut values: BTreeMap<String, Value> = BTreeMap::new();
+        for res in &self.ctx.config.resources {
+            let block = res.address();
+            let mut items = Vec::new();
+            for a in self
+                .ctx
+                .declared
+                .keys()
+                .filter(|a| a.block().to_string() == block)
+            {
+                let v = match results.get(a) {
+                    Some(Some(o)) => graph::object_value(o),
+                    Some(None) => Value::Null,
+                    None => self
+                        .ctx
+                        .priors
+                        .get(a)
+                        .map(graph::object_value)
+                        .unwrap_or(Value::unknown()),
+                };
+                items.push((a.key().clone(), v));
+            }
+            let v = if res.count.is_some() {
+                Value::List(items.into_iter().map(|(_, v)| v).collect())
+            } else if res.for_each.is_some() {
+                Value::Map(
+                    items
+                        .into_iter()
+                        .map(|(k, v)| match k {
+                            InstanceKey::Str(s) => (s, v),
+                            other => (other.to_string(), v),
+                        })
+                        .collect(),
+                )
+            } else {
+                items
+                    .into_iter()
+                    .next()
+                    .map(|(_, v)| v)
+                    .unwrap_or(Value::unknown())
+            };
+            values.insert(block, v);
+        }
+        let mut out = BTreeMap::new();
+        let computed: Vec<(String, Value, bool)> = {
+            let ev = Evaluator::with_resources(&self.ctx.config, &self.ctx.variables, &values);
+            self.ctx
+                .config
+                .outputs
+                .values()
+                .filter_map(|o| {
+                    ev.eval(&o.value, &admission::eval::Instance::Single)
+                        .ok()
+                        .map(|v| (o.name.clone(), v, o.sensitive))
+                })
+                .collect()
+        };
+        for (name, value, sensitive) in computed {
+            let value = value.mark_sensitive_if(sensitive);
+            let (plain, _) = value.clone().unmark_deep();
+            if let Ok(json) = plain.to_json() {
+                let key = records::output_key(&self.estate, &name);
+                let payload = Payload::Output {
+                    value: json,
+                    sensitive: value.contains_sensitive(),
+                };
+                if self.ctx.records.get(&key) != Some(&payload) {
+                    let addr = InstanceAddress::single("output", &name).ok();
+                    let result = match &addr {
+                        Some(a) => self.write_record(&key, Some(&payload), a).await,
+                        None => Ok(()),
+                    };
+                    if let Err(d) = result {
+                        diagnostics.push(to_diagnostic(d));
+                    }
+                }
+            }
+            out.insert(name, value);
+        }
+        out
+    }
+}
+
+fn store_diag(e: &StoreError, key: &str, address: &InstanceAddress) -> GraphDiagnostic {
+    if e.as_conflict().is_some() {
+        gdiag(
+            Code::VersionConflict,
+            format!("the record {key} changed since the plan read it"),
+            "another apply of this estate ran at the same time; plan again to see what it did",
+            address,
+        )
+    } else {
+        gdiag(
+            Code::ApplyFailed,
+            format!("writing the record {key} failed: {e}"),
+            "check the record store and plan again",
+            address,
+        )
+    }
+}
+
+#[async_trait]
+impl Operations<EngineFamily> for Executor {
+    async fn resource_instance_prior(
+        &self,
+        addr: &InstanceAddress,
+    ) -> OpResult<Option<LiveObject>> {
+        Ok(self.ctx.priors.get(addr).cloned())
+    }
+
+    async fn resource_instance_current_meta(
+        &self,
+        addr: &InstanceAddress,
+        _prior: Option<&LiveObject>,
+    ) -> OpResult<Meta> {
+        let change = self
+            .changes
+            .get(&(addr.clone(), None))
+            .cloned()
+            .ok_or_else(|| {
+                vec![gdiag(
+                    Code::ApplyFailed,
+                    format!("{addr} has no change in the plan"),
+                    "plan again",
+                    addr,
+                )]
+            })?;
+        Ok(Meta {
+            address: addr.clone(),
+            change,
+            deposed: None,
+        })
+    }
+
+    async fn resource_instance_desired(
+        &self,
+        meta: &Meta,
+        values: &ValueSource<EngineFamily>,
+    ) -> OpResult<BTreeMap<String, Value>> {
+        let address = &meta.address;
+        let Some(res) = self
+            .ctx
+            .config
+            .resource(address.type_name(), address.block().name())
+        else {
+            return Err(vec![gdiag(
+                Code::ApplyFailed,
+                format!("{address} is not declared"),
+                "plan again",
+                address,
+            )]);
+        };
+        let schema = self.schema(address.type_name()).ok_or_else(|| {
+            vec![gdiag(
+                Code::ApplyFailed,
+                format!("{} is not a known type", address.type_name()),
+                "",
+                address,
+            )]
+        })?;
+        let mut resolved = BTreeMap::new();
+        for block in refs::resource_blocks(&self.ctx.config, res) {
+            match self.block_value(&block, values).await {
+                Some(v) => {
+                    resolved.insert(block, v);
+                }
+                None => return Err(Vec::new()),
+            }
+        }
+        let repetition = self
+            .ctx
+            .declared
+            .get(address)
+            .cloned()
+            .unwrap_or(admission::eval::Instance::Single);
+        let configured: Result<BTreeMap<String, Value>, GraphDiagnostic> = {
+            let ev = Evaluator::with_resources(&self.ctx.config, &self.ctx.variables, &resolved);
+            let mut out = BTreeMap::new();
+            let mut err = None;
+            for (name, attr) in &res.attrs {
+                match ev.eval(&attr.expr, &repetition) {
+                    Ok(v) => {
+                        if !v.is_null() || schema.attribute(name).is_some_and(|a| a.is_required()) {
+                            out.insert(name.clone(), v);
+                        }
+                    }
+                    Err(e) => {
+                        let d = e.into_diagnostic(Code::ApplyFailed);
+                        err = Some(gdiag(Code::ApplyFailed, d.summary, d.detail, address));
+                    }
+                }
+            }
+            match err {
+                Some(e) => Err(e),
+                None => Ok(out),
+            }
+        };
+        let configured = configured.map_err(|d| vec![d])?;
+        let mut desired = schema.desired(&configured, &self.ctx.region);
+        desired.remove("tags");
+        if let Some(tags) = meta.change.after.as_ref().and_then(|a| a.get("tags")) {
+            desired.insert("tags".to_owned(), tags.clone());
+        }
+        for (name, v) in &desired {
+            let computed = schema
+                .attribute(name)
+                .is_some_and(|a| matches!(a.mode, AttributeMode::Computed));
+            if !computed && !v.is_known() {
+                return Err(vec![gdiag(
+                    Code::ApplyFailed,
+                    format!("{address}.{name} is still unknown at apply time"),
+                    "it depends on a value the live system did not return; plan and apply again",
+                    address,
+                )]);
+            }
+        }
+        Ok(desired)
+    }
+
+    async fn managed_final_plan(
+        &self,
+        meta: &Meta,
+        desired: Option<&BTreeMap<String, Value>>,
+        prior: Option<&LiveObject>,
+        _planned: Option<&GraphValue>,
+    ) -> OpResult<FinalPlan> {
+        let kind = match (desired, prior) {
+            (Some(_), None) => FinalKind::Create,
+            (Some(_), Some(_)) => FinalKind::Update,
+            (None, Some(_)) => FinalKind::Delete,
+            (None, None) => {
+                return Err(vec![gdiag(
+                    Code::ApplyFailed,
+                    format!("{} has neither a desired nor a prior object", meta.address),
+                    "plan again",
+                    &meta.address,
+                )]);
+            }
+        };
+        Ok(FinalPlan {
+            kind,
+            address: meta.address.clone(),
+            change: Arc::clone(&meta.change),
+            desired: desired.cloned(),
+            prior: prior.cloned(),
+            deposed: meta.deposed.clone(),
+            tag_change: meta.change.tag_change.clone(),
+        })
+    }
+
+    async fn managed_apply(
+        &self,
+        plan: &FinalPlan,
+        fallback: Option<&LiveObject>,
+    ) -> Applied<LiveObject> {
+        let started = Instant::now();
+        let c = &plan.change;
+        let (action, id) = match plan.kind {
+            FinalKind::Create => ("create", None),
+            FinalKind::Update => ("update", plan.prior.as_ref().map(|o| o.id.clone())),
+            FinalKind::Delete => ("delete", plan.prior.as_ref().map(|o| o.id.clone())),
+        };
+        self.emit(
+            ApplyEventKind::Started,
+            c,
+            action,
+            id.clone(),
+            started,
+            None,
+        );
+        let result = match plan.kind {
+            FinalKind::Create => self.create(plan, started).await.map(Some),
+            FinalKind::Update => self.update(plan, started).await.map(Some),
+            FinalKind::Delete => self.delete(plan, started).await.map(|()| None),
+        };
+        match result {
+            Ok(object) => {
+                let shown = object.as_ref().map(|o| o.id.clone()).or(id);
+                self.emit(ApplyEventKind::Completed, c, action, shown, started, None);
+                if plan.deposed.is_none()
+                    && !(plan.kind == FinalKind::Delete && c.action == Action::Replace)
+                {
+                    self.results
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .insert(plan.address.clone(), object.clone());
+                }
+                Applied::ok(object)
+            }
+            Err(d) => {
+                self.emit(
+                    ApplyEventKind::Errored,
+                    c,
+                    action,
+                    id,
+                    started,
+                    Some(d.summary.clone()),
+                );
+                if let Some(old) = fallback {
+                    // The create of a create-before-destroy made nothing: the deposed object is current again.
+                    if let Err(e) = self.remove_deposed(&plan.address, &old.id).await {
+                        return Applied::failed(vec![d, e]);
+                    }
+                    return Applied {
+                        object: Some(old.clone()),
+                        diagnostics: vec![d],
+                    };
+                }
+                Applied::failed(vec![d])
+            }
+        }
+    }
+
+    async fn managed_perform_depose(
+        &self,
+        current: Option<&LiveObject>,
+        delete_plan: &FinalPlan,
+    ) -> OpResult<LiveObject> {
+        let Some(current) = current else {
+            return Err(vec![gdiag(
+                Code::ApplyFailed,
+                format!("{} has no object to depose", delete_plan.address),
+                "plan again",
+                &delete_plan.address,
+            )]);
+        };
+        // Recorded before the new object is created, so a crash in between leaves a deposed object that the
+        // next plan deletes instead of a marker collision.
+        self.add_deposed(&delete_plan.address, &current.id)
+            .await
+            .map_err(|d| vec![d])?;
+        Ok(current.clone())
+    }
+
+    async fn managed_deposed_meta(
+        &self,
+        addr: &InstanceAddress,
+        key: &String,
+        _prior: Option<&LiveObject>,
+    ) -> OpResult<Meta> {
+        let change = self
+            .changes
+            .get(&(addr.clone(), Some(key.clone())))
+            .cloned()
+            .ok_or_else(|| {
+                vec![gdiag(
+                    Code::ApplyFailed,
+                    format!("{addr} has no deposed object {key} in the plan"),
+                    "plan again",
+                    addr,
+                )]
+            })?;
+        Ok(Meta {
+            address: addr.clone(),
+            change,
+            deposed: Some(key.clone()),
+        })
+    }
+
+    async fn managed_already_deposed(
+        &self,
+        addr: &InstanceAddress,
+        key: &String,
+    ) -> OpResult<LiveObject> {
+        self.ctx
+            .deposed
+            .get(addr)
+            .and_then(|objs| objs.iter().find(|o| &o.id == key))
+            .cloned()
+            .ok_or_else(|| {
+                vec![gdiag(
+                    Code::ApplyFailed,
+                    format!("{addr} has no deposed object {key}"),
+                    "plan again",
+                    addr,
+                )]
+            })
+    }
+
+    async fn managed_change_addr(
+        &self,
+        _current: Option<&LiveObject>,
+        new_addr: &InstanceAddress,
+    ) -> OpResult<LiveObject> {
+        Err(vec![gdiag(
+            Code::ApplyFailed,
+            "moving an instance during apply is not supported",
+            "rename with `liveplan mv` before applying",
+            new_addr,
+        )])
+    }
+
+    async fn data_read(
+        &self,
+        meta: &Meta,
+        _desired: Option<&BTreeMap<String, Value>>,
+        _planned: Option<&GraphValue>,
+    ) -> OpResult<LiveObject> {
+        Err(vec![gdiag(
+            Code::UnsupportedConstruct,
+            "data sources are not supported",
+            "remove the data block",
+            &meta.address,
+        )])
+    }
+}
+
+/// Reads the live object of a client-named identity (used by adoption).
+pub(crate) async fn read_identity(
+    provider: &dyn Provider,
+    retry: RetryPolicy,
+    type_name: &str,
+    name: &str,
+) -> Result<Option<LiveObject>, ProviderError> {
+    let identity = Identity::Name(name.to_owned());
+    retry.run(|| provider.read(type_name, &identity)).await
+}

@@ -1,0 +1,439 @@
+//! The execution graph of a plan: one subgraph per change in the shapes of the execution graph's design
+//! (create, update, delete, deposed delete, destroy-before-create and create-before-destroy replaces),
+//! wired so that an instance is applied after the instances it refers to, and a delete runs after the
+//! changes of the objects that refer to the deleted one.
+//!
+//! It also defines [`EngineFamily`], the concrete types the graph carries. Building a graph is pure: this
+//! module must never call a provider or a store.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::sync::Arc;
+
+use admission::provider::TagChange;
+use admission::{InstanceAddress, LiveObject, Value};
+use execgraph::{
+    AnyResultRef, Builder, Diagnostic as GraphDiagnostic, Family, Graph, ResultRef, Unavailable,
+};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::model::{Action, Plan, ReplaceOrder, ResourceChange};
+
+/// A value as the graph carries it: a configuration value, or the mark of why an instance's value is not
+/// available.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GraphValue {
+    /// The value (unknown when unavailable).
+    pub value: Value,
+    /// Why the instance's value is not available, if it is not.
+    pub unavailable: Option<Unavailable>,
+}
+
+impl GraphValue {
+    /// A known (or partly unknown) value.
+    pub fn of(value: Value) -> GraphValue {
+        GraphValue {
+            value,
+            unavailable: None,
+        }
+    }
+}
+
+impl fmt::Display for GraphValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.unavailable {
+            Some(Unavailable::DependencyMissing) => f.write_str("(dependency missing)"),
+            Some(Unavailable::EvaluationError) => f.write_str("(evaluation error)"),
+            None => write!(f, "{}", self.value),
+        }
+    }
+}
+
+impl Serialize for GraphValue {
+    /// As plan JSON: secrets never leave the process through a marshalled graph.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.value.to_plan_json().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for GraphValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let json = serde_json::Value::deserialize(deserializer)?;
+        Ok(GraphValue::of(Value::from_json(json)))
+    }
+}
+
+/// The metadata of one instance object in the graph.
+#[derive(Debug, Clone)]
+pub struct Meta {
+    /// The instance.
+    pub address: InstanceAddress,
+    /// Its change in the plan.
+    pub change: Arc<ResourceChange>,
+    /// The deposed key, for a deposed object.
+    pub deposed: Option<String>,
+}
+
+/// What a final plan does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FinalKind {
+    /// Create a new object.
+    Create,
+    /// Update the object in place.
+    Update,
+    /// Delete the object.
+    Delete,
+}
+
+/// The final plan of one managed object.
+#[derive(Debug, Clone)]
+pub struct FinalPlan {
+    /// What it does.
+    pub kind: FinalKind,
+    /// The instance.
+    pub address: InstanceAddress,
+    /// Its change in the plan.
+    pub change: Arc<ResourceChange>,
+    /// The desired attributes (tags included), for a create or update.
+    pub desired: Option<BTreeMap<String, Value>>,
+    /// The object acted on, for an update or delete.
+    pub prior: Option<LiveObject>,
+    /// The deposed key, for the delete of a deposed object.
+    pub deposed: Option<String>,
+    /// The tag change of an update.
+    pub tag_change: TagChange,
+}
+
+/// The concrete types of the engine's execution graphs.
+#[derive(Debug, Clone, Copy)]
+pub struct EngineFamily;
+
+/// The value other instances see of a live object: its attributes, `id` and `tags`.
+pub fn object_value(object: &LiveObject) -> Value {
+    let mut m = object.attributes.clone();
+    m.insert("id".to_owned(), Value::from(object.id.clone()));
+    if !object.tags.is_empty() {
+        m.insert(
+            "tags".to_owned(),
+            Value::Map(
+                object
+                    .tags
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Value::from(v.clone())))
+                    .collect(),
+            ),
+        );
+    }
+    Value::Map(m)
+}
+
+impl Family for EngineFamily {
+    type Value = GraphValue;
+    type Addr = InstanceAddress;
+    type DeposedKey = String;
+    type Meta = Meta;
+    type Desired = BTreeMap<String, Value>;
+    type Object = LiveObject;
+    type FinalPlan = FinalPlan;
+
+    fn object_value(object: &LiveObject) -> GraphValue {
+        GraphValue::of(object_value(object))
+    }
+
+    fn null_value() -> GraphValue {
+        GraphValue::of(Value::Null)
+    }
+
+    fn unavailable_value(_addr: &InstanceAddress, why: Unavailable) -> GraphValue {
+        GraphValue {
+            value: Value::unknown(),
+            unavailable: Some(why),
+        }
+    }
+
+    fn prepare_depose(plan: &FinalPlan, key: &String) -> Result<FinalPlan, GraphDiagnostic> {
+        if plan.kind != FinalKind::Delete {
+            return Err(GraphDiagnostic::error(
+                "apply-failed",
+                "only a destroy plan can be deposed",
+                "the planner built a create-before-destroy replace with the wrong plan",
+            ));
+        }
+        let mut out = plan.clone();
+        out.deposed = Some(key.clone());
+        Ok(out)
+    }
+}
+
+/// An execution graph of the engine.
+pub type EngineGraph = Graph<EngineFamily>;
+
+/// The refs one change's subgraph exposes to the others.
+#[derive(Clone, Copy)]
+struct Built {
+    /// The instance's final state (nil for a deposed delete).
+    sink: AnyResultRef,
+    /// The apply that removes the old object (deletes and replaces).
+    destroy: Option<AnyResultRef>,
+}
+
+/// Whether `before` refers to `id` (a string attribute holding it).
+fn refers_to(before: Option<&BTreeMap<String, Value>>, id: &str) -> bool {
+    fn walk(v: &Value, id: &str) -> bool {
+        match v.peel() {
+            Value::String(s) => s == id,
+            Value::List(items) => items.iter().any(|x| walk(x, id)),
+            Value::Set(items) => items.iter().any(|x| walk(x, id)),
+            Value::Map(m) => m.iter().any(|(k, x)| k != "tags" && walk(x, id)),
+            _ => false,
+        }
+    }
+    before.is_some_and(|b| {
+        b.iter()
+            .any(|(k, v)| k != "id" && k != "tags" && walk(v, id))
+    })
+}
+
+/// Builds the execution graph of a plan's effective changes.
+pub fn build(plan: &Plan) -> Result<EngineGraph, execgraph::GraphError> {
+    let changes: Vec<&ResourceChange> = plan.effective_changes().collect();
+    let current: BTreeMap<&InstanceAddress, usize> = changes
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.deposed.is_none())
+        .map(|(i, c)| (&c.address, i))
+        .collect();
+    // Edges: (i waits for j's sink) on the create side, (i's destroy waits for j) on the destroy side.
+    let mut create_deps: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); changes.len()];
+    let mut destroy_deps: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); changes.len()];
+    for (i, c) in changes.iter().enumerate() {
+        if matches!(c.action, Action::Create | Action::Update | Action::Replace) {
+            for d in &c.depends_on {
+                if let Some(&j) = current.get(d)
+                    && j != i
+                    && changes[j].action != Action::Delete
+                {
+                    create_deps[i].insert(j);
+                }
+            }
+        }
+        if matches!(c.action, Action::Delete | Action::Replace)
+            && let Some(id) = &c.id
+        {
+            for (j, other) in changes.iter().enumerate() {
+                if j != i && refers_to(other.before.as_ref(), id) {
+                    destroy_deps[i].insert(j);
+                }
+            }
+        }
+    }
+    // Build in an order where every dependency is built first; what a cycle leaves is built last through
+    // mutable waiters, and `finish` names the cycle.
+    let mut order = Vec::new();
+    let mut placed = vec![false; changes.len()];
+    loop {
+        let mut progressed = false;
+        for i in 0..changes.len() {
+            if !placed[i]
+                && create_deps[i]
+                    .iter()
+                    .chain(destroy_deps[i].iter())
+                    .all(|&j| placed[j])
+            {
+                placed[i] = true;
+                order.push(i);
+                progressed = true;
+            }
+        }
+        if !progressed {
+            break;
+        }
+    }
+    let mut late: Vec<usize> = (0..changes.len()).filter(|&i| !placed[i]).collect();
+    order.append(&mut late);
+    let mut b = Builder::<EngineFamily>::new();
+    let mut built: Vec<Option<Built>> = vec![None; changes.len()];
+    let mut pending = Vec::new();
+    for &i in &order {
+        let c = changes[i];
+        let (after, after_handle) = waiter_for(&mut b, &create_deps[i], &built, |x| x.sink);
+        let (destroy_after, destroy_handle) = waiter_for(&mut b, &destroy_deps[i], &built, |x| {
+            x.destroy.unwrap_or(x.sink)
+        });
+        let result = subgraph(
+            &mut b,
+            c,
+            &after,
+            &destroy_after,
+            !create_deps[i].is_empty(),
+        );
+        built[i] = Some(result);
+        if let Some(h) = after_handle {
+            pending.push((h, create_deps[i].clone(), false));
+        }
+        if let Some(h) = destroy_handle {
+            pending.push((h, destroy_deps[i].clone(), true));
+        }
+    }
+    for (handle, deps, destroy) in pending {
+        for j in deps {
+            if let Some(x) = built[j] {
+                let r = if destroy {
+                    x.destroy.unwrap_or(x.sink)
+                } else {
+                    x.sink
+                };
+                b.add_waiter_dependency(handle, r);
+            }
+        }
+    }
+    b.finish()
+}
+
+/// What an apply must wait for: the refs of built dependencies, or one mutable waiter when some are not
+/// built yet (a cycle, which `finish` reports).
+fn waiter_for(
+    b: &mut Builder<EngineFamily>,
+    deps: &BTreeSet<usize>,
+    built: &[Option<Built>],
+    pick: impl Fn(&Built) -> AnyResultRef,
+) -> (Vec<AnyResultRef>, Option<execgraph::WaiterHandle>) {
+    if deps.iter().all(|&j| built[j].is_some()) {
+        let refs = deps
+            .iter()
+            .filter_map(|&j| built[j].as_ref().map(&pick))
+            .collect();
+        (refs, None)
+    } else {
+        let (w, h) = b.mutable_waiter();
+        (vec![w], Some(h))
+    }
+}
+
+fn planned(b: &mut Builder<EngineFamily>, c: &ResourceChange) -> ResultRef<execgraph::kind::Value> {
+    match &c.after {
+        Some(after) => b.constant_value(GraphValue::of(Value::Map(after.clone()))),
+        None => ResultRef::nil(),
+    }
+}
+
+/// One waiter over `first` (unless nil) and `rest`.
+fn wait(b: &mut Builder<EngineFamily>, first: AnyResultRef, rest: &[AnyResultRef]) -> AnyResultRef {
+    let refs: Vec<AnyResultRef> = (!first.is_nil())
+        .then_some(first)
+        .into_iter()
+        .chain(rest.iter().copied())
+        .collect();
+    b.waiter(refs)
+}
+
+fn subgraph(
+    b: &mut Builder<EngineFamily>,
+    c: &ResourceChange,
+    after: &[AnyResultRef],
+    destroy_after: &[AnyResultRef],
+    has_create_deps: bool,
+) -> Built {
+    match (c.action, &c.deposed) {
+        (Action::Delete, Some(key)) => {
+            let addr = b.constant_resource_instance_addr(c.address.clone());
+            let key = b.constant_deposed_key(key.clone());
+            let obj = b.managed_already_deposed(addr, key);
+            let meta = b.managed_deposed_meta(addr, key, obj);
+            let plan = b.managed_final_plan(meta, ResultRef::nil(), obj, ResultRef::nil());
+            let w = wait(b, AnyResultRef::nil(), destroy_after);
+            let applied = b.managed_apply(plan, ResultRef::nil(), w);
+            Built {
+                sink: AnyResultRef::nil(),
+                destroy: Some(applied.any()),
+            }
+        }
+        (Action::Create, _) => {
+            let value = planned(b, c);
+            let addr = b.constant_resource_instance_addr(c.address.clone());
+            let meta = b.resource_instance_current_meta(addr, ResultRef::nil());
+            let desired = b.resource_instance_desired(meta);
+            let plan = b.managed_final_plan(meta, desired, ResultRef::nil(), value);
+            let w = wait(b, AnyResultRef::nil(), after);
+            let applied = b.managed_apply(plan, ResultRef::nil(), w);
+            b.set_resource_instance_final_state_result(c.address.clone(), applied);
+            Built {
+                sink: applied.any(),
+                destroy: None,
+            }
+        }
+        (Action::Update, _) | (Action::NoOp, _) => {
+            let value = planned(b, c);
+            let addr = b.constant_resource_instance_addr(c.address.clone());
+            let prior = b.resource_instance_prior(addr);
+            let meta = b.resource_instance_current_meta(addr, prior);
+            let desired = b.resource_instance_desired(meta);
+            let plan = b.managed_final_plan(meta, desired, prior, value);
+            let w = wait(b, AnyResultRef::nil(), after);
+            let applied = b.managed_apply(plan, ResultRef::nil(), w);
+            b.set_resource_instance_final_state_result(c.address.clone(), applied);
+            Built {
+                sink: applied.any(),
+                destroy: None,
+            }
+        }
+        (Action::Delete, None) => {
+            let addr = b.constant_resource_instance_addr(c.address.clone());
+            let prior = b.resource_instance_prior(addr);
+            let meta = b.resource_instance_current_meta(addr, prior);
+            let plan = b.managed_final_plan(meta, ResultRef::nil(), prior, ResultRef::nil());
+            let w = wait(b, AnyResultRef::nil(), destroy_after);
+            let applied = b.managed_apply(plan, ResultRef::nil(), w);
+            b.set_resource_instance_final_state_result(c.address.clone(), applied);
+            Built {
+                sink: applied.any(),
+                destroy: Some(applied.any()),
+            }
+        }
+        (Action::Replace, _) => {
+            let value = planned(b, c);
+            let addr = b.constant_resource_instance_addr(c.address.clone());
+            let prior = b.resource_instance_prior(addr);
+            let meta = b.resource_instance_current_meta(addr, prior);
+            let desired = b.resource_instance_desired(meta);
+            let create_plan = b.managed_final_plan(meta, desired, ResultRef::nil(), value);
+            let delete_plan = b.managed_final_plan(meta, ResultRef::nil(), prior, ResultRef::nil());
+            match c.replace_order {
+                Some(ReplaceOrder::CreateBeforeDestroy) => {
+                    let key_text = c.id.clone().unwrap_or_default();
+                    let key = b.constant_deposed_key(key_text);
+                    let prepared = b.managed_prepare_depose(delete_plan, key);
+                    let depose_wait = b.waiter([create_plan.any()]);
+                    let deposed = b.managed_perform_depose(prior, prepared, depose_wait);
+                    let create_wait = wait(b, AnyResultRef::nil(), after);
+                    let created = b.managed_apply(create_plan, deposed, create_wait);
+                    let destroy_wait = wait(b, created.any(), destroy_after);
+                    let destroyed = b.managed_apply(prepared, ResultRef::nil(), destroy_wait);
+                    b.set_resource_instance_final_state_result(c.address.clone(), created);
+                    Built {
+                        sink: created.any(),
+                        destroy: Some(destroyed.any()),
+                    }
+                }
+                _ => {
+                    // The delete waits for the create plan, unless that plan needs values of instances
+                    // still to be applied: those may themselves wait for this delete.
+                    let first = if has_create_deps {
+                        AnyResultRef::nil()
+                    } else {
+                        create_plan.any()
+                    };
+                    let destroy_wait = wait(b, first, destroy_after);
+                    let destroyed = b.managed_apply(delete_plan, ResultRef::nil(), destroy_wait);
+                    let create_wait = wait(b, destroyed.any(), after);
+                    let created = b.managed_apply(create_plan, ResultRef::nil(), create_wait);
+                    b.set_resource_instance_final_state_result(c.address.clone(), created);
+                    Built {
+                        sink: created.any(),
+                        destroy: Some(destroyed.any()),
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,306 @@
+//! The plan model: every resource change, every report and diagnostic of one plan, as plain data that the
+//! renderers, the graph builder and apply read.
+//!
+//! A [`Plan`] is built only by [`crate::plan`]; a [`ReviewedPlan`] is a plan a person (or `--auto-approve`)
+//! accepted, and only it can be applied. This module must never do I/O.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use admission::config::Config;
+use admission::provider::TagChange;
+use admission::{
+    AdmissionPath, Catalog, Diagnostic, InstanceAddress, LiveObject, Severity, Slot, Value,
+};
+
+use crate::records::RecordSet;
+use crate::summary::Summary;
+
+/// What a plan does to one resource instance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Action {
+    /// Create a new object.
+    Create,
+    /// Update the object in place.
+    Update,
+    /// Destroy the old object and create a new one.
+    Replace,
+    /// Destroy the object.
+    Delete,
+    /// Nothing to do.
+    NoOp,
+}
+
+impl Action {
+    /// The name plan JSON uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Create => "create",
+            Action::Update => "update",
+            Action::Replace => "replace",
+            Action::Delete => "delete",
+            Action::NoOp => "no-op",
+        }
+    }
+}
+
+/// The order of the two legs of a replace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReplaceOrder {
+    /// Destroy the old object, then create the new one (the default).
+    DestroyBeforeCreate,
+    /// Create the new object, then destroy the old one (`create_before_destroy = true`).
+    CreateBeforeDestroy,
+}
+
+impl ReplaceOrder {
+    /// The name plan JSON uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReplaceOrder::DestroyBeforeCreate => "destroy-before-create",
+            ReplaceOrder::CreateBeforeDestroy => "create-before-destroy",
+        }
+    }
+}
+
+/// One resource change (or no-op) of a plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceChange {
+    /// The instance address (decoded from its marker for an undeclared object).
+    pub address: InstanceAddress,
+    /// The action.
+    pub action: Action,
+    /// The live object's id (update, delete, replace, no-op); `None` for a create.
+    pub id: Option<String>,
+    /// The admission path of the type.
+    pub admission: AdmissionPath,
+    /// The live object's attributes (tags included for taggable types), `None` for a create.
+    pub before: Option<BTreeMap<String, Value>>,
+    /// The planned value (defaults, markers and unknowns included), `None` for a delete.
+    pub after: Option<BTreeMap<String, Value>>,
+    /// A short cause.
+    pub reason: Option<String>,
+    /// For a replace, the order of its legs.
+    pub replace_order: Option<ReplaceOrder>,
+    /// The attributes that change (sorted), for the text rendering.
+    pub changed: Vec<String>,
+    /// The attributes that force the replacement (sorted).
+    pub forces: Vec<String>,
+    /// The tag change of an update (markers included).
+    pub tag_change: TagChange,
+    /// The count slot of the instance (its own, or minted for a create).
+    pub slot: Option<Slot>,
+    /// For the delete of a deposed object: the deposed object's id, which is also its key.
+    pub deposed: Option<String>,
+    /// The declared instances this one depends on (configuration references and `depends_on`).
+    pub depends_on: Vec<InstanceAddress>,
+}
+
+impl ResourceChange {
+    /// The resource type.
+    pub fn type_name(&self) -> &str {
+        self.address.type_name()
+    }
+
+    /// The attribute paths unknown at plan time (dotted, sorted).
+    pub fn after_unknown(&self) -> Vec<String> {
+        let Some(after) = &self.after else {
+            return Vec::new();
+        };
+        let mut out: Vec<String> = Value::Map(after.clone())
+            .unknown_paths()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// The key used to order changes: address, then deposed objects after the current one.
+    pub fn sort_key(&self) -> (String, Option<String>) {
+        (self.address.to_string(), self.deposed.clone())
+    }
+}
+
+/// A live object of a declared type with no markers and no binding path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForeignObject {
+    /// Its type.
+    pub type_name: String,
+    /// Its id.
+    pub id: String,
+    /// Its tags.
+    pub tags: BTreeMap<String, String>,
+}
+
+/// A foreign object whose bind-candidate fields match one unbound declared instance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BindCandidate {
+    /// The declared instance.
+    pub address: InstanceAddress,
+    /// The object's id.
+    pub id: String,
+    /// The fields that matched.
+    pub matched: BTreeMap<String, Value>,
+}
+
+/// Whether an unowned object at a declared identity may be adopted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UnownedVerdict {
+    /// No estate tag.
+    Adoptable,
+    /// Another estate's tag.
+    InTheWay {
+        /// That estate.
+        estate: String,
+    },
+}
+
+/// A client-named identity held by an object this estate does not own; its instance is blocked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnownedObject {
+    /// The declared instance.
+    pub address: InstanceAddress,
+    /// The object's id.
+    pub id: String,
+    /// The verdict.
+    pub verdict: UnownedVerdict,
+}
+
+/// An owned object whose address is no longer declared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnedUndeclared {
+    /// The address its markers carry.
+    pub address: InstanceAddress,
+    /// Its id.
+    pub id: String,
+    /// `delete`, or `withheld` when a rename is plausible.
+    pub action: &'static str,
+}
+
+/// A plausible rename: an orphan of this estate and an unbound declared instance of the same type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenameHint {
+    /// The orphan's address.
+    pub from: InstanceAddress,
+    /// The unbound instance, when exactly one fits.
+    pub to: Option<InstanceAddress>,
+    /// The orphan's id.
+    pub id: String,
+}
+
+/// What a plan cost.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cost {
+    /// API calls, retries included.
+    pub api_calls: u64,
+    /// API calls by operation.
+    pub api_calls_by_operation: BTreeMap<String, u64>,
+    /// Trips to the record store.
+    pub store_trips: u64,
+}
+
+/// Everything apply needs beyond the changes: the configuration and what the plan saw.
+#[derive(Debug, Clone, Default)]
+pub struct PlanContext {
+    /// The parsed configuration.
+    pub config: Config,
+    /// The variables' values.
+    pub variables: BTreeMap<String, Value>,
+    /// Every resource type known (provider and engine).
+    pub catalog: Catalog,
+    /// The region.
+    pub region: String,
+    /// The bound live objects by address.
+    pub priors: BTreeMap<InstanceAddress, LiveObject>,
+    /// The deposed objects (by id) of each instance.
+    pub deposed: BTreeMap<InstanceAddress, Vec<LiveObject>>,
+    /// Each declared instance's repetition (for `count.index` and `each.*`).
+    pub declared: BTreeMap<InstanceAddress, admission::eval::Instance>,
+    /// The records as the plan saw them.
+    pub records: RecordSet,
+}
+
+/// The result of planning.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The estate (empty when none could be determined).
+    pub estate: String,
+    /// Every change, no-ops included, sorted by address.
+    pub changes: Vec<ResourceChange>,
+    /// Foreign objects.
+    pub foreign: Vec<ForeignObject>,
+    /// Bind candidates.
+    pub bind_candidates: Vec<BindCandidate>,
+    /// Unowned objects blocking declared instances.
+    pub unowned: Vec<UnownedObject>,
+    /// Owned objects no longer declared.
+    pub owned_undeclared: Vec<OwnedUndeclared>,
+    /// Plausible renames.
+    pub rename_hints: Vec<RenameHint>,
+    /// Every diagnostic, sorted.
+    pub diagnostics: Vec<Diagnostic>,
+    /// What the plan cost.
+    pub cost: Cost,
+    /// What apply needs.
+    pub context: Arc<PlanContext>,
+}
+
+impl Plan {
+    /// Whether the plan can be applied: no error diagnostic.
+    pub fn applicable(&self) -> bool {
+        !self
+            .diagnostics
+            .iter()
+            .any(|d| d.severity() == Severity::Error)
+    }
+
+    /// The counts of the summary line.
+    pub fn summary(&self) -> Summary {
+        let mut s = Summary::default();
+        for c in &self.changes {
+            match c.action {
+                Action::Create => s.add += 1,
+                Action::Update => s.change += 1,
+                Action::Delete => s.destroy += 1,
+                Action::Replace => {
+                    s.add += 1;
+                    s.destroy += 1;
+                }
+                Action::NoOp => {}
+            }
+        }
+        s
+    }
+
+    /// The changes that do something (no-ops left out).
+    pub fn effective_changes(&self) -> impl Iterator<Item = &ResourceChange> {
+        self.changes.iter().filter(|c| c.action != Action::NoOp)
+    }
+
+    /// Marks the plan as reviewed. Refuses a plan with error diagnostics.
+    pub fn review(self) -> Result<ReviewedPlan, crate::Error> {
+        let errors = self
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity() == Severity::Error)
+            .count();
+        if errors > 0 {
+            return Err(crate::Error::NotApplicable { errors });
+        }
+        Ok(ReviewedPlan { plan: self })
+    }
+}
+
+/// A plan accepted for apply: applicable, and seen by whoever approved it.
+#[derive(Debug, Clone)]
+pub struct ReviewedPlan {
+    plan: Plan,
+}
+
+impl ReviewedPlan {
+    /// The plan.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+}

@@ -1,0 +1,390 @@
+//! Rendering a plan: the human text Terraform users read, and the `--json` document machines read.
+//!
+//! Both are pure functions of the plan, so the same plan gives byte-identical output. Sensitive values show
+//! as `(sensitive value)` in text and `"(sensitive)"` in JSON, unknowns as `(known after apply)` and in
+//! `after_unknown`. This module must never print, color anything itself, or show a secret.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use admission::{Diagnostic, InstanceAddress, Severity, Value};
+use serde_json::{Value as Json, json};
+
+use crate::model::{Action, Plan, ReplaceOrder, ResourceChange, UnownedVerdict};
+
+/// How to render.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Also list no-op instances.
+    pub verbose: bool,
+}
+
+/// Quotes an address for a shell command line when it holds brackets or quotes.
+pub fn shell_address(address: &InstanceAddress) -> String {
+    let text = address.to_string();
+    if text.contains(['[', '"', ' ']) {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    } else {
+        text
+    }
+}
+
+/// The `liveplan adopt` command for an address (and bind candidate id).
+pub fn adopt_command(address: &InstanceAddress, id: Option<&str>) -> String {
+    match id {
+        Some(id) => format!("liveplan adopt {} --id {id}", shell_address(address)),
+        None => format!("liveplan adopt {}", shell_address(address)),
+    }
+}
+
+/// The `liveplan mv` command for a rename.
+pub fn mv_command(from: &InstanceAddress, to: &InstanceAddress) -> String {
+    format!("liveplan mv {} {}", shell_address(from), shell_address(to))
+}
+
+fn header(c: &ResourceChange) -> (String, &'static str) {
+    let addr = &c.address;
+    let text = match (c.action, c.deposed.is_some()) {
+        (Action::Create, _) => format!("{addr} will be created"),
+        (Action::Update, _) => format!("{addr} will be updated in place"),
+        (Action::Replace, _) => format!("{addr} must be replaced"),
+        (Action::Delete, true) => format!(
+            "{addr} (deposed object {}) will be destroyed",
+            c.deposed.as_deref().unwrap_or("")
+        ),
+        (Action::Delete, false) => format!("{addr} will be destroyed"),
+        (Action::NoOp, _) => format!("{addr} is up to date"),
+    };
+    let symbol = match (c.action, c.replace_order) {
+        (Action::Create, _) => "  +",
+        (Action::Update, _) => "  ~",
+        (Action::Replace, Some(ReplaceOrder::CreateBeforeDestroy)) => "+/-",
+        (Action::Replace, _) => "-/+",
+        (Action::Delete, _) => "  -",
+        (Action::NoOp, _) => "   ",
+    };
+    (text, symbol)
+}
+
+fn attr_lines(c: &ResourceChange, out: &mut String) {
+    let empty = BTreeMap::new();
+    let before = c.before.as_ref().unwrap_or(&empty);
+    let after = c.after.as_ref().unwrap_or(&empty);
+    let mut names: Vec<&String> = match c.action {
+        Action::Create => after.keys().collect(),
+        Action::Delete => before.keys().collect(),
+        _ => before.keys().chain(after.keys()).collect(),
+    };
+    names.sort();
+    names.dedup();
+    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    let mut hidden = 0;
+    for name in names {
+        let b = before.get(name);
+        let a = after.get(name);
+        match c.action {
+            Action::Create => {
+                let _ = writeln!(out, "      + {name:<width$} = {}", show(a));
+            }
+            Action::Delete => {
+                let _ = writeln!(out, "      - {name:<width$} = {}", show(b));
+            }
+            Action::NoOp => hidden += 1,
+            Action::Update | Action::Replace => {
+                let changed = c.changed.contains(name)
+                    || (c.action == Action::Replace
+                        && a.is_some_and(Value::is_unknown)
+                        && b.is_some());
+                if name == "id" && !changed {
+                    let _ = writeln!(out, "        {name:<width$} = {}", show(b));
+                } else if changed {
+                    let forces = if c.forces.contains(name) {
+                        " # forces replacement"
+                    } else {
+                        ""
+                    };
+                    let _ = writeln!(
+                        out,
+                        "      ~ {name:<width$} = {} -> {}{forces}",
+                        show(b),
+                        show(a)
+                    );
+                } else {
+                    hidden += 1;
+                }
+            }
+        }
+    }
+    if hidden > 0 {
+        let noun = if hidden == 1 {
+            "attribute"
+        } else {
+            "attributes"
+        };
+        let _ = writeln!(out, "        # ({hidden} unchanged {noun} hidden)");
+    }
+}
+
+fn show(v: Option<&Value>) -> String {
+    match v {
+        None => "null".to_owned(),
+        Some(v) => v.to_string(),
+    }
+}
+
+fn diagnostic_text(d: &Diagnostic, out: &mut String) {
+    let label = match d.severity() {
+        Severity::Error => "Error",
+        Severity::Warning => "Warning",
+    };
+    let _ = write!(out, "{label}: {} [{}]", d.summary, d.code);
+    if let Some(pos) = &d.pos {
+        let _ = write!(out, " ({pos})");
+    }
+    out.push('\n');
+    if let Some(a) = &d.address {
+        let _ = writeln!(out, "  on {a}");
+    }
+    if !d.ids.is_empty() {
+        let _ = writeln!(out, "  objects: {}", d.ids.join(", "));
+    }
+    if !d.detail.is_empty() {
+        let _ = writeln!(out, "  {}", d.detail);
+    }
+}
+
+/// The human text of a plan.
+pub fn text(plan: &Plan, options: RenderOptions) -> String {
+    let mut out = String::new();
+    let shown: Vec<&ResourceChange> = plan
+        .changes
+        .iter()
+        .filter(|c| options.verbose || c.action != Action::NoOp)
+        .collect();
+    if shown.iter().any(|c| c.action != Action::NoOp) {
+        out.push_str("liveplan will perform the following actions:\n\n");
+    }
+    for c in &shown {
+        let (head, symbol) = header(c);
+        let _ = writeln!(out, "  # {head}");
+        if let Some(reason) = &c.reason {
+            let _ = writeln!(out, "  # ({reason})");
+        }
+        let _ = writeln!(
+            out,
+            "{symbol} resource \"{}\" \"{}\" {{",
+            c.address.type_name(),
+            c.address.block().name()
+        );
+        attr_lines(c, &mut out);
+        out.push_str("    }\n\n");
+    }
+    if !plan.foreign.is_empty() {
+        out.push_str("Foreign objects (not managed; never changed):\n");
+        for f in &plan.foreign {
+            let tags: Vec<String> = f.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            if tags.is_empty() {
+                let _ = writeln!(out, "  {} {}", f.type_name, f.id);
+            } else {
+                let _ = writeln!(out, "  {} {} ({})", f.type_name, f.id, tags.join(", "));
+            }
+        }
+        out.push('\n');
+    }
+    if !plan.bind_candidates.is_empty() {
+        out.push_str("Adoption candidates:\n");
+        for b in &plan.bind_candidates {
+            let matched: Vec<String> = b
+                .matched
+                .iter()
+                .map(|(k, v)| format!("{k} = {v}"))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  {}: {} matches {}; to adopt it: {}",
+                b.address,
+                b.id,
+                matched.join(", "),
+                adopt_command(&b.address, Some(&b.id))
+            );
+        }
+        out.push('\n');
+    }
+    if !plan.unowned.is_empty() {
+        out.push_str("Blocked by objects this estate does not own:\n");
+        for u in &plan.unowned {
+            match &u.verdict {
+                UnownedVerdict::Adoptable => {
+                    let _ = writeln!(
+                        out,
+                        "  {}: {} has no estate marker; to adopt it: {}",
+                        u.address,
+                        u.id,
+                        adopt_command(&u.address, None)
+                    );
+                }
+                UnownedVerdict::InTheWay { estate } => {
+                    let _ = writeln!(
+                        out,
+                        "  {}: {} belongs to the estate {estate}",
+                        u.address, u.id
+                    );
+                }
+            }
+        }
+        out.push('\n');
+    }
+    if !plan.owned_undeclared.is_empty() {
+        out.push_str("Owned but no longer declared:\n");
+        for o in &plan.owned_undeclared {
+            let what = if o.action == "delete" {
+                "will be destroyed"
+            } else {
+                "withheld (possible rename)"
+            };
+            let _ = writeln!(out, "  {}: {} {what}", o.address, o.id);
+        }
+        out.push('\n');
+    }
+    if !plan.rename_hints.is_empty() {
+        out.push_str("Possible renames:\n");
+        for h in &plan.rename_hints {
+            match &h.to {
+                Some(to) => {
+                    let _ = writeln!(
+                        out,
+                        "  {} -> {} ({}); to rename: {}",
+                        h.from,
+                        to,
+                        h.id,
+                        mv_command(&h.from, to)
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "  {} ({}): several declared instances fit; rename with liveplan mv",
+                        h.from, h.id
+                    );
+                }
+            }
+        }
+        out.push('\n');
+    }
+    let mut diags: Vec<&Diagnostic> = plan.diagnostics.iter().collect();
+    diags.sort_by_key(|d| d.severity() == Severity::Error);
+    for d in diags {
+        diagnostic_text(d, &mut out);
+        out.push('\n');
+    }
+    let _ = writeln!(out, "{}", plan.summary());
+    out
+}
+
+fn value_map_json(m: &BTreeMap<String, Value>) -> Json {
+    Value::Map(m.clone()).to_plan_json()
+}
+
+/// The `--json` document of a plan (contract section 4), pretty-printed with a trailing newline.
+pub fn json(plan: &Plan, options: RenderOptions) -> String {
+    let changes: Vec<Json> = plan
+        .changes
+        .iter()
+        .filter(|c| options.verbose || c.action != Action::NoOp)
+        .map(|c| {
+            let mut o = json!({
+                "address": c.address.to_string(),
+                "type": c.type_name(),
+                "action": c.action.as_str(),
+                "id": c.id,
+                "admission": c.admission.as_str(),
+                "before": c.before.as_ref().map(value_map_json),
+                "after": c.after.as_ref().map(value_map_json),
+                "after_unknown": c.after_unknown(),
+                "reason": c.reason,
+            });
+            if let Some(order) = c.replace_order
+                && let Some(map) = o.as_object_mut()
+            {
+                map.insert("replace_order".to_owned(), json!(order.as_str()));
+            }
+            if let Some(d) = &c.deposed
+                && let Some(map) = o.as_object_mut()
+            {
+                map.insert("deposed".to_owned(), json!(d));
+            }
+            o
+        })
+        .collect();
+    let summary = plan.summary();
+    let doc = json!({
+        "format_version": "1",
+        "estate": plan.estate,
+        "applicable": plan.applicable(),
+        "summary": { "add": summary.add, "change": summary.change, "destroy": summary.destroy },
+        "resource_changes": changes,
+        "foreign": plan.foreign.iter().map(|f| json!({
+            "type": f.type_name, "id": f.id, "tags": f.tags,
+        })).collect::<Vec<_>>(),
+        "bind_candidates": plan.bind_candidates.iter().map(|b| json!({
+            "address": b.address.to_string(),
+            "type": b.address.type_name(),
+            "id": b.id,
+            "matched": value_map_json(&b.matched),
+            "command": adopt_command(&b.address, Some(&b.id)),
+        })).collect::<Vec<_>>(),
+        "unowned": plan.unowned.iter().map(|u| {
+            let (verdict, estate) = match &u.verdict {
+                UnownedVerdict::Adoptable => ("adoptable", None),
+                UnownedVerdict::InTheWay { estate } => ("in-the-way", Some(estate.clone())),
+            };
+            json!({
+                "address": u.address.to_string(),
+                "type": u.address.type_name(),
+                "id": u.id,
+                "verdict": verdict,
+                "estate": estate,
+                "command": (verdict == "adoptable").then(|| adopt_command(&u.address, None)),
+            })
+        }).collect::<Vec<_>>(),
+        "owned_undeclared": plan.owned_undeclared.iter().map(|o| json!({
+            "address": o.address.to_string(),
+            "type": o.address.type_name(),
+            "id": o.id,
+            "action": o.action,
+        })).collect::<Vec<_>>(),
+        "rename_hints": plan.rename_hints.iter().map(|h| json!({
+            "from": h.from.to_string(),
+            "to": h.to.as_ref().map(ToString::to_string),
+            "id": h.id,
+            "command": h.to.as_ref().map(|t| mv_command(&h.from, t)),
+        })).collect::<Vec<_>>(),
+        "diagnostics": plan.diagnostics.iter().map(diagnostic_json).collect::<Vec<_>>(),
+        "cost": {
+            "api_calls": plan.cost.api_calls,
+            "api_calls_by_operation": plan.cost.api_calls_by_operation,
+            "store_trips": plan.cost.store_trips,
+        },
+    });
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// One diagnostic as plan JSON shows it.
+pub fn diagnostic_json(d: &Diagnostic) -> Json {
+    let mut o = json!({
+        "severity": d.severity().as_str(),
+        "code": d.code.as_str(),
+        "summary": d.summary,
+        "detail": d.detail,
+        "address": d.address,
+        "ids": d.ids,
+    });
+    if let Some(pos) = &d.pos
+        && let Some(map) = o.as_object_mut()
+    {
+        map.insert("pos".to_owned(), json!(pos.to_string()));
+    }
+    o
+}
