@@ -14,6 +14,17 @@ pub async fn client_from_env(
     region: Option<String>,
     endpoint: Option<String>,
 ) -> aws_sdk_s3::Client {
+    let shared = sdk_config_from_env(region, endpoint).await;
+    aws_sdk_s3::Client::from_conf(s3_config(&shared).build())
+}
+
+/// Loads the shared AWS SDK configuration from the standard environment (credential chain, `AWS_REGION`,
+/// `AWS_ENDPOINT_URL`) with the lean HTTPS client (rustls with ring); `region` and `endpoint`, when given,
+/// override what the environment says. Every AWS client of the workspace starts from this.
+pub async fn sdk_config_from_env(
+    region: Option<String>,
+    endpoint: Option<String>,
+) -> aws_config::SdkConfig {
     let http = aws_smithy_http_client::Builder::new()
         .tls_provider(tls::Provider::Rustls(
             tls::rustls_provider::CryptoMode::Ring,
@@ -26,12 +37,13 @@ pub async fn client_from_env(
     if let Some(endpoint) = endpoint {
         loader = loader.endpoint_url(endpoint);
     }
-    let shared = loader.load().await;
-    let path_style = shared.endpoint_url().is_some();
-    let config = aws_sdk_s3::config::Builder::from(&shared)
-        .force_path_style(path_style)
-        .build();
-    aws_sdk_s3::Client::from_conf(config)
+    loader.load().await
+}
+
+/// The S3 client configuration for `shared`, with path-style addressing whenever an endpoint override
+/// (a local emulator, an S3-compatible server) is set; callers may adjust it before building.
+pub fn s3_config(shared: &aws_config::SdkConfig) -> aws_sdk_s3::config::Builder {
+    aws_sdk_s3::config::Builder::from(shared).force_path_style(shared.endpoint_url().is_some())
 }
 
 mod contract;

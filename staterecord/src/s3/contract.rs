@@ -133,6 +133,25 @@ fn is_denied<E: ProvideErrorMetadata>(err: &SdkError<E, HttpResponse>) -> bool {
         || err.code() == Some("AccessDenied")
 }
 
+/// The versioning status in a successful answer the SDK could not decode: moto names the root element
+/// `GetBucketVersioningResponse` where S3 says `VersioningConfiguration`, and the SDK refuses the document.
+/// `Some(None)` is an answer with no status (versioning never enabled); `None` is not such an answer.
+fn versioning_from_raw<E>(err: &SdkError<E, HttpResponse>) -> Option<Option<String>> {
+    let raw = err.raw_response()?;
+    if raw.status().as_u16() != 200 {
+        return None;
+    }
+    let body = std::str::from_utf8(raw.body().bytes()?).ok()?;
+    if !body.contains("GetBucketVersioningResponse") && !body.contains("VersioningConfiguration") {
+        return None;
+    }
+    let status = body
+        .split_once("<Status>")
+        .and_then(|(_, rest)| rest.split_once("</Status>"))
+        .map(|(status, _)| status.trim().to_owned());
+    Some(status)
+}
+
 fn is_code<E: ProvideErrorMetadata>(err: &SdkError<E, HttpResponse>, code: &str) -> bool {
     err.code() == Some(code)
 }
@@ -171,28 +190,37 @@ impl S3Store {
     }
 
     async fn check_versioning(&self) -> Result<BucketFinding, StoreError> {
-        let setting = BucketSetting::Versioning;
-        match self
+        let sent = self
             .client
             .get_bucket_versioning()
             .bucket(&self.bucket)
             .send()
-            .await
-        {
-            Ok(out) => Ok(match out.status() {
-                Some(BucketVersioningStatus::Enabled) => {
-                    BucketFinding::new(setting, true, "versioning is Enabled")
-                }
-                Some(status) => {
-                    BucketFinding::new(setting, false, format!("versioning is {}", status.as_str()))
-                }
-                None => BucketFinding::new(setting, false, "versioning was never enabled"),
-            }),
+            .await;
+        let status = match sent {
+            Ok(out) => out.status().map(|s| s.as_str().to_owned()),
             Err(err) if is_denied(&err) => {
-                Ok(BucketFinding::denied(setting, "s3:GetBucketVersioning"))
+                return Ok(BucketFinding::denied(
+                    BucketSetting::Versioning,
+                    "s3:GetBucketVersioning",
+                ));
             }
-            Err(err) => Err(contract_err("GetBucketVersioning", &self.bucket, err)),
-        }
+            Err(err) => match versioning_from_raw(&err) {
+                Some(status) => status,
+                None => return Err(contract_err("GetBucketVersioning", &self.bucket, err)),
+            },
+        };
+        Ok(match status {
+            Some(status) => BucketFinding::new(
+                BucketSetting::Versioning,
+                status == BucketVersioningStatus::Enabled.as_str(),
+                format!("versioning is {status}"),
+            ),
+            None => BucketFinding::new(
+                BucketSetting::Versioning,
+                false,
+                "versioning was never enabled",
+            ),
+        })
     }
 
     async fn check_lifecycle(&self, namespaces: &[&str]) -> Result<BucketFinding, StoreError> {
