@@ -1,0 +1,1912 @@
+//! Discovery and binding: the reads of one plan, in bulk first, and the verdicts that turn what they
+//! found into a [`Projection`].
+//!
+//! The order is fixed: the records (one bulk trip), then every listing at once (the tagging sweep over
+//! `tofu-estate = E`, one unfiltered listing per declared marker-path type, one bulk listing per declared
+//! client-named type the tagging index covers), then single reads only for the exceptions (a client-named
+//! identity the bulk answer shows absent, unowned or untagged; a sweep hit or `located` record to confirm
+//! before it counts as owned-undeclared; a parent-derived child whose parent's listing does not carry it
+//! inline). Reads run concurrently up to `read_concurrency`; throttling and server errors are retried by
+//! the [`RetryPolicy`]; a call that still fails is `discovery-incomplete` and withholds what depends on it.
+//!
+//! This module never writes: no create, update, delete or tag call, and no store write. It never binds a
+//! foreign, malformed, colliding or other estate's object as owned.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use admission::address::{BlockAddress, InstanceAddress, InstanceKey};
+use admission::catalog::Catalog;
+use admission::diag::{Code, Diagnostic};
+use admission::marker::{
+    self, CountMember, CountSetError, ESTATE_TAG, Estate, MalformedReason, Ownership, SLOT_TAG,
+    Slot, SlotMarker,
+};
+use admission::path::AdmissionPath;
+use admission::provider::{
+    Identity, ListRequest, LiveObject, ParentScope, Provider, ProviderError, TagFilter, TagQuery,
+    TaggedResource,
+};
+use admission::schema::{BindMatch, ResourceTypeSchema};
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use staterecord::Store;
+
+use crate::declared::{Declared, DeclaredInstance, DeclaredValue, Expansion};
+use crate::error::ProjectionError;
+use crate::output::{
+    BindCandidate, Binding, Cost, DeposedObject, ForeignObject, InstanceState, OwnedUndeclared,
+    Projection, Removal, RenameHint, Repair, UndeclaredAction, UnownedObject, Withheld, shell_word,
+};
+use crate::record::{RecordKeys, RecordSet, load_records, marked_attributes};
+use crate::retry::RetryPolicy;
+use crate::verdict::Verdict;
+
+/// How long a `pending` create intent keeps its instance from being planned (another apply may be
+/// creating it right now), in seconds.
+pub const INTENT_PATIENCE_SECS: u64 = 600;
+
+/// The knobs of one projection.
+#[derive(Debug, Clone)]
+pub struct ProjectionConfig {
+    /// Reads and listings in flight at once (at least 1; the CLI's `--read-concurrency`, default 16).
+    pub read_concurrency: usize,
+    /// How throttled and failed calls are retried.
+    pub retry: RetryPolicy,
+    /// "Now", in seconds since the Unix epoch, for the age of create intents.
+    pub now: u64,
+    /// The record key prefix (empty, or ending with `/`).
+    pub key_prefix: String,
+}
+
+impl ProjectionConfig {
+    /// The defaults (16 reads in flight, the default retry policy, no key prefix) at time `now`.
+    pub fn at(now: u64) -> ProjectionConfig {
+        ProjectionConfig {
+            read_concurrency: 16,
+            retry: RetryPolicy::default(),
+            now,
+            key_prefix: String::new(),
+        }
+    }
+}
+
+/// Builds the projection of `declared` for `estate`: reads the records from `store` (pass the plan's
+/// [`RunCache`](staterecord::RunCache)) and the live system through `provider`, and binds them.
+///
+/// Nothing is written anywhere. Findings are diagnostics in the result; only an unreadable record store
+/// or a declared model that breaks its own rules is an error.
+#[tracing::instrument(skip_all, fields(estate = %estate), err)]
+pub async fn project(
+    provider: &dyn Provider,
+    store: &dyn Store,
+    estate: &Estate,
+    declared: &Declared,
+    config: &ProjectionConfig,
+) -> Result<Projection, ProjectionError> {
+    let calls_before = provider.api_calls();
+    let keys = RecordKeys::new(&config.key_prefix, estate)?;
+    let records = load_records(store, &keys).await?;
+    let catalog = provider.schemas().merged(admission::catalog::builtin());
+    for address in declared.addresses() {
+        if catalog
+            .get(address.type_name())
+            .and_then(|s| s.admission)
+            .is_none()
+        {
+            return Err(ProjectionError::UnsupportedType {
+                address: address.to_string(),
+                type_name: address.type_name().to_owned(),
+            });
+        }
+    }
+    let mut run = Run {
+        provider,
+        estate,
+        declared,
+        catalog,
+        config,
+        region: provider.region(),
+        records,
+        listings: BTreeMap::new(),
+        failed_types: BTreeSet::new(),
+        sweep: None,
+        children: Vec::new(),
+        instances: BTreeMap::new(),
+        consumed: BTreeSet::new(),
+        claims: BTreeMap::new(),
+        foreign_pool: Vec::new(),
+        diags: Vec::new(),
+        unowned: Vec::new(),
+        owned_undeclared: Vec::new(),
+        deposed: Vec::new(),
+        other_estates: BTreeMap::new(),
+        withheld_types: BTreeSet::new(),
+    };
+    run.fetch_bulk().await;
+    run.classify_listed();
+    run.bind_client_named().await?;
+    run.bind_marker_blocks();
+    run.bind_parent_derived().await?;
+    run.bind_list_match().await?;
+    run.bind_record_backed();
+    run.confirm_owned().await;
+    run.report_unclaimed();
+    run.apply_intents();
+    let bind_candidates = run.bind_candidates();
+    let rename_hints = run.rename_hints();
+    run.finish(calls_before, bind_candidates, rename_hints)
+}
+
+#[derive(Debug, Default)]
+struct Listing {
+    objects: Vec<LiveObject>,
+    tags_included: bool,
+}
+
+#[derive(Debug)]
+struct Claim {
+    object: LiveObject,
+    slot: SlotMarker,
+}
+
+enum Fetched {
+    Sweep(Result<Vec<TaggedResource>, ProviderError>),
+    Type(String, Result<(Listing, Vec<LiveObject>), ProviderError>),
+}
+
+enum ReadRequest {
+    Identity(String, Identity),
+    Id(String, String),
+}
+
+enum Resolved {
+    Parts(BTreeMap<String, String>),
+    Waiting,
+    Create,
+    Withheld(InstanceAddress),
+}
+
+enum ConfirmSource {
+    Sweep,
+    Located(InstanceAddress),
+    Deposed(InstanceAddress),
+}
+
+/// Declared list-and-match members under one (type, parent id), with their content (None: unknown).
+type ContentGroups =
+    BTreeMap<(String, String), Vec<(InstanceAddress, BTreeMap<String, Option<String>>)>>;
+
+/// A listing answer per (type, parent id).
+type ParentListings = Vec<(
+    (String, String),
+    Result<(Listing, Vec<LiveObject>), ProviderError>,
+)>;
+
+struct Run<'a> {
+    provider: &'a dyn Provider,
+    estate: &'a Estate,
+    declared: &'a Declared,
+    catalog: Catalog,
+    config: &'a ProjectionConfig,
+    region: String,
+    records: RecordSet,
+    listings: BTreeMap<String, Listing>,
+    failed_types: BTreeSet<String>,
+    sweep: Option<Vec<TaggedResource>>,
+    children: Vec<LiveObject>,
+    instances: BTreeMap<InstanceAddress, InstanceState>,
+    consumed: BTreeSet<(String, String)>,
+    claims: BTreeMap<String, Vec<Claim>>,
+    foreign_pool: Vec<LiveObject>,
+    diags: Vec<Diagnostic>,
+    unowned: Vec<UnownedObject>,
+    owned_undeclared: Vec<OwnedUndeclared>,
+    deposed: Vec<DeposedObject>,
+    other_estates: BTreeMap<String, u64>,
+    withheld_types: BTreeSet<String>,
+}
+
+fn key_of(object: &LiveObject) -> (String, String) {
+    (object.type_name.clone(), object.id.clone())
+}
+
+impl<'a> Run<'a> {
+    fn schema(&self, type_name: &str) -> &ResourceTypeSchema {
+        self.catalog
+            .get(type_name)
+            .expect("every declared type was checked against the catalog")
+    }
+
+    fn admission(&self, type_name: &str) -> Option<AdmissionPath> {
+        self.catalog.get(type_name).and_then(|s| s.admission)
+    }
+
+    fn addresses_on(&self, path: AdmissionPath) -> Vec<InstanceAddress> {
+        self.declared
+            .addresses()
+            .into_iter()
+            .filter(|a| self.admission(a.type_name()) == Some(path))
+            .collect()
+    }
+
+    fn set(&mut self, address: &InstanceAddress, binding: Binding, slot: Option<Slot>) {
+        let admission = self
+            .admission(address.type_name())
+            .unwrap_or(AdmissionPath::Marker);
+        let residue = self
+            .records
+            .residue
+            .get(address)
+            .map(|r| marked_attributes(&r.body.values, &r.body.sensitive_paths))
+            .unwrap_or_default();
+        if let Binding::Bound { object, .. } = &binding {
+            self.consumed.insert(key_of(object));
+        }
+        self.instances.insert(
+            address.clone(),
+            InstanceState {
+                address: address.clone(),
+                admission,
+                binding,
+                slot,
+                residue,
+                intent: None,
+            },
+        );
+    }
+
+    fn incomplete(&mut self, type_name: &str, error: &ProviderError) {
+        self.withheld_types.insert(type_name.to_owned());
+        self.diags.push(Diagnostic::new(
+            Code::DiscoveryIncomplete,
+            format!("could not read {type_name}: {error}"),
+            "The call failed after retries, so what it would have shown is unknown. Nothing that depends \
+             on it is planned; fix the permission or wait for the API to recover, then plan again.",
+        ));
+    }
+
+    async fn list_all(
+        &self,
+        request: ListRequest,
+    ) -> Result<(Listing, Vec<LiveObject>), ProviderError> {
+        let mut request = request;
+        let mut listing = Listing::default();
+        let mut children = Vec::new();
+        loop {
+            let page = self
+                .config
+                .retry
+                .run(|| self.provider.list(request.clone()))
+                .await?;
+            listing.tags_included = page.tags_included;
+            listing.objects.extend(page.objects);
+            children.extend(page.children);
+            match page.next_page_token {
+                Some(token) => request.page_token = Some(token),
+                None => return Ok((listing, children)),
+            }
+        }
+    }
+
+    async fn sweep_all(&self) -> Result<Vec<TaggedResource>, ProviderError> {
+        let mut query = TagQuery {
+            tag_filters: vec![TagFilter::equals(ESTATE_TAG, self.estate.as_str())],
+            type_names: Vec::new(),
+            page_token: None,
+        };
+        let mut all = Vec::new();
+        loop {
+            let page = self
+                .config
+                .retry
+                .run(|| self.provider.tagged_resources(query.clone()))
+                .await?;
+            all.extend(page.resources);
+            match page.next_page_token {
+                Some(token) => query.page_token = Some(token),
+                None => return Ok(all),
+            }
+        }
+    }
+
+    /// The tagging sweep and every bulk listing, concurrently.
+    async fn fetch_bulk(&mut self) {
+        let mut types: BTreeSet<String> = BTreeSet::new();
+        for type_name in self.declared.type_names() {
+            let schema = self.schema(&type_name);
+            match schema.admission {
+                Some(AdmissionPath::Marker) => {
+                    types.insert(type_name);
+                }
+                Some(AdmissionPath::ClientNamed) if schema.in_tagging_index => {
+                    types.insert(type_name);
+                }
+                _ => {}
+            }
+        }
+        let this = &*self;
+        let mut jobs: Vec<BoxFuture<'_, Fetched>> =
+            vec![Box::pin(
+                async move { Fetched::Sweep(this.sweep_all().await) },
+            )];
+        for type_name in types {
+            jobs.push(Box::pin(async move {
+                let result = this.list_all(ListRequest::all(type_name.clone())).await;
+                Fetched::Type(type_name, result)
+            }));
+        }
+        let fetched: Vec<Fetched> = futures::stream::iter(jobs)
+            .buffer_unordered(self.config.read_concurrency.max(1))
+            .collect()
+            .await;
+        let mut failures = Vec::new();
+        for f in fetched {
+            match f {
+                Fetched::Sweep(Ok(hits)) => self.sweep = Some(hits),
+                Fetched::Sweep(Err(e)) => failures.push(("the tagging index".to_owned(), e)),
+                Fetched::Type(t, Ok((listing, children))) => {
+                    self.children.extend(children);
+                    self.listings.insert(t, listing);
+                }
+                Fetched::Type(t, Err(e)) => {
+                    self.failed_types.insert(t.clone());
+                    failures.push((t, e));
+                }
+            }
+        }
+        failures.sort_by(|a, b| a.0.cmp(&b.0));
+        for (what, e) in failures {
+            self.incomplete(&what, &e);
+        }
+        self.withheld_types.remove("the tagging index");
+        if self.sweep.is_none() {
+            // Only the sweep finds undeclared owned objects of these types: their removal is unknown.
+            let swept: Vec<String> = self
+                .catalog
+                .iter()
+                .filter(|s| s.in_tagging_index)
+                .filter(|s| {
+                    !self
+                        .listings
+                        .get(&s.type_name)
+                        .is_some_and(|l| l.tags_included)
+                })
+                .map(|s| s.type_name.clone())
+                .collect();
+            self.withheld_types.extend(swept);
+        }
+        self.children.sort_by_key(key_of);
+    }
+
+    async fn read_one(&self, request: &ReadRequest) -> Result<Option<LiveObject>, ProviderError> {
+        match request {
+            ReadRequest::Identity(t, identity) => {
+                self.config
+                    .retry
+                    .run(|| self.provider.read(t, identity))
+                    .await
+            }
+            ReadRequest::Id(t, id) => {
+                self.config
+                    .retry
+                    .run(|| self.provider.read_by_id(t, id))
+                    .await
+            }
+        }
+    }
+
+    /// Single reads, at most `read_concurrency` in flight, answers in request order.
+    async fn read_many(
+        &self,
+        requests: &[ReadRequest],
+    ) -> Vec<Result<Option<LiveObject>, ProviderError>> {
+        let mut answers: Vec<(usize, Result<Option<LiveObject>, ProviderError>)> =
+            futures::stream::iter(requests.iter().enumerate())
+                .map(|(i, r)| async move { (i, self.read_one(r).await) })
+                .buffer_unordered(self.config.read_concurrency.max(1))
+                .collect()
+                .await;
+        answers.sort_by_key(|(i, _)| *i);
+        answers.into_iter().map(|(_, a)| a).collect()
+    }
+
+    fn deposed_address(&self, type_name: &str, id: &str) -> Option<InstanceAddress> {
+        self.records
+            .deposed
+            .iter()
+            .find(|(a, r)| a.type_name() == type_name && r.body.ids.iter().any(|x| x == id))
+            .map(|(a, _)| a.clone())
+    }
+
+    /// Sorts every object of the listings that carry tags into claims, foreign objects, other estates'
+    /// objects and malformed ones.
+    fn classify_listed(&mut self) {
+        let listings = std::mem::take(&mut self.listings);
+        for (type_name, listing) in &listings {
+            if !listing.tags_included {
+                continue;
+            }
+            for object in &listing.objects {
+                if let Some(address) = self.deposed_address(type_name, &object.id) {
+                    self.consumed.insert(key_of(object));
+                    self.deposed.push(DeposedObject {
+                        address,
+                        type_name: type_name.clone(),
+                        id: object.id.clone(),
+                        present: true,
+                    });
+                    continue;
+                }
+                match marker::ownership(self.estate, type_name, &object.tags) {
+                    Ownership::Owned {
+                        escaped_address,
+                        slot,
+                    } => self.claims.entry(escaped_address).or_default().push(Claim {
+                        object: object.clone(),
+                        slot,
+                    }),
+                    Ownership::Foreign => self.foreign_pool.push(object.clone()),
+                    Ownership::OtherEstate(e) => *self.other_estates.entry(e).or_insert(0) += 1,
+                    Ownership::Malformed(reason) => {
+                        self.consumed.insert(key_of(object));
+                        self.malformed(object, &reason, None);
+                    }
+                }
+            }
+        }
+        self.listings = listings;
+    }
+
+    fn malformed(
+        &mut self,
+        object: &LiveObject,
+        reason: &MalformedReason,
+        at: Option<&InstanceAddress>,
+    ) {
+        let mut d = Diagnostic::new(
+            Code::MalformedMarker,
+            format!(
+                "{} {} carries this estate's tag but a malformed address marker: {reason}",
+                object.type_name, object.id
+            ),
+            "The object is bound to no instance and is never changed. Fix or remove its tofu-* tags by \
+             hand, or adopt it again with liveplan adopt.",
+        )
+        .with_ids([object.id.clone()]);
+        if let Some(a) = at {
+            d = d.with_address(a.to_string());
+        }
+        self.diags.push(d);
+    }
+
+    fn sweep_tags(&self, type_name: &str, id: &str) -> Option<&BTreeMap<String, String>> {
+        self.sweep
+            .as_ref()?
+            .iter()
+            .find(|r| r.type_name == type_name && r.id == id)
+            .map(|r| &r.tags)
+    }
+
+    /// Path 1: the object at each declared client-named identity, from the bulk pages where they say
+    /// enough, else from one read.
+    async fn bind_client_named(&mut self) -> Result<(), ProjectionError> {
+        let mut known: Vec<(InstanceAddress, Option<LiveObject>)> = Vec::new();
+        let mut to_read: Vec<(InstanceAddress, ReadRequest)> = Vec::new();
+        for address in self.addresses_on(AdmissionPath::ClientNamed) {
+            let type_name = address.type_name().to_owned();
+            let schema = self.schema(&type_name);
+            let argument = schema.identity.first().cloned().unwrap_or_default();
+            let instance = self
+                .declared
+                .instance(&address)
+                .unwrap_or_else(|| DeclaredInstance::new(address.clone()));
+            let name = match instance.identity.get(&argument) {
+                Some(DeclaredValue::Known(n)) => n.clone(),
+                _ => {
+                    return Err(ProjectionError::InvalidDeclared {
+                        address: address.to_string(),
+                        reason: format!(
+                            "the client-named identity {argument:?} must be a known value"
+                        ),
+                    });
+                }
+            };
+            if self.failed_types.contains(&type_name) {
+                self.set(
+                    &address,
+                    Binding::Withheld(Withheld::DiscoveryIncomplete),
+                    None,
+                );
+                continue;
+            }
+            let request = ReadRequest::Identity(type_name.clone(), Identity::Name(name.clone()));
+            let Some(listing) = self.listings.get(&type_name) else {
+                to_read.push((address, request));
+                continue;
+            };
+            let found = listing
+                .objects
+                .iter()
+                .find(|o| o.id == name || o.attribute_str(&argument) == Some(name.as_str()));
+            match found {
+                Some(o) if listing.tags_included => known.push((address, Some(o.clone()))),
+                Some(o) => match self.sweep_tags(&type_name, &o.id) {
+                    Some(tags) => {
+                        let mut o = o.clone();
+                        o.tags = tags.clone();
+                        known.push((address, Some(o)));
+                    }
+                    None => to_read.push((address, request)),
+                },
+                None => to_read.push((address, request)),
+            }
+        }
+        let requests: Vec<ReadRequest> = to_read
+            .iter_mut()
+            .map(|(_, r)| std::mem::replace(r, ReadRequest::Id(String::new(), String::new())))
+            .collect();
+        let answers = self.read_many(&requests).await;
+        for ((address, _), answer) in to_read.into_iter().zip(answers) {
+            match answer {
+                Ok(found) => known.push((address, found)),
+                Err(e) => {
+                    self.incomplete(&format!("{address}"), &e);
+                    self.withheld_types.remove(&address.to_string());
+                    self.set(
+                        &address,
+                        Binding::Withheld(Withheld::DiscoveryIncomplete),
+                        None,
+                    );
+                }
+            }
+        }
+        for (address, found) in known {
+            self.judge_client_named(&address, found);
+        }
+        self.slot_client_named_counts();
+        Ok(())
+    }
+
+    fn judge_client_named(&mut self, address: &InstanceAddress, found: Option<LiveObject>) {
+        let Some(object) = found else {
+            self.set(address, Binding::Create, None);
+            return;
+        };
+        self.consumed.insert(key_of(&object));
+        let type_name = address.type_name().to_owned();
+        let id = object.id.clone();
+        match marker::ownership(self.estate, &type_name, &object.tags) {
+            Ownership::Foreign => {
+                let command = format!("liveplan adopt {}", shell_word(address));
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::Unowned,
+                        format!("{type_name} {id} exists but carries no estate marker"),
+                        format!("No change is planned for {address}. To manage the object, run `{command}`."),
+                    )
+                    .with_address(address.to_string())
+                    .with_ids([id.clone()]),
+                );
+                self.unowned.push(UnownedObject {
+                    address: address.clone(),
+                    type_name,
+                    id: id.clone(),
+                    verdict: Verdict::Adoptable,
+                    estate: None,
+                    command: Some(command),
+                });
+                self.set(
+                    address,
+                    Binding::Blocked {
+                        id,
+                        verdict: Verdict::Adoptable,
+                        estate: None,
+                    },
+                    None,
+                );
+            }
+            Ownership::OtherEstate(other) => {
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::InTheWay,
+                        format!("{type_name} {id} belongs to estate {other}"),
+                        format!(
+                            "No change is planned for {address}. Choose another identity, or remove the \
+                             object from estate {other} first."
+                        ),
+                    )
+                    .with_address(address.to_string())
+                    .with_ids([id.clone()]),
+                );
+                self.unowned.push(UnownedObject {
+                    address: address.clone(),
+                    type_name,
+                    id: id.clone(),
+                    verdict: Verdict::InTheWay,
+                    estate: Some(other.clone()),
+                    command: None,
+                });
+                self.set(
+                    address,
+                    Binding::Blocked {
+                        id,
+                        verdict: Verdict::InTheWay,
+                        estate: Some(other),
+                    },
+                    None,
+                );
+            }
+            Ownership::Malformed(MalformedReason::MissingAddress) => {
+                let slot = valid_slot(&object);
+                self.set(
+                    address,
+                    Binding::Bound {
+                        object,
+                        repairs: vec![Repair::Address { from: None }],
+                    },
+                    slot,
+                );
+            }
+            Ownership::Malformed(reason) => {
+                self.malformed(&object, &reason, Some(address));
+                self.set(address, Binding::Withheld(Withheld::MalformedMarker), None);
+            }
+            Ownership::Owned {
+                escaped_address, ..
+            } => {
+                let slot = valid_slot(&object);
+                if marker::escaped_forms(address).contains(&escaped_address) {
+                    self.set(
+                        address,
+                        Binding::Bound {
+                            object,
+                            repairs: Vec::new(),
+                        },
+                        slot,
+                    );
+                    return;
+                }
+                match marker::decode_address(&escaped_address) {
+                    Ok(other) if other != *address && self.declared.is_declared(&other) => {
+                        self.diags.push(
+                            Diagnostic::new(
+                                Code::MarkedForAnotherAddress,
+                                format!("{type_name} {id} at the identity of {address} is marked for {other}"),
+                                "Both addresses are declared, so which one owns the object cannot be decided. Give one of \
+                                     them another identity, or run `liveplan mv` to move the marker.",
+                            )
+                            .with_address(address.to_string())
+                            .with_ids([id]),
+                        );
+                        self.set(
+                            address,
+                            Binding::Withheld(Withheld::MarkedForAnotherAddress),
+                            None,
+                        );
+                    }
+                    _ => self.set(
+                        address,
+                        Binding::Bound {
+                            object,
+                            repairs: vec![Repair::Address {
+                                from: Some(escaped_address),
+                            }],
+                        },
+                        slot,
+                    ),
+                }
+            }
+        }
+    }
+
+    /// Client-named count members bind by identity; their slots ride along. Members without a slot and
+    /// new members are given slots above the high-water mark.
+    fn slot_client_named_counts(&mut self) {
+        let blocks: Vec<(BlockAddress, u64)> = self
+            .declared
+            .blocks()
+            .filter_map(|(b, e)| match e {
+                Expansion::Count(n) => Some((b.clone(), n)),
+                _ => None,
+            })
+            .filter(|(b, _)| {
+                self.admission(b.type_name()) == Some(AdmissionPath::ClientNamed)
+                    && self.schema(b.type_name()).taggable
+            })
+            .collect();
+        for (block, n) in blocks {
+            let addresses: Vec<InstanceAddress> = (0..n)
+                .map(|i| block.instance(InstanceKey::Int(i)))
+                .collect();
+            let mut bad = Vec::new();
+            for a in &addresses {
+                if let Some(Binding::Bound { object, .. }) =
+                    self.instances.get(a).map(|s| &s.binding)
+                    && let Some(v) = object.tag(SLOT_TAG)
+                    && v.parse::<Slot>().is_err()
+                {
+                    bad.push(object.id.clone());
+                }
+            }
+            if !bad.is_empty() {
+                self.count_set_error(
+                    Code::MalformedSlot,
+                    &block,
+                    &addresses,
+                    "carries a malformed tofu-slot",
+                    bad,
+                );
+                continue;
+            }
+            let live_high = addresses
+                .iter()
+                .filter_map(|a| self.instances.get(a).and_then(|s| s.slot))
+                .max();
+            let recorded = self.records.slots.get(&block).map(|s| s.body.highest);
+            let mut high = live_high.max(recorded);
+            for a in &addresses {
+                let Some(state) = self.instances.get_mut(a) else {
+                    continue;
+                };
+                let needs = match &state.binding {
+                    Binding::Bound { .. } | Binding::Create => state.slot.is_none(),
+                    _ => false,
+                };
+                if !needs {
+                    continue;
+                }
+                let next = match high {
+                    None => Some(Slot::FIRST),
+                    Some(h) => h.next(),
+                };
+                let Some(slot) = next else { break };
+                high = Some(slot);
+                state.slot = Some(slot);
+                if let Binding::Bound { repairs, .. } = &mut state.binding {
+                    repairs.push(Repair::Slot(slot));
+                }
+            }
+        }
+    }
+
+    fn count_set_error(
+        &mut self,
+        code: Code,
+        block: &BlockAddress,
+        addresses: &[InstanceAddress],
+        what: &str,
+        ids: Vec<String>,
+    ) {
+        self.diags.push(
+            Diagnostic::new(
+                code,
+                format!("the count set {block} cannot be bound: {} {what}", ids.join(", ")),
+                "Nothing is planned for the block. Fix the tofu-slot and tofu-address tags of the named \
+                 objects by hand (each member needs its own slot), then plan again.",
+            )
+            .with_address(block.to_string())
+            .with_ids(ids),
+        );
+        for a in addresses {
+            self.set(a, Binding::Withheld(Withheld::CountSet), None);
+        }
+    }
+
+    /// Path 2: declared marker-path instances against the claims of their type's listing.
+    fn bind_marker_blocks(&mut self) {
+        let blocks: Vec<(BlockAddress, Expansion)> = self
+            .declared
+            .blocks()
+            .filter(|(b, _)| self.admission(b.type_name()) == Some(AdmissionPath::Marker))
+            .map(|(b, e)| (b.clone(), e))
+            .collect();
+        for (block, expansion) in blocks {
+            let addresses: Vec<InstanceAddress> = self
+                .declared
+                .addresses()
+                .into_iter()
+                .filter(|a| a.block() == &block)
+                .collect();
+            if self.failed_types.contains(block.type_name()) {
+                for a in &addresses {
+                    self.set(a, Binding::Withheld(Withheld::DiscoveryIncomplete), None);
+                }
+                continue;
+            }
+            match expansion {
+                Expansion::Count(n) => self.bind_count_block(&block, n),
+                Expansion::Single | Expansion::ForEach => {
+                    for address in addresses {
+                        let mut matched: Vec<Claim> = Vec::new();
+                        for form in marker::escaped_forms(&address) {
+                            matched.extend(self.claims.remove(&form).unwrap_or_default());
+                        }
+                        match matched.len() {
+                            0 => self.set(&address, Binding::Create, None),
+                            1 => {
+                                let claim = matched.pop().expect("one claim");
+                                self.set(
+                                    &address,
+                                    Binding::Bound {
+                                        object: claim.object,
+                                        repairs: Vec::new(),
+                                    },
+                                    None,
+                                );
+                            }
+                            _ => {
+                                let ids: Vec<String> =
+                                    matched.iter().map(|c| c.object.id.clone()).collect();
+                                for c in &matched {
+                                    self.consumed.insert(key_of(&c.object));
+                                }
+                                self.collision(&address, ids);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn collision(&mut self, address: &InstanceAddress, ids: Vec<String>) {
+        self.diags.push(
+            Diagnostic::new(
+                Code::MarkerCollision,
+                format!("{} live objects claim {address}: {}", ids.len(), ids.join(", ")),
+                "Nothing is planned for this address and none of these objects is changed. Remove the \
+                 estate's tofu-* tags from all but one of them by hand, then plan again.",
+            )
+            .with_address(address.to_string())
+            .with_ids(ids),
+        );
+        if self.declared.is_declared(address) {
+            self.set(address, Binding::Withheld(Withheld::Collision), None);
+        }
+    }
+
+    fn bind_count_block(&mut self, block: &BlockAddress, n: u64) {
+        let addresses: Vec<InstanceAddress> = (0..n)
+            .map(|i| block.instance(InstanceKey::Int(i)))
+            .collect();
+        let head = format!("{}.{}:", block.type_name(), block.name());
+        let keys: Vec<String> = self
+            .claims
+            .keys()
+            .filter(|k| k.strip_prefix(&head).is_some_and(is_index))
+            .cloned()
+            .collect();
+        let mut members: Vec<(u64, String, Claim)> = Vec::new();
+        for key in keys {
+            let index: u64 = key[head.len()..].parse().unwrap_or(u64::MAX);
+            for claim in self.claims.remove(&key).unwrap_or_default() {
+                self.consumed.insert(key_of(&claim.object));
+                members.push((index, key.clone(), claim));
+            }
+        }
+        let bad: Vec<String> = members
+            .iter()
+            .filter(|(_, _, c)| matches!(c.slot, SlotMarker::Malformed(_)))
+            .map(|(_, _, c)| c.object.id.clone())
+            .collect();
+        if !bad.is_empty() {
+            self.count_set_error(
+                Code::MalformedSlot,
+                block,
+                &addresses,
+                "carries a malformed tofu-slot",
+                bad,
+            );
+            return;
+        }
+        let input: Vec<CountMember> = members
+            .iter()
+            .map(|(index, _, c)| CountMember {
+                id: c.object.id.clone(),
+                slot: match c.slot {
+                    SlotMarker::Valid(s) => Some(s),
+                    _ => None,
+                },
+                address_index: *index,
+            })
+            .collect();
+        let recorded = self.records.slots.get(block).map(|s| s.body.highest);
+        let binding = match marker::bind_count_set(&input, n, recorded) {
+            Ok(b) => b,
+            Err(CountSetError::DuplicateSlot { slot, ids }) => {
+                let what = format!("carry the same slot {slot}");
+                self.count_set_error(Code::DuplicateSlot, block, &addresses, &what, ids);
+                return;
+            }
+            Err(CountSetError::Indistinguishable { index, ids }) => {
+                let what = format!("carry the same address {block}[{index}] and no slot");
+                self.count_set_error(
+                    Code::IndistinguishableInstances,
+                    block,
+                    &addresses,
+                    &what,
+                    ids,
+                );
+                return;
+            }
+            Err(CountSetError::SlotsExhausted) => {
+                let ids = input.iter().map(|m| m.id.clone()).collect();
+                self.count_set_error(
+                    Code::MalformedSlot,
+                    block,
+                    &addresses,
+                    "leave no slot to mint",
+                    ids,
+                );
+                return;
+            }
+        };
+        let mut by_id: BTreeMap<String, (String, Claim)> = members
+            .into_iter()
+            .map(|(_, key, c)| (c.object.id.clone(), (key, c)))
+            .collect();
+        for (index, bound) in binding.bound {
+            let Some((key, claim)) = by_id.remove(&bound.id) else {
+                continue;
+            };
+            let mut repairs = Vec::new();
+            if bound.stale_address {
+                repairs.push(Repair::Address { from: Some(key) });
+            }
+            if bound.needs_slot {
+                repairs.push(Repair::Slot(bound.slot));
+            }
+            self.set(
+                &block.instance(InstanceKey::Int(index)),
+                Binding::Bound {
+                    object: claim.object,
+                    repairs,
+                },
+                Some(bound.slot),
+            );
+        }
+        for (index, slot) in binding.create {
+            self.set(
+                &block.instance(InstanceKey::Int(index)),
+                Binding::Create,
+                Some(slot),
+            );
+        }
+        for id in binding.surplus {
+            let Some((key, claim)) = by_id.remove(&id) else {
+                continue;
+            };
+            let address =
+                marker::decode_address(&key).unwrap_or_else(|_| block.instance(InstanceKey::None));
+            let slot = match claim.slot {
+                SlotMarker::Valid(s) => Some(s),
+                _ => None,
+            };
+            self.owned_undeclared.push(OwnedUndeclared {
+                address,
+                type_name: block.type_name().to_owned(),
+                id,
+                reason: Removal::CountSurplus { slot },
+                action: UndeclaredAction::Delete,
+                object: Some(claim.object),
+            });
+        }
+    }
+
+    fn resolve(
+        &self,
+        values: &BTreeMap<String, DeclaredValue>,
+    ) -> Result<Resolved, ProjectionError> {
+        let mut parts = BTreeMap::new();
+        let mut waiting = false;
+        let mut create = false;
+        for (argument, value) in values {
+            match value {
+                DeclaredValue::Known(s) => {
+                    parts.insert(argument.clone(), s.clone());
+                }
+                DeclaredValue::Unknown => create = true,
+                DeclaredValue::IdOf(parent) => {
+                    if !self.declared.is_declared(parent) {
+                        return Err(ProjectionError::InvalidDeclared {
+                            address: parent.to_string(),
+                            reason: "an identity refers to an instance that is not declared"
+                                .to_owned(),
+                        });
+                    }
+                    match self.instances.get(parent).map(|s| &s.binding) {
+                        None => waiting = true,
+                        Some(Binding::Bound { object, .. }) => {
+                            parts.insert(argument.clone(), object.id.clone());
+                        }
+                        Some(Binding::Create) => create = true,
+                        Some(Binding::Blocked { .. } | Binding::Withheld(_)) => {
+                            return Ok(Resolved::Withheld(parent.clone()));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(if waiting {
+            Resolved::Waiting
+        } else if create {
+            Resolved::Create
+        } else {
+            Resolved::Parts(parts)
+        })
+    }
+
+    /// Path 3: parent-derived children, in dependency order, from their parents' inline answers where
+    /// the parent's listing carries them, else one read each.
+    async fn bind_parent_derived(&mut self) -> Result<(), ProjectionError> {
+        let mut pending = self.addresses_on(AdmissionPath::ParentDerived);
+        while !pending.is_empty() {
+            let mut waiting = Vec::new();
+            let mut to_read: Vec<(InstanceAddress, ReadRequest)> = Vec::new();
+            let before = pending.len();
+            for address in pending {
+                let instance = self
+                    .declared
+                    .instance(&address)
+                    .unwrap_or_else(|| DeclaredInstance::new(address.clone()));
+                match self.resolve(&instance.identity)? {
+                    Resolved::Waiting => waiting.push(address),
+                    Resolved::Create => self.set(&address, Binding::Create, None),
+                    Resolved::Withheld(parent) => {
+                        self.set(&address, Binding::Withheld(Withheld::Parent(parent)), None)
+                    }
+                    Resolved::Parts(parts) => {
+                        let type_name = address.type_name().to_owned();
+                        let schema = self.schema(&type_name).clone();
+                        let identity = Identity::Composite(parts);
+                        let inline_parent = schema
+                            .parent
+                            .as_ref()
+                            .filter(|l| l.inline)
+                            .map(|l| l.parent_type.clone());
+                        match inline_parent {
+                            Some(p) if self.failed_types.contains(&p) => self.set(
+                                &address,
+                                Binding::Withheld(Withheld::DiscoveryIncomplete),
+                                None,
+                            ),
+                            Some(p) if self.listings.contains_key(&p) => {
+                                let found = self
+                                    .children
+                                    .iter()
+                                    .find(|c| {
+                                        c.type_name == type_name
+                                            && identity.matches(&schema.identity, c)
+                                    })
+                                    .cloned();
+                                match found {
+                                    Some(object) => self.set(
+                                        &address,
+                                        Binding::Bound {
+                                            object,
+                                            repairs: Vec::new(),
+                                        },
+                                        None,
+                                    ),
+                                    None => self.set(&address, Binding::Create, None),
+                                }
+                            }
+                            _ => {
+                                to_read.push((address, ReadRequest::Identity(type_name, identity)))
+                            }
+                        }
+                    }
+                }
+            }
+            let requests: Vec<ReadRequest> = to_read
+                .iter_mut()
+                .map(|(_, r)| std::mem::replace(r, ReadRequest::Id(String::new(), String::new())))
+                .collect();
+            let answers = self.read_many(&requests).await;
+            for ((address, _), answer) in to_read.into_iter().zip(answers) {
+                match answer {
+                    Ok(Some(object)) => self.set(
+                        &address,
+                        Binding::Bound {
+                            object,
+                            repairs: Vec::new(),
+                        },
+                        None,
+                    ),
+                    Ok(None) => self.set(&address, Binding::Create, None),
+                    Err(e) => {
+                        self.incomplete(&address.to_string(), &e);
+                        self.withheld_types.remove(&address.to_string());
+                        self.set(
+                            &address,
+                            Binding::Withheld(Withheld::DiscoveryIncomplete),
+                            None,
+                        );
+                    }
+                }
+            }
+            if waiting.len() == before {
+                return Err(ProjectionError::InvalidDeclared {
+                    address: waiting[0].to_string(),
+                    reason: "its identity depends on itself through its parents".to_owned(),
+                });
+            }
+            pending = waiting;
+        }
+        Ok(())
+    }
+
+    /// Path 4: list-and-match instances, listed under each parent and bound by content; identical
+    /// siblings are one fungible set bound by cardinality.
+    async fn bind_list_match(&mut self) -> Result<(), ProjectionError> {
+        let addresses = self.addresses_on(AdmissionPath::ListMatch);
+        let mut groups: ContentGroups = BTreeMap::new();
+        for address in addresses {
+            let type_name = address.type_name().to_owned();
+            let schema = self.schema(&type_name).clone();
+            let Some(link) = schema.parent.clone() else {
+                self.set(&address, Binding::Create, None);
+                continue;
+            };
+            let instance = self
+                .declared
+                .instance(&address)
+                .unwrap_or_else(|| DeclaredInstance::new(address.clone()));
+            let parent_value = instance
+                .identity
+                .get(&link.argument)
+                .cloned()
+                .unwrap_or(DeclaredValue::Unknown);
+            let single = BTreeMap::from([(link.argument.clone(), parent_value)]);
+            let parent_id = match self.resolve(&single)? {
+                Resolved::Parts(p) => p.get(&link.argument).cloned().unwrap_or_default(),
+                Resolved::Create | Resolved::Waiting => {
+                    self.set(&address, Binding::Create, None);
+                    continue;
+                }
+                Resolved::Withheld(parent) => {
+                    self.set(&address, Binding::Withheld(Withheld::Parent(parent)), None);
+                    continue;
+                }
+            };
+            let mut content = BTreeMap::new();
+            for field in &schema.match_content {
+                let value = if *field == link.argument {
+                    Some(parent_id.clone())
+                } else {
+                    match instance.content.get(field) {
+                        Some(DeclaredValue::Known(s)) => Some(s.clone()),
+                        Some(DeclaredValue::IdOf(p)) => self
+                            .instances
+                            .get(p)
+                            .and_then(|s| s.binding.object())
+                            .map(|o| o.id.clone()),
+                        Some(DeclaredValue::Unknown) => None,
+                        None => schema
+                            .attribute(field)
+                            .and_then(|a| a.default_in(&self.region))
+                            .and_then(|v| v.as_str().map(str::to_owned)),
+                    }
+                };
+                content.insert(field.clone(), value);
+            }
+            groups
+                .entry((type_name, parent_id))
+                .or_default()
+                .push((address, content));
+        }
+        let this = &*self;
+        let listed: ParentListings = futures::stream::iter(groups.keys().cloned())
+            .map(|(type_name, parent_id)| async move {
+                let link = this
+                    .schema(&type_name)
+                    .parent
+                    .clone()
+                    .expect("grouped by parent");
+                let request = ListRequest {
+                    parent: Some(ParentScope {
+                        type_name: link.parent_type,
+                        id: parent_id.clone(),
+                    }),
+                    ..ListRequest::all(type_name.clone())
+                };
+                ((type_name, parent_id), this.list_all(request).await)
+            })
+            .buffer_unordered(self.config.read_concurrency.max(1))
+            .collect()
+            .await;
+        let mut listed: BTreeMap<(String, String), Result<Vec<LiveObject>, ProviderError>> = listed
+            .into_iter()
+            .map(|(k, r)| (k, r.map(|(l, _)| l.objects)))
+            .collect();
+        for ((type_name, parent_id), members) in groups {
+            let objects = match listed.remove(&(type_name.clone(), parent_id.clone())) {
+                Some(Ok(objects)) => objects,
+                Some(Err(e)) => {
+                    self.incomplete(&format!("{type_name} under {parent_id}"), &e);
+                    self.withheld_types.insert(type_name.clone());
+                    for (a, _) in members {
+                        self.set(&a, Binding::Withheld(Withheld::DiscoveryIncomplete), None);
+                    }
+                    continue;
+                }
+                None => continue,
+            };
+            self.match_content(&type_name, members, objects);
+        }
+        Ok(())
+    }
+
+    fn match_content(
+        &mut self,
+        type_name: &str,
+        mut members: Vec<(InstanceAddress, BTreeMap<String, Option<String>>)>,
+        mut objects: Vec<LiveObject>,
+    ) {
+        objects.sort_by(|a, b| a.id.cmp(&b.id));
+        members.sort_by(|a, b| a.0.cmp(&b.0));
+        let fits = |content: &BTreeMap<String, Option<String>>, o: &LiveObject| {
+            content
+                .iter()
+                .all(|(f, v)| v.as_deref().is_none_or(|v| o.attribute_str(f) == Some(v)))
+        };
+        let object_content =
+            |content: &BTreeMap<String, Option<String>>, o: &LiveObject| -> Vec<Option<String>> {
+                content
+                    .keys()
+                    .map(|f| o.attribute_str(f).map(str::to_owned))
+                    .collect()
+            };
+        let mut open: Vec<(InstanceAddress, BTreeMap<String, Option<String>>)> = Vec::new();
+        // A located record names the object an instance was created as: honour it first.
+        for (address, content) in members {
+            let located = self
+                .records
+                .located
+                .get(&address)
+                .map(|r| r.body.id.clone());
+            match located
+                .and_then(|id| objects.iter().position(|o| o.id == id && fits(&content, o)))
+            {
+                Some(i) => {
+                    let object = objects.remove(i);
+                    self.set(
+                        &address,
+                        Binding::Bound {
+                            object,
+                            repairs: Vec::new(),
+                        },
+                        None,
+                    );
+                }
+                None => open.push((address, content)),
+            }
+        }
+        let (full, partial): (Vec<_>, Vec<_>) = open
+            .into_iter()
+            .partition(|(_, c)| c.values().all(Option::is_some));
+        for (address, content) in full {
+            match objects.iter().position(|o| fits(&content, o)) {
+                Some(i) => {
+                    let object = objects.remove(i);
+                    self.set(
+                        &address,
+                        Binding::Bound {
+                            object,
+                            repairs: Vec::new(),
+                        },
+                        None,
+                    );
+                }
+                None => self.set(&address, Binding::Create, None),
+            }
+        }
+        for (address, content) in partial {
+            let candidates: Vec<usize> = (0..objects.len())
+                .filter(|&i| fits(&content, &objects[i]))
+                .collect();
+            let distinct: BTreeSet<Vec<Option<String>>> = candidates
+                .iter()
+                .map(|&i| object_content(&content, &objects[i]))
+                .collect();
+            match distinct.len() {
+                0 => self.set(&address, Binding::Create, None),
+                1 => {
+                    let object = objects.remove(candidates[0]);
+                    self.set(
+                        &address,
+                        Binding::Bound {
+                            object,
+                            repairs: Vec::new(),
+                        },
+                        None,
+                    );
+                }
+                _ => {
+                    let ids: Vec<String> =
+                        candidates.iter().map(|&i| objects[i].id.clone()).collect();
+                    self.diags.push(
+                        Diagnostic::new(
+                            Code::AmbiguousContentMatch,
+                            format!("{address} matches {} live objects that differ: {}", ids.len(), ids.join(", ")),
+                            "Set the instance's content arguments so that it matches one kind of object, \
+                             then plan again.",
+                        )
+                        .with_address(address.to_string())
+                        .with_ids(ids),
+                    );
+                    self.set(
+                        &address,
+                        Binding::Withheld(Withheld::AmbiguousContentMatch),
+                        None,
+                    );
+                }
+            }
+        }
+        for object in objects {
+            let owner = self
+                .records
+                .located
+                .iter()
+                .find(|(a, r)| a.type_name() == type_name && r.body.id == object.id)
+                .map(|(a, _)| a.clone());
+            self.consumed.insert(key_of(&object));
+            match owner {
+                Some(address) => self.owned_undeclared.push(OwnedUndeclared {
+                    address,
+                    type_name: type_name.to_owned(),
+                    id: object.id.clone(),
+                    reason: Removal::NoLongerDeclared,
+                    action: UndeclaredAction::Delete,
+                    object: Some(object),
+                }),
+                None => self.foreign_pool.push(object),
+            }
+        }
+    }
+
+    fn record_object(
+        &self,
+        address: &InstanceAddress,
+        record: &crate::record::ObjectRecord,
+    ) -> LiveObject {
+        let mut attributes = marked_attributes(&record.attributes, &record.sensitive_paths);
+        attributes.insert("id".to_owned(), record.id.clone().into());
+        LiveObject {
+            type_name: address.type_name().to_owned(),
+            id: record.id.clone(),
+            region: self.region.clone(),
+            attributes,
+            tags: BTreeMap::new(),
+        }
+    }
+
+    /// Record-backed instances: the record is the object.
+    fn bind_record_backed(&mut self) {
+        for address in self.addresses_on(AdmissionPath::Record) {
+            match self.records.objects.get(&address) {
+                Some(r) => {
+                    let object = self.record_object(&address, &r.body);
+                    self.set(
+                        &address,
+                        Binding::Bound {
+                            object,
+                            repairs: Vec::new(),
+                        },
+                        None,
+                    );
+                }
+                None => self.set(&address, Binding::Create, None),
+            }
+        }
+        let undeclared: Vec<(InstanceAddress, LiveObject)> = self
+            .records
+            .objects
+            .iter()
+            .filter(|(a, _)| !self.declared.is_declared(a))
+            .map(|(a, r)| (a.clone(), self.record_object(a, &r.body)))
+            .collect();
+        for (address, object) in undeclared {
+            self.owned_undeclared.push(OwnedUndeclared {
+                type_name: address.type_name().to_owned(),
+                address,
+                id: object.id.clone(),
+                reason: Removal::NoLongerDeclared,
+                action: UndeclaredAction::Delete,
+                object: Some(object),
+            });
+        }
+    }
+
+    /// Owned objects only the sweep or a record points at, confirmed by a read before they count;
+    /// deposed objects not seen in any listing, checked the same way.
+    async fn confirm_owned(&mut self) {
+        let mut requests: Vec<(ConfirmSource, ReadRequest)> = Vec::new();
+        let listed_with_tags = |t: &str| self.listings.get(t).is_some_and(|l| l.tags_included);
+        if let Some(hits) = &self.sweep {
+            for hit in hits {
+                let key = (hit.type_name.clone(), hit.id.clone());
+                if self.consumed.contains(&key)
+                    || self.catalog.get(&hit.type_name).is_none()
+                    || listed_with_tags(&hit.type_name)
+                    || self.failed_types.contains(&hit.type_name)
+                {
+                    continue;
+                }
+                if let Some(l) = self.listings.get(&hit.type_name)
+                    && !l.objects.iter().any(|o| o.id == hit.id)
+                {
+                    // The strongly consistent listing does not show it: a stale index entry.
+                    continue;
+                }
+                requests.push((
+                    ConfirmSource::Sweep,
+                    ReadRequest::Id(hit.type_name.clone(), hit.id.clone()),
+                ));
+            }
+        }
+        let mut seen_inline = Vec::new();
+        for (address, record) in &self.records.located {
+            let type_name = address.type_name();
+            let Some(schema) = self.catalog.get(type_name) else {
+                continue;
+            };
+            let key = (type_name.to_owned(), record.body.id.clone());
+            if (schema.in_tagging_index && self.sweep.is_some()) || self.consumed.contains(&key) {
+                continue;
+            }
+            if schema.admission == Some(AdmissionPath::ListMatch) {
+                // Listed under its parent when the parent is declared; otherwise confirmed below.
+                if self.declared.is_declared(address) {
+                    continue;
+                }
+            }
+            if self.declared.is_declared(address)
+                && !matches!(
+                    self.instances.get(address).map(|s| &s.binding),
+                    Some(Binding::Create)
+                )
+            {
+                continue;
+            }
+            let inline = schema
+                .parent
+                .as_ref()
+                .filter(|l| l.inline)
+                .map(|l| l.parent_type.clone());
+            if let Some(p) = inline
+                && self.listings.contains_key(&p)
+            {
+                if let Some(child) = self.children.iter().find(|c| key_of(c) == key) {
+                    seen_inline.push((address.clone(), child.clone()));
+                }
+                continue;
+            }
+            requests.push((
+                ConfirmSource::Located(address.clone()),
+                ReadRequest::Id(type_name.to_owned(), record.body.id.clone()),
+            ));
+        }
+        for (address, record) in &self.records.deposed {
+            let type_name = address.type_name();
+            for id in &record.body.ids {
+                if self.consumed.contains(&(type_name.to_owned(), id.clone())) {
+                    continue;
+                }
+                if listed_with_tags(type_name) {
+                    self.deposed.push(DeposedObject {
+                        address: address.clone(),
+                        type_name: type_name.to_owned(),
+                        id: id.clone(),
+                        present: false,
+                    });
+                    continue;
+                }
+                requests.push((
+                    ConfirmSource::Deposed(address.clone()),
+                    ReadRequest::Id(type_name.to_owned(), id.clone()),
+                ));
+            }
+        }
+        for (address, child) in seen_inline {
+            self.owned_found(&address, child);
+        }
+        let reads: Vec<ReadRequest> = requests
+            .iter_mut()
+            .map(|(_, r)| std::mem::replace(r, ReadRequest::Id(String::new(), String::new())))
+            .collect();
+        let answers = self.read_many(&reads).await;
+        for ((source, _), (read, answer)) in requests.into_iter().zip(reads.iter().zip(answers)) {
+            let ReadRequest::Id(type_name, id) = read else {
+                continue;
+            };
+            match (source, answer) {
+                (_, Err(e)) => self.incomplete(type_name, &e),
+                (ConfirmSource::Deposed(address), Ok(found)) => self.deposed.push(DeposedObject {
+                    address,
+                    type_name: type_name.clone(),
+                    id: id.clone(),
+                    present: found.is_some(),
+                }),
+                (_, Ok(None)) => {}
+                (ConfirmSource::Sweep, Ok(Some(object))) => {
+                    match marker::ownership(self.estate, type_name, &object.tags) {
+                        Ownership::Owned {
+                            escaped_address, ..
+                        } => match marker::decode_address(&escaped_address) {
+                            Ok(address) => self.owned_found(&address, object),
+                            Err(_) => self.malformed(
+                                &object,
+                                &MalformedReason::Unparseable(escaped_address.clone()),
+                                None,
+                            ),
+                        },
+                        Ownership::Malformed(reason) => self.malformed(&object, &reason, None),
+                        // The index was stale about its tags: not ours (any more).
+                        Ownership::Foreign | Ownership::OtherEstate(_) => {}
+                    }
+                }
+                (ConfirmSource::Located(address), Ok(Some(object))) => {
+                    let owned = !self.schema(type_name).taggable
+                        || object.tag(ESTATE_TAG) == Some(self.estate.as_str());
+                    if owned {
+                        self.owned_found(&address, object);
+                    }
+                }
+            }
+        }
+    }
+
+    /// An owned object found outside its path: bound if its declared instance found nothing at the
+    /// identity (the identity changed: the engine replaces), else owned and undeclared.
+    fn owned_found(&mut self, address: &InstanceAddress, object: LiveObject) {
+        if self.consumed.contains(&key_of(&object)) {
+            return;
+        }
+        self.consumed.insert(key_of(&object));
+        if self.declared.is_declared(address) {
+            match self.instances.get(address).map(|s| &s.binding) {
+                Some(Binding::Create) | None => {
+                    let slot = valid_slot(&object);
+                    self.set(
+                        address,
+                        Binding::Bound {
+                            object,
+                            repairs: Vec::new(),
+                        },
+                        slot,
+                    );
+                }
+                Some(Binding::Bound { object: other, .. }) => {
+                    let ids = vec![other.id.clone(), object.id.clone()];
+                    self.collision(address, ids);
+                }
+                Some(_) => {}
+            }
+            return;
+        }
+        self.owned_undeclared.push(OwnedUndeclared {
+            address: address.clone(),
+            type_name: object.type_name.clone(),
+            id: object.id.clone(),
+            reason: Removal::NoLongerDeclared,
+            action: UndeclaredAction::Delete,
+            object: Some(object),
+        });
+    }
+
+    /// Claims of listed marker types that no declared instance took.
+    fn report_unclaimed(&mut self) {
+        let claims = std::mem::take(&mut self.claims);
+        for (escaped, claims) in claims {
+            let claims: Vec<Claim> = claims
+                .into_iter()
+                .filter(|c| !self.consumed.contains(&key_of(&c.object)))
+                .collect();
+            if claims.is_empty() {
+                continue;
+            }
+            let Ok(address) = marker::decode_address(&escaped) else {
+                for c in &claims {
+                    self.malformed(
+                        &c.object,
+                        &MalformedReason::Unparseable(escaped.clone()),
+                        None,
+                    );
+                }
+                continue;
+            };
+            if claims.len() > 1 {
+                for c in &claims {
+                    self.consumed.insert(key_of(&c.object));
+                }
+                self.collision(
+                    &address,
+                    claims.iter().map(|c| c.object.id.clone()).collect(),
+                );
+                continue;
+            }
+            for claim in claims {
+                self.owned_found(&address, claim.object);
+            }
+        }
+    }
+
+    /// Create intents: attached to their instances; a `pending` one is reported, and a young one keeps
+    /// its instance from being created again.
+    fn apply_intents(&mut self) {
+        let intents: Vec<_> = self
+            .records
+            .intents
+            .iter()
+            .map(|(a, r)| (a.clone(), r.clone()))
+            .collect();
+        for (address, intent) in intents {
+            let Some(state) = self.instances.get_mut(&address) else {
+                continue;
+            };
+            state.intent = Some(intent.clone());
+            if intent.body.state != crate::record::IntentState::Pending {
+                continue;
+            }
+            let age = self.config.now.saturating_sub(intent.body.time);
+            let young = age < INTENT_PATIENCE_SECS;
+            let outcome = match (&state.binding, young) {
+                (Binding::Bound { object, .. }, _) => format!(
+                    "The object {} exists and is bound; the next apply marks the intent done.",
+                    object.id
+                ),
+                (Binding::Create, true) => {
+                    state.binding = Binding::Withheld(Withheld::CreateInProgress);
+                    format!(
+                        "The intent is {age}s old and another apply may be creating the object right now, so \
+                         no create is planned. Plan again in {} seconds.",
+                        INTENT_PATIENCE_SECS - age
+                    )
+                }
+                (Binding::Create, false) => format!(
+                    "The intent is {age}s old and no object was found, so the create is planned again."
+                ),
+                _ => "Nothing is planned for the instance in this plan.".to_owned(),
+            };
+            let mut d = Diagnostic::new(
+                Code::InterruptedCreate,
+                format!("an earlier apply started creating {address} and did not finish"),
+                outcome,
+            )
+            .with_address(address.to_string());
+            if let Binding::Bound { object, .. } = &state.binding {
+                d = d.with_ids([object.id.clone()]);
+            }
+            self.diags.push(d);
+        }
+    }
+
+    /// Foreign objects whose bind-candidate fields equal an unbound, unkeyed marker instance's values,
+    /// one to one.
+    fn bind_candidates(&mut self) -> Vec<BindCandidate> {
+        let mut wanted: Vec<(InstanceAddress, BTreeMap<String, String>)> = Vec::new();
+        for (address, state) in &self.instances {
+            if state.admission != AdmissionPath::Marker
+                || *address.key() != InstanceKey::None
+                || state.binding != Binding::Create
+            {
+                continue;
+            }
+            let schema = self.schema(address.type_name());
+            let BindMatch::Fields(fields) = &schema.bind_match else {
+                continue;
+            };
+            let instance = self
+                .declared
+                .instance(address)
+                .unwrap_or_else(|| DeclaredInstance::new(address.clone()));
+            let mut values = BTreeMap::new();
+            for field in fields {
+                let value = match instance.bind_values.get(field) {
+                    Some(DeclaredValue::Known(s)) => Some(s.clone()),
+                    Some(DeclaredValue::IdOf(p)) => self
+                        .instances
+                        .get(p)
+                        .and_then(|s| s.binding.object())
+                        .map(|o| o.id.clone()),
+                    Some(DeclaredValue::Unknown) => None,
+                    None => schema
+                        .attribute(field)
+                        .and_then(|a| a.default_in(&self.region))
+                        .and_then(|v| v.as_str().map(str::to_owned)),
+                };
+                match value {
+                    Some(v) => {
+                        values.insert(field.clone(), v);
+                    }
+                    None => break,
+                }
+            }
+            if values.len() == fields.len() {
+                wanted.push((address.clone(), values));
+            }
+        }
+        let matches: Vec<Vec<&LiveObject>> = wanted
+            .iter()
+            .map(|(address, values)| {
+                self.foreign_pool
+                    .iter()
+                    .filter(|o| o.type_name == address.type_name())
+                    .filter(|o| {
+                        values
+                            .iter()
+                            .all(|(f, v)| o.attribute_str(f) == Some(v.as_str()))
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut claimants: BTreeMap<(String, String), usize> = BTreeMap::new();
+        for m in &matches {
+            for o in m {
+                *claimants.entry(key_of(o)).or_insert(0) += 1;
+            }
+        }
+        let mut out = Vec::new();
+        let mut warnings = Vec::new();
+        for ((address, values), m) in wanted.iter().zip(&matches) {
+            match m.as_slice() {
+                [] => {}
+                [one] if claimants[&key_of(one)] == 1 => out.push(BindCandidate {
+                    address: address.clone(),
+                    type_name: address.type_name().to_owned(),
+                    id: one.id.clone(),
+                    matched: values.clone(),
+                    command: format!("liveplan adopt {} --id {}", shell_word(address), one.id),
+                }),
+                several => {
+                    let ids: Vec<String> = several.iter().map(|o| o.id.clone()).collect();
+                    warnings.push(
+                        Diagnostic::new(
+                            Code::AmbiguousCandidates,
+                            format!("{address} could adopt any of {}; none is offered", ids.join(", ")),
+                            "The objects match one to many, so none is proposed for adoption; the plan creates \
+                             a new object. Adopt the right one with liveplan adopt --id ID, or tag the others.",
+                        )
+                        .with_address(address.to_string())
+                        .with_ids(ids),
+                    );
+                }
+            }
+        }
+        self.diags.extend(warnings);
+        out
+    }
+
+    /// Owned-undeclared objects whose rename is plausible are kept and hinted instead of deleted.
+    fn rename_hints(&mut self) -> Vec<RenameHint> {
+        let unbound = |block: &BlockAddress| -> Vec<InstanceAddress> {
+            self.instances
+                .iter()
+                .filter(|(a, s)| a.block() == block && s.binding == Binding::Create)
+                .map(|(a, _)| a.clone())
+                .collect()
+        };
+        let has_live = |block: &BlockAddress| {
+            self.instances
+                .iter()
+                .any(|(a, s)| a.block() == block && s.binding.object().is_some())
+        };
+        let mut targets: Vec<(usize, Vec<InstanceAddress>)> = Vec::new();
+        for (i, orphan) in self.owned_undeclared.iter().enumerate() {
+            if orphan.reason != Removal::NoLongerDeclared {
+                continue;
+            }
+            let block = orphan.address.block();
+            let t: Vec<InstanceAddress> = if self.declared.expansion(block).is_some() {
+                unbound(block)
+            } else {
+                self.declared
+                    .blocks()
+                    .filter(|(b, _)| b.type_name() == block.type_name() && !has_live(b))
+                    .flat_map(|(b, _)| unbound(b))
+                    .collect()
+            };
+            if !t.is_empty() {
+                targets.push((i, t));
+            }
+        }
+        let mut hints = Vec::new();
+        for (i, to) in &targets {
+            let shared = targets
+                .iter()
+                .any(|(j, other)| j != i && other.iter().any(|a| to.contains(a)));
+            let orphan = &mut self.owned_undeclared[*i];
+            orphan.action = UndeclaredAction::WithheldForRename;
+            let command = (to.len() == 1 && !shared).then(|| {
+                format!(
+                    "liveplan mv {} {}",
+                    shell_word(&orphan.address),
+                    shell_word(&to[0])
+                )
+            });
+            hints.push(RenameHint {
+                from: orphan.address.clone(),
+                to: to.clone(),
+                id: orphan.id.clone(),
+                command,
+            });
+        }
+        hints
+    }
+
+    fn finish(
+        mut self,
+        calls_before: BTreeMap<String, u64>,
+        mut bind_candidates: Vec<BindCandidate>,
+        mut rename_hints: Vec<RenameHint>,
+    ) -> Result<Projection, ProjectionError> {
+        let mut foreign: Vec<ForeignObject> = self
+            .foreign_pool
+            .iter()
+            .map(|o| ForeignObject {
+                type_name: o.type_name.clone(),
+                id: o.id.clone(),
+                tags: o.tags.clone(),
+            })
+            .collect();
+        foreign.sort();
+        foreign.dedup();
+        bind_candidates.sort();
+        rename_hints.sort();
+        self.unowned.sort();
+        self.owned_undeclared
+            .sort_by(|a, b| (&a.address, &a.id).cmp(&(&b.address, &b.id)));
+        self.deposed.sort();
+        self.deposed.dedup();
+        let mut diagnostics = std::mem::take(&mut self.records.diagnostics);
+        diagnostics.append(&mut self.diags);
+        diagnostics.sort_by(|a, b| {
+            a.sort_key()
+                .cmp(&b.sort_key())
+                .then_with(|| a.summary.cmp(&b.summary))
+        });
+        diagnostics.dedup();
+        let after = self.provider.api_calls();
+        let api_calls_by_operation: BTreeMap<String, u64> = after
+            .into_iter()
+            .map(|(op, n)| {
+                let before = calls_before.get(&op).copied().unwrap_or(0);
+                (op, n.saturating_sub(before))
+            })
+            .filter(|(_, n)| *n > 0)
+            .collect();
+        let cost = Cost {
+            api_calls: api_calls_by_operation.values().sum(),
+            api_calls_by_operation,
+            store_trips: self.records.store_trips,
+        };
+        Ok(Projection {
+            estate: self.estate.clone(),
+            region: self.region,
+            instances: self.instances,
+            foreign,
+            bind_candidates,
+            unowned: self.unowned,
+            owned_undeclared: self.owned_undeclared,
+            rename_hints,
+            deposed: self.deposed,
+            other_estates: self.other_estates,
+            withheld_types: self.withheld_types,
+            diagnostics,
+            records: self.records,
+            cost,
+        })
+    }
+}
+
+fn valid_slot(object: &LiveObject) -> Option<Slot> {
+    object.tag(SLOT_TAG).and_then(|v| v.parse().ok())
+}
+
+fn is_index(k: &str) -> bool {
+    !k.is_empty()
+        && k.bytes().all(|b| b.is_ascii_digit())
+        && (k == "0" || !k.starts_with('0'))
+        && k.len() < 20
+}

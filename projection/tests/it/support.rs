@@ -1,0 +1,152 @@
+//! Shared builders: a SimCloud from a few resources, a declared model, and one projection run.
+
+use std::sync::Arc;
+
+use admission::{Estate, InstanceAddress};
+use fixtures::{SimCloud, SimConfig};
+use projection::record::RecordBody;
+use projection::{
+    Declared, DeclaredInstance, DeclaredValue, Projection, ProjectionConfig, RecordKeys,
+    RetryPolicy,
+};
+use serde_json::{Value, json};
+use staterecord::{CacheScope, CountingStore, MemoryStore, Store};
+
+pub const ESTATE: &str = "acme";
+/// "Now" for every projection of the tests, in seconds since the epoch.
+pub const NOW: u64 = 1_700_000_000;
+
+pub fn estate() -> Estate {
+    Estate::new(ESTATE).unwrap()
+}
+
+pub fn a(text: &str) -> InstanceAddress {
+    text.parse().unwrap()
+}
+
+/// A live resource of the snapshot format.
+pub fn res(type_name: &str, id: &str, attributes: Value, tags: &[(&str, &str)]) -> Value {
+    let tags: serde_json::Map<String, Value> = tags
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), json!(v)))
+        .collect();
+    json!({ "type": type_name, "id": id, "attributes": attributes, "tags": tags })
+}
+
+/// This estate's markers for the escaped address `escaped`.
+pub fn ours(escaped: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("tofu-estate", ESTATE.to_owned()),
+        ("tofu-address", escaped.to_owned()),
+    ]
+}
+
+pub fn tags_of<'a>(pairs: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+    pairs.iter().map(|(k, v)| (*k, v.as_str())).collect()
+}
+
+pub fn cloud(resources: Vec<Value>) -> SimCloud {
+    cloud_with(resources, json!([]), json!([]))
+}
+
+pub fn cloud_with(resources: Vec<Value>, faults: Value, recently_deleted: Value) -> SimCloud {
+    let snapshot = json!({
+        "resources": resources,
+        "faults": faults,
+        "recently_deleted": recently_deleted,
+    });
+    SimCloud::from_json(&snapshot.to_string(), SimConfig::default()).expect("a valid snapshot")
+}
+
+pub fn config() -> ProjectionConfig {
+    ProjectionConfig {
+        retry: RetryPolicy::immediate(3),
+        ..ProjectionConfig::at(NOW)
+    }
+}
+
+/// Record payloads stored before the plan, by (key, body).
+pub fn record(
+    namespace: projection::record::InstanceNamespace,
+    address: &str,
+    body: RecordBody,
+) -> (String, Vec<u8>) {
+    let keys = RecordKeys::new("", &estate()).unwrap();
+    (keys.instance(namespace, &a(address)), body.to_payload())
+}
+
+pub struct Run {
+    pub projection: Projection,
+    pub store_trips: u64,
+}
+
+/// One projection over `cloud` with `records` in the store (through a run cache over a counting store).
+pub async fn run_with(
+    cloud: &SimCloud,
+    declared: &Declared,
+    records: Vec<(String, Vec<u8>)>,
+) -> Run {
+    let memory: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    for (key, payload) in records {
+        memory.put_if_absent(&key, &payload).await.unwrap();
+    }
+    let counting = Arc::new(CountingStore::new(memory, None));
+    let keys = RecordKeys::new("", &estate()).unwrap();
+    let cache = CacheScope::new().cache(counting.clone(), keys.prefix());
+    cloud.reset_api_calls();
+    let projection = projection::project(cloud, &cache, &estate(), declared, &config())
+        .await
+        .expect("a projection");
+    Run {
+        projection,
+        store_trips: counting.counts().total as u64,
+    }
+}
+
+pub async fn run(cloud: &SimCloud, declared: &Declared) -> Projection {
+    run_with(cloud, declared, Vec::new()).await.projection
+}
+
+pub fn declare(instances: Vec<DeclaredInstance>) -> Declared {
+    let mut d = Declared::new();
+    for i in instances {
+        d.add(i).unwrap();
+    }
+    d
+}
+
+pub fn named(address: &str, argument: &str, name: &str) -> DeclaredInstance {
+    DeclaredInstance::new(a(address)).identity(argument, DeclaredValue::known(name))
+}
+
+pub fn bare(address: &str) -> DeclaredInstance {
+    DeclaredInstance::new(a(address))
+}
+
+/// `(code, address, ids)` of every diagnostic, in the projection's order.
+pub fn codes(p: &Projection) -> Vec<(String, Option<String>, Vec<String>)> {
+    p.diagnostics
+        .iter()
+        .map(|d| (d.code.as_str().to_owned(), d.address.clone(), d.ids.clone()))
+        .collect()
+}
+
+/// The bound object's id at `address`, if bound.
+pub fn bound_id(p: &Projection, address: &str) -> Option<String> {
+    p.instance(&a(address))?
+        .binding
+        .object()
+        .map(|o| o.id.clone())
+}
+
+pub fn diag(
+    code: &str,
+    address: Option<&str>,
+    ids: &[&str],
+) -> (String, Option<String>, Vec<String>) {
+    (
+        code.to_owned(),
+        address.map(str::to_owned),
+        ids.iter().map(|s| (*s).to_owned()).collect(),
+    )
+}
