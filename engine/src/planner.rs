@@ -1293,19 +1293,35 @@ impl Planner<'_> {
             let Some(address) = address else { continue };
             if self.declared.contains_key(&address) {
                 // Its instance now names another identity: the old object is replaced.
+                let cbd = self
+                    .resource(address.block())
+                    .is_some_and(|r| r.lifecycle.create_before_destroy);
+                let identity = self
+                    .schema(&type_name)
+                    .map(|s| s.identity_arguments().to_vec())
+                    .unwrap_or_default();
                 if let Some(pos) = self
                     .changes
                     .iter()
                     .position(|c| c.address == address && c.action == Action::Create)
                 {
+                    let mut before = obj.attributes.clone();
+                    if !obj.tags.is_empty() {
+                        before.insert("tags".to_owned(), string_map(&obj.tags));
+                    }
                     let c = &mut self.changes[pos];
                     c.action = Action::Replace;
                     c.id = Some(obj.id.clone());
-                    c.replace_order = Some(ReplaceOrder::DestroyBeforeCreate);
+                    c.replace_order = Some(if cbd {
+                        ReplaceOrder::CreateBeforeDestroy
+                    } else {
+                        ReplaceOrder::DestroyBeforeCreate
+                    });
                     c.reason = Some("identity changed in the configuration".to_owned());
-                    c.before = Some(obj.attributes.clone());
-                    c.deposed = None;
-                    self.deposed.entry(address.clone()).or_default().push(obj);
+                    c.before = Some(before);
+                    c.changed = identity.clone();
+                    c.forces = identity;
+                    self.bound.insert(address.clone(), obj);
                 }
                 continue;
             }
