@@ -36,6 +36,9 @@
 //! nothing across machines: there is no network protocol here, only local filesystem primitives, and a
 //! directory on a network filesystem shared by several machines is not supported. Teams use the S3 store.
 //!
+//! This module never writes a record file in place, never follows a symlink when listing, and never
+//! touches a file outside the directory it was opened on.
+//!
 //! # What this store does not manage
 //!
 //! Where the directory lives, whether it is in version control and how it is backed up are the caller's

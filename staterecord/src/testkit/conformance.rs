@@ -1,6 +1,7 @@
 //! The conformance suite: `pub async fn` checks of the [`Store`] contract that every backend runs from one
 //! test. Each check works under its own key prefix `ns` (which must end in `/` or be empty), so the suite
-//! can share a store with other tests, and panics with a message naming the broken rule.
+//! can share a store with other tests, and panics with a message naming the broken rule. The checks
+//! never compute an expected value with the code under test: every expectation is written out.
 //!
 //! ```
 //! use std::sync::Arc;

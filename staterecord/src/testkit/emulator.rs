@@ -1,5 +1,6 @@
 //! The local AWS emulator (moto server) as tests see it: found through `AWS_ENDPOINT_URL`, probed before
-//! use, and shared by every test of a binary, each test working in a bucket of its own.
+//! use, and shared by every test of a binary, each test working in a bucket of its own. It never skips a
+//! test when the emulator is missing, and never touches a bucket it did not create.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
