@@ -64,6 +64,14 @@ impl SourceMap {
 /// into one model, with every syntax error and construct outside the subset as a diagnostic. A file that
 /// does not parse contributes nothing; the others are still read.
 pub fn parse_config(files: &[SourceFile]) -> (Config, Vec<Diagnostic>) {
+    if files.iter().all(|f| shallow(&f.text)) {
+        parse_config_here(files)
+    } else {
+        with_parser_stack(files, parse_config_here)
+    }
+}
+
+fn parse_config_here(files: &[SourceFile]) -> (Config, Vec<Diagnostic>) {
     let mut config = Config::default();
     let mut diags = Vec::new();
     for file in files {
@@ -74,6 +82,7 @@ pub fn parse_config(files: &[SourceFile]) -> (Config, Vec<Diagnostic>) {
                 let mut p = Parser {
                     map: &map,
                     diags: &mut diags,
+                    depth: 0,
                 };
                 p.top_level(&body, &mut config);
             }
@@ -83,9 +92,61 @@ pub fn parse_config(files: &[SourceFile]) -> (Config, Vec<Diagnostic>) {
     (config, diags)
 }
 
+/// The stack the HCL parser runs on. `hcl-edit` refuses nesting beyond 64 levels, but in a debug build
+/// reaching that limit takes more stack than a default thread has; parsing on a thread of its own with room
+/// to spare keeps hostile input a syntax error instead of a stack overflow. The memory is reserved, and only
+/// used as deep as the input goes.
+const PARSER_STACK: usize = 64 << 20;
+
+/// Whether `text` nests brackets so little that the parser is sure to fit in an ordinary thread's stack.
+/// Brackets are counted everywhere, strings and comments included: counting too many only costs a thread.
+fn shallow(text: &str) -> bool {
+    let mut depth: usize = 0;
+    for b in text.bytes() {
+        match b {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > SHALLOW_BRACKETS {
+                    return false;
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    true
+}
+
+/// Bracket nesting up to which parsing runs on the caller's thread (the parser needs far more stack per
+/// bracket than per operator; every other construct stays within its own nesting limit).
+const SHALLOW_BRACKETS: usize = 32;
+
+/// Runs `work(arg)` on a scoped thread with [`PARSER_STACK`] of stack and waits for it; the thread never
+/// outlives the call. If no thread can be started, the work runs here.
+fn with_parser_stack<A: Sync + ?Sized, T: Send>(arg: &A, work: fn(&A) -> T) -> T {
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("hcl-parser".into())
+            .stack_size(PARSER_STACK)
+            .spawn_scoped(scope, || work(arg));
+        match spawned {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => work(arg),
+        }
+    })
+}
+
 /// Parses one expression on its own (a `--var` value of a complex type, a test input). `name` labels
 /// diagnostics.
 pub fn parse_expression(name: &str, text: &str) -> Result<Expr, Box<Diagnostic>> {
+    with_parser_stack(&(name, text), |(name, text)| {
+        parse_expression_here(name, text)
+    })
+}
+
+fn parse_expression_here(name: &str, text: &str) -> Result<Expr, Box<Diagnostic>> {
     let map = SourceMap::new(name, text);
     let expr =
         hcl_edit::parser::parse_expr(text).map_err(|err| Box::new(syntax_error(&map, &err)))?;
@@ -93,6 +154,7 @@ pub fn parse_expression(name: &str, text: &str) -> Result<Expr, Box<Diagnostic>>
     let mut p = Parser {
         map: &map,
         diags: &mut diags,
+        depth: 0,
     };
     let start = map.loc(0);
     p.expr(&expr, &start)
@@ -101,6 +163,14 @@ pub fn parse_expression(name: &str, text: &str) -> Result<Expr, Box<Diagnostic>>
 
 /// Parses a variable file (`NAME = value` lines) into its attributes.
 pub(crate) fn parse_var_file(file: &SourceFile) -> (Vec<Attr>, Vec<Diagnostic>) {
+    if shallow(&file.text) {
+        parse_var_file_here(file)
+    } else {
+        with_parser_stack(file, parse_var_file_here)
+    }
+}
+
+fn parse_var_file_here(file: &SourceFile) -> (Vec<Attr>, Vec<Diagnostic>) {
     let map = SourceMap::new(&file.name, &file.text);
     let mut diags = Vec::new();
     let mut attrs = Vec::new();
@@ -109,6 +179,7 @@ pub(crate) fn parse_var_file(file: &SourceFile) -> (Vec<Attr>, Vec<Diagnostic>) 
             let mut p = Parser {
                 map: &map,
                 diags: &mut diags,
+                depth: 0,
             };
             let top = map.loc(0);
             for structure in body.iter() {
@@ -159,7 +230,13 @@ fn syntax_error(map: &SourceMap, err: &hcl_edit::parser::Error) -> Diagnostic {
 struct Parser<'a> {
     map: &'a SourceMap,
     diags: &'a mut Vec<Diagnostic>,
+    /// How deep the expression being lowered is; bounded so that every later walk of the tree is too.
+    depth: usize,
 }
+
+/// The deepest expression tree accepted. The HCL parser bounds nesting per scope, but scopes multiply; this
+/// keeps lowering, evaluation and lint far from the stack's end.
+const MAX_EXPR_DEPTH: usize = 200;
 
 /// The meta-arguments and nested blocks Terraform accepts on a resource that this subset does not.
 const UNSUPPORTED_RESOURCE_META: &[&str] = &["provider", "connection", "provisioner", "dynamic"];
@@ -834,6 +911,22 @@ impl Parser<'_> {
 
     /// Lowers one expression; reports and returns `None` for anything outside the subset.
     pub(crate) fn expr(&mut self, e: &hx::Expression, parent: &Loc) -> Option<Expr> {
+        if self.depth >= MAX_EXPR_DEPTH {
+            let loc = self.map.loc_of(e.span(), parent);
+            self.unsupported(
+                &loc,
+                "expression nested too deeply".into(),
+                "split it into locals",
+            );
+            return None;
+        }
+        self.depth += 1;
+        let out = self.expr_inner(e, parent);
+        self.depth -= 1;
+        out
+    }
+
+    fn expr_inner(&mut self, e: &hx::Expression, parent: &Loc) -> Option<Expr> {
         let loc = self.map.loc_of(e.span(), parent);
         let kind = match e {
             hx::Expression::Null(_) => ExprKind::Null,

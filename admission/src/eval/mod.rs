@@ -142,6 +142,9 @@ impl std::fmt::Debug for Evaluator<'_> {
     }
 }
 
+/// The longest chain of locals reading locals that is evaluated (deeper chains would only exhaust the stack).
+const MAX_LOCAL_CHAIN: usize = 64;
+
 /// Names bound by enclosing `for` expressions, innermost last.
 type Bindings = Vec<(String, Value)>;
 
@@ -187,6 +190,12 @@ impl<'a> Evaluator<'a> {
 
     /// The value of the local `name` (evaluated once, then remembered).
     pub fn local(&self, name: &str, loc: &Loc) -> Result<Value, EvalError> {
+        self.local_at(name, loc, 0)
+    }
+
+    /// The local `name`, evaluated `depth` levels deep into the expression that reads it: the depth limit
+    /// counts across locals, so a long chain of them cannot exhaust the stack either.
+    fn local_at(&self, name: &str, loc: &Loc, depth: usize) -> Result<Value, EvalError> {
         if let Some(v) = self.locals.borrow().get(name) {
             return v.clone();
         }
@@ -197,10 +206,18 @@ impl<'a> Evaluator<'a> {
                 "declare it in a `locals` block or fix the name",
             ));
         };
+        if self.in_progress.borrow().len() >= MAX_LOCAL_CHAIN {
+            return Err(bad(
+                loc,
+                format!(
+                    "local `{name}` sits at the end of a chain of over {MAX_LOCAL_CHAIN} locals"
+                ),
+            ));
+        }
         if !self.in_progress.borrow_mut().insert(name.to_string()) {
             return Err(bad(loc, format!("local `{name}` refers to itself")));
         }
-        let result = self.eval(&attr.expr, &Instance::Single);
+        let result = self.eval_in(&attr.expr, &Instance::Single, &mut Bindings::new(), depth);
         self.in_progress.borrow_mut().remove(name);
         self.locals
             .borrow_mut()
@@ -210,24 +227,24 @@ impl<'a> Evaluator<'a> {
 
     /// Whether `expr` calls `uuid()` or `timestamp()`, directly or through the locals it reads.
     pub fn reads_impure(&self, expr: &Expr) -> bool {
+        // A worklist rather than recursion: a long chain of locals must not deepen the stack.
         let mut seen = BTreeSet::new();
-        self.reads_impure_in(expr, &mut seen)
-    }
-
-    fn reads_impure_in(&self, expr: &Expr, seen: &mut BTreeSet<String>) -> bool {
-        if expr.calls_any(&["uuid", "timestamp"]) {
-            return true;
+        let mut todo = vec![expr];
+        while let Some(e) = todo.pop() {
+            if e.calls_any(&["uuid", "timestamp"]) {
+                return true;
+            }
+            for (path, _) in e.references() {
+                if path.len() >= 2
+                    && path[0] == "local"
+                    && seen.insert(path[1].clone())
+                    && let Some(attr) = self.config.locals.get(&path[1])
+                {
+                    todo.push(&attr.expr);
+                }
+            }
         }
-        expr.references().iter().any(|(path, _)| {
-            path.len() >= 2
-                && path[0] == "local"
-                && seen.insert(path[1].clone())
-                && self
-                    .config
-                    .locals
-                    .get(&path[1])
-                    .is_some_and(|a| self.reads_impure_in(&a.expr, seen))
-        })
+        false
     }
 
     fn eval_in(
@@ -422,7 +439,7 @@ impl<'a> Evaluator<'a> {
                 let Some(local) = attr(0) else {
                     return Err(bad(loc, "`local` must be followed by a local name"));
                 };
-                let v = self.local(local, loc)?;
+                let v = self.local_at(local, loc, d)?;
                 self.apply_steps(v, rest, loc, inst, b, d)
             }
             "count" => match (attr(0), inst) {

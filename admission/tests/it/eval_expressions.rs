@@ -187,3 +187,384 @@ fn eval_literals_operators_and_conditionals() {
         "#]],
     );
 }
+
+#[test]
+fn eval_references_count_each_and_splat() {
+    check(
+        Instance::Count(1),
+        &[
+            r#"count.index"#,
+            r#"aws_subnet.s[count.index].id"#,
+            r#"aws_subnet.s[*].id"#,
+            r#"aws_subnet.e["b"].id"#,
+            r#"aws_vpc.main.id"#,
+            r#"aws_vpc.pending.id"#,
+            r#"aws_vpc.pending[*].id"#,
+            r#"local.prefix"#,
+            r#"local.twice"#,
+            r#"local.vpc_id"#,
+            r#"var.tags.team"#,
+            r#"var.tags["env"]"#,
+            r#"[for k, v in var.tags : "${k}=${v}"]"#,
+            r#"{ for k, v in var.tags : v => k if k != "env" }"#,
+            r#"{ for s in ["a", "b", "a"] : s => s... }"#,
+            r#"[for s in aws_subnet.s : s.id]"#,
+            r#"each.key"#,
+            r#"var.missing"#,
+            r#"local.missing"#,
+            r#"aws_vpc.nope.id"#,
+            r#"local.loop"#,
+            r#"aws_subnet.s[5].id"#,
+            r#"aws_vpc.main.nope"#,
+        ],
+        expect![[r#"
+            count.index  =>  1
+            aws_subnet.s[count.index].id  =>  "subnet-1"
+            aws_subnet.s[*].id  =>  ["subnet-0", "subnet-1"]
+            aws_subnet.e["b"].id  =>  "subnet-11"
+            aws_vpc.main.id  =>  "vpc-1"
+            aws_vpc.pending.id  =>  unknown(any)
+            aws_vpc.pending[*].id  =>  unknown(list(any))
+            local.prefix  =>  "web-3"
+            local.twice  =>  "web-3web-3"
+            local.vpc_id  =>  "vpc-1"
+            var.tags.team  =>  "net"
+            var.tags["env"]  =>  "prod"
+            [for k, v in var.tags : "${k}=${v}"]  =>  ["env=prod", "team=net"]
+            { for k, v in var.tags : v => k if k != "env" }  =>  {net = "team"}
+            { for s in ["a", "b", "a"] : s => s... }  =>  {a = ["a", "a"], b = ["b"]}
+            [for s in aws_subnet.s : s.id]  =>  ["subnet-0", "subnet-1"]
+            each.key  =>  unknown-reference: `each` is used outside a block with `for_each`
+            var.missing  =>  unknown-reference: variable `missing` is not declared
+            local.missing  =>  unknown-reference: local `missing` is not declared
+            aws_vpc.nope.id  =>  unknown-reference: resource `aws_vpc.nope` is not declared
+            local.loop  =>  unsupported-construct: invalid expression: local `loop` refers to itself
+            aws_subnet.s[5].id  =>  unsupported-construct: invalid expression: index 5 is out of range for a list of 2 element(s)
+            aws_vpc.main.nope  =>  unsupported-construct: invalid expression: this object has no attribute `nope`
+        "#]],
+    );
+    check(
+        Instance::Each {
+            key: "a".into(),
+            value: Value::from("10.0.1.0/24"),
+        },
+        &[
+            r#"each.key"#,
+            r#"each.value"#,
+            r#""${each.key}:${each.value}""#,
+            r#"aws_subnet.e[each.key].id"#,
+            r#"count.index"#,
+        ],
+        expect![[r#"
+            each.key  =>  "a"
+            each.value  =>  "10.0.1.0/24"
+            "${each.key}:${each.value}"  =>  "a:10.0.1.0/24"
+            aws_subnet.e[each.key].id  =>  "subnet-10"
+            count.index  =>  unknown-reference: `count.index` is used outside a block with `count`
+        "#]],
+    );
+}
+
+#[test]
+fn eval_unknowns_propagate_through_every_operator() {
+    check(
+        Instance::Single,
+        &[
+            r#"aws_vpc.pending.id + 1"#,
+            r#"1 - aws_vpc.pending.id"#,
+            r#"aws_vpc.pending.id * 2"#,
+            r#"aws_vpc.pending.id / 2"#,
+            r#"aws_vpc.pending.id % 2"#,
+            r#"-aws_vpc.pending.id"#,
+            r#"!aws_vpc.pending.id"#,
+            r#"aws_vpc.pending.id == "x""#,
+            r#"aws_vpc.pending.id != "x""#,
+            r#"aws_vpc.pending.id < 1"#,
+            r#"aws_vpc.pending.id <= 1"#,
+            r#"aws_vpc.pending.id > 1"#,
+            r#"aws_vpc.pending.id >= 1"#,
+            r#"aws_vpc.pending.id && true"#,
+            r#"aws_vpc.pending.id && false"#,
+            r#"aws_vpc.pending.id || false"#,
+            r#"aws_vpc.pending.id || true"#,
+            r#"[1, aws_vpc.pending.id] == [2, aws_vpc.pending.id]"#,
+            r#""id-${aws_vpc.pending.id}""#,
+            r#"aws_vpc.pending.id ? "a" : "b""#,
+            r#"aws_vpc.pending.id ? 1 : "b""#,
+            r#"aws_vpc.pending.id ? var.secret : "b""#,
+            r#"{ (aws_vpc.pending.id) = 1 }"#,
+            r#"[aws_vpc.pending.id, 1]"#,
+            r#"var.tags[aws_vpc.pending.id]"#,
+            r#"[for x in aws_vpc.pending.id : x]"#,
+            r#"[for x in [1, 2] : x if x == aws_vpc.pending.id]"#,
+            r#""a" + aws_vpc.pending.id"#,
+        ],
+        expect![[r#"
+            aws_vpc.pending.id + 1  =>  unknown(number)
+            1 - aws_vpc.pending.id  =>  unknown(number)
+            aws_vpc.pending.id * 2  =>  unknown(number)
+            aws_vpc.pending.id / 2  =>  unknown(number)
+            aws_vpc.pending.id % 2  =>  unknown(number)
+            -aws_vpc.pending.id  =>  unknown(number)
+            !aws_vpc.pending.id  =>  unknown(bool)
+            aws_vpc.pending.id == "x"  =>  unknown(bool)
+            aws_vpc.pending.id != "x"  =>  unknown(bool)
+            aws_vpc.pending.id < 1  =>  unknown(bool)
+            aws_vpc.pending.id <= 1  =>  unknown(bool)
+            aws_vpc.pending.id > 1  =>  unknown(bool)
+            aws_vpc.pending.id >= 1  =>  unknown(bool)
+            aws_vpc.pending.id && true  =>  unknown(bool)
+            aws_vpc.pending.id && false  =>  false
+            aws_vpc.pending.id || false  =>  unknown(bool)
+            aws_vpc.pending.id || true  =>  true
+            [1, aws_vpc.pending.id] == [2, aws_vpc.pending.id]  =>  false
+            "id-${aws_vpc.pending.id}"  =>  unknown(string)
+            aws_vpc.pending.id ? "a" : "b"  =>  unknown(string)
+            aws_vpc.pending.id ? 1 : "b"  =>  unknown(any)
+            aws_vpc.pending.id ? var.secret : "b"  =>  sensitive(unknown(string))
+            { (aws_vpc.pending.id) = 1 }  =>  unknown(any)
+            [aws_vpc.pending.id, 1]  =>  [unknown(any), 1]
+            var.tags[aws_vpc.pending.id]  =>  unknown(any)
+            [for x in aws_vpc.pending.id : x]  =>  unknown(list(any))
+            [for x in [1, 2] : x if x == aws_vpc.pending.id]  =>  unknown(any)
+            "a" + aws_vpc.pending.id  =>  unsupported-construct: invalid expression: "a" is not a number
+        "#]],
+    );
+}
+
+#[test]
+fn eval_unknowns_propagate_through_every_function() {
+    check(
+        Instance::Single,
+        &[
+            r#"format("%s-%d", aws_vpc.pending.id, 1)"#,
+            r#"join(",", ["a", aws_vpc.pending.id])"#,
+            r#"concat(["a"], aws_vpc.pending.id)"#,
+            r#"concat(["a"], [aws_vpc.pending.id])"#,
+            r#"merge({ a = 1 }, aws_vpc.pending.id)"#,
+            r#"lookup(var.tags, aws_vpc.pending.id, "d")"#,
+            r#"lookup(aws_vpc.pending.id, "k")"#,
+            r#"length(aws_vpc.pending.id)"#,
+            r#"length([aws_vpc.pending.id, 2])"#,
+            r#"tostring(aws_vpc.pending.id)"#,
+            r#"tonumber(aws_vpc.pending.id)"#,
+            r#"upper(aws_vpc.pending.id)"#,
+            r#"lower(aws_vpc.pending.id)"#,
+            r#"toset(aws_vpc.pending.id)"#,
+            r#"tolist(aws_vpc.pending.id)"#,
+            r#"tomap(aws_vpc.pending.id)"#,
+            r#"keys(aws_vpc.pending.id)"#,
+            r#"values(aws_vpc.pending.id)"#,
+            r#"element(aws_vpc.pending.id, 0)"#,
+            r#"element(["a", "b"], aws_vpc.pending.id)"#,
+            r#"contains(["a", aws_vpc.pending.id], "b")"#,
+            r#"contains(["a", aws_vpc.pending.id], "a")"#,
+            r#"coalesce(aws_vpc.pending.id, "x")"#,
+            r#"coalesce("x", aws_vpc.pending.id)"#,
+            r#"range(aws_vpc.pending.id)"#,
+            r#"replace(aws_vpc.pending.id, "a", "b")"#,
+            r#"jsonencode({ a = aws_vpc.pending.id })"#,
+            r#"cidrsubnet("10.0.0.0/16", 8, aws_vpc.pending.id)"#,
+            r#"uuid()"#,
+            r#"timestamp()"#,
+        ],
+        expect![[r#"
+            format("%s-%d", aws_vpc.pending.id, 1)  =>  unknown(string)
+            join(",", ["a", aws_vpc.pending.id])  =>  unknown(string)
+            concat(["a"], aws_vpc.pending.id)  =>  unknown(list(any))
+            concat(["a"], [aws_vpc.pending.id])  =>  ["a", unknown(any)]
+            merge({ a = 1 }, aws_vpc.pending.id)  =>  unknown(any)
+            lookup(var.tags, aws_vpc.pending.id, "d")  =>  unknown(any)
+            lookup(aws_vpc.pending.id, "k")  =>  unknown(any)
+            length(aws_vpc.pending.id)  =>  unknown(number)
+            length([aws_vpc.pending.id, 2])  =>  2
+            tostring(aws_vpc.pending.id)  =>  unknown(string)
+            tonumber(aws_vpc.pending.id)  =>  unknown(number)
+            upper(aws_vpc.pending.id)  =>  unknown(string)
+            lower(aws_vpc.pending.id)  =>  unknown(string)
+            toset(aws_vpc.pending.id)  =>  unknown(set(any))
+            tolist(aws_vpc.pending.id)  =>  unknown(list(any))
+            tomap(aws_vpc.pending.id)  =>  unknown(map(any))
+            keys(aws_vpc.pending.id)  =>  unknown(list(any))
+            values(aws_vpc.pending.id)  =>  unknown(list(any))
+            element(aws_vpc.pending.id, 0)  =>  unknown(any)
+            element(["a", "b"], aws_vpc.pending.id)  =>  unknown(any)
+            contains(["a", aws_vpc.pending.id], "b")  =>  unknown(bool)
+            contains(["a", aws_vpc.pending.id], "a")  =>  true
+            coalesce(aws_vpc.pending.id, "x")  =>  unknown(any)
+            coalesce("x", aws_vpc.pending.id)  =>  "x"
+            range(aws_vpc.pending.id)  =>  unknown(list(number))
+            replace(aws_vpc.pending.id, "a", "b")  =>  unknown(string)
+            jsonencode({ a = aws_vpc.pending.id })  =>  unknown(string)
+            cidrsubnet("10.0.0.0/16", 8, aws_vpc.pending.id)  =>  unknown(string)
+            uuid()  =>  unknown(string)
+            timestamp()  =>  unknown(string)
+        "#]],
+    );
+}
+
+#[test]
+fn eval_known_function_results() {
+    check(
+        Instance::Single,
+        &[
+            r#"format("%s/%05.1f/%x/%q/%t/%v/%-4s|/%4d|%%", "a", 3.14159, 255, "q", true, [1], "ab", 42)"#,
+            r#"format("%d", 1.5)"#,
+            r#"format("%s %s", "one")"#,
+            r#"join("-", ["a", "b"], ["c"])"#,
+            r#"concat([1], [2, 3], toset(["x"]))"#,
+            r#"merge({ a = 1, b = 2 }, null, { b = 3 })"#,
+            r#"lookup({ a = 1 }, "b", 0)"#,
+            r#"lookup({ a = 1 }, "b")"#,
+            r#"length("héllo")"#,
+            r#"length({ a = 1 })"#,
+            r#"tostring(12.5)"#,
+            r#"tonumber("0x1")"#,
+            r#"tonumber("1e3")"#,
+            r#"upper("abc")"#,
+            r#"toset(["b", "a", "b"])"#,
+            r#"toset(["a", 1, true])"#,
+            r#"tolist(toset(["b", "a"]))"#,
+            r#"tomap({ a = 1, b = "x" })"#,
+            r#"keys({ b = 1, a = 2 })"#,
+            r#"values({ b = 1, a = 2 })"#,
+            r#"element(["a", "b", "c"], 4)"#,
+            r#"element([], 0)"#,
+            r#"contains(toset(["a"]), "a")"#,
+            r#"coalesce(null, "", "x")"#,
+            r#"coalesce(null, "")"#,
+            r#"range(3)"#,
+            r#"range(1, 7, 2)"#,
+            r#"range(5, 1)"#,
+            r#"range(2000)"#,
+            r#"replace("a.b.c", ".", "-")"#,
+            r#"replace("abc", "/b/", "x")"#,
+            r#"jsonencode({ b = [1, "<x>"], a = null, c = toset(["z"]) })"#,
+            r#"cidrsubnet("10.1.0.0/16", 8, 2)"#,
+            r#"cidrsubnet("10.1.2.3/16", 4, 15)"#,
+            r#"cidrsubnet("10.1.0.0/16", 8, 256)"#,
+            r#"cidrsubnet("fd00::/48", 16, 3)"#,
+            r#"upper(1, 2)"#,
+            r#"file("x")"#,
+            r#"concat(["a"]...)"#,
+            r#"format("%s-%s", ["a", "b"]...)"#,
+        ],
+        expect![[r#"
+            format("%s/%05.1f/%x/%q/%t/%v/%-4s|/%4d|%%", "a", 3.14159, 255, "q", true, [1], "ab", 42)  =>  "a/003.1/ff/\"q\"/true/[1]/ab  |/  42|%"
+            format("%d", 1.5)  =>  unsupported-construct: invalid expression: format() %d needs a whole number
+            format("%s %s", "one")  =>  unsupported-construct: invalid expression: format() has too few arguments for verb %s
+            join("-", ["a", "b"], ["c"])  =>  "a-b-c"
+            concat([1], [2, 3], toset(["x"]))  =>  [1, 2, 3, "x"]
+            merge({ a = 1, b = 2 }, null, { b = 3 })  =>  {a = 1, b = 3}
+            lookup({ a = 1 }, "b", 0)  =>  0
+            lookup({ a = 1 }, "b")  =>  unsupported-construct: invalid expression: lookup() found no key "b" and has no default
+            length("héllo")  =>  5
+            length({ a = 1 })  =>  1
+            tostring(12.5)  =>  "12.5"
+            tonumber("0x1")  =>  unsupported-construct: invalid expression: tonumber(): "0x1" is not a number
+            tonumber("1e3")  =>  1000
+            upper("abc")  =>  "ABC"
+            toset(["b", "a", "b"])  =>  set["a", "b"]
+            toset(["a", 1, true])  =>  set["1", "a", "true"]
+            tolist(toset(["b", "a"]))  =>  ["a", "b"]
+            tomap({ a = 1, b = "x" })  =>  {a = "1", b = "x"}
+            keys({ b = 1, a = 2 })  =>  ["a", "b"]
+            values({ b = 1, a = 2 })  =>  [2, 1]
+            element(["a", "b", "c"], 4)  =>  "b"
+            element([], 0)  =>  unsupported-construct: invalid expression: element() of an empty list
+            contains(toset(["a"]), "a")  =>  true
+            coalesce(null, "", "x")  =>  "x"
+            coalesce(null, "")  =>  unsupported-construct: invalid expression: coalesce() found no argument that is neither null nor an empty string
+            range(3)  =>  [0, 1, 2]
+            range(1, 7, 2)  =>  [1, 3, 5]
+            range(5, 1)  =>  [5, 4, 3, 2]
+            range(2000)  =>  unsupported-construct: invalid expression: range() would produce more than 1024 numbers
+            replace("a.b.c", ".", "-")  =>  "a-b-c"
+            replace("abc", "/b/", "x")  =>  unsupported-construct: invalid expression: replace() with a regular expression (`/.../`) is not supported; give a literal substring
+            jsonencode({ b = [1, "<x>"], a = null, c = toset(["z"]) })  =>  "{\"a\":null,\"b\":[1,\"\\u003cx\\u003e\"],\"c\":[\"z\"]}"
+            cidrsubnet("10.1.0.0/16", 8, 2)  =>  "10.1.2.0/24"
+            cidrsubnet("10.1.2.3/16", 4, 15)  =>  "10.1.240.0/20"
+            cidrsubnet("10.1.0.0/16", 8, 256)  =>  unsupported-construct: invalid expression: cidrsubnet(): network number 256 does not fit in 8 bits
+            cidrsubnet("fd00::/48", 16, 3)  =>  "fd00:0:0:3::/64"
+            upper(1, 2)  =>  unsupported-construct: invalid expression: upper() takes 1 argument(s), 2 given
+            file("x")  =>  unsupported-construct: function `file` is not supported
+            concat(["a"]...)  =>  unsupported-construct: invalid expression: a concat() argument must be a list or set
+            format("%s-%s", ["a", "b"]...)  =>  "a-b"
+        "#]],
+    );
+}
+
+#[test]
+fn eval_sensitive_values_stay_sensitive_through_operations() {
+    check(
+        Instance::Single,
+        &[
+            r#"var.secret"#,
+            r#""pw=${var.secret}""#,
+            r#"upper(var.secret)"#,
+            r#"length(var.secret)"#,
+            r#"var.secret == "s3cr3t""#,
+            r#"var.secret != "x" ? "a" : "b""#,
+            r#"true ? var.secret : "b""#,
+            r#"false ? var.secret : "b""#,
+            r#"[var.secret, "open"]"#,
+            r#"[var.secret, "open"][1]"#,
+            r#"{ k = var.secret }.k"#,
+            r#"merge({ a = "open" }, { b = var.secret })"#,
+            r#"jsonencode({ p = var.secret })"#,
+            r#"format("%s", var.secret)"#,
+            r#"join(",", [var.secret])"#,
+            r#"[for c in [var.secret] : upper(c)]"#,
+            r#"{ (var.secret) = 1 }"#,
+            r#"tolist([var.secret])"#,
+            r#"coalesce(var.secret, "x")"#,
+            r#"!(var.secret == "")"#,
+            r#"length(var.secret) + 1"#,
+        ],
+        expect![[r#"
+            var.secret  =>  sensitive("s3cr3t")
+            "pw=${var.secret}"  =>  sensitive("pw=s3cr3t")
+            upper(var.secret)  =>  sensitive("S3CR3T")
+            length(var.secret)  =>  sensitive(6)
+            var.secret == "s3cr3t"  =>  sensitive(true)
+            var.secret != "x" ? "a" : "b"  =>  sensitive("a")
+            true ? var.secret : "b"  =>  sensitive("s3cr3t")
+            false ? var.secret : "b"  =>  "b"
+            [var.secret, "open"]  =>  [sensitive("s3cr3t"), "open"]
+            [var.secret, "open"][1]  =>  "open"
+            { k = var.secret }.k  =>  sensitive("s3cr3t")
+            merge({ a = "open" }, { b = var.secret })  =>  sensitive({a = "open", b = sensitive("s3cr3t")})
+            jsonencode({ p = var.secret })  =>  sensitive("{\"p\":\"s3cr3t\"}")
+            format("%s", var.secret)  =>  sensitive("s3cr3t")
+            join(",", [var.secret])  =>  sensitive("s3cr3t")
+            [for c in [var.secret] : upper(c)]  =>  [sensitive("S3CR3T")]
+            { (var.secret) = 1 }  =>  sensitive({s3cr3t = 1})
+            tolist([var.secret])  =>  sensitive([sensitive("s3cr3t")])
+            coalesce(var.secret, "x")  =>  sensitive("s3cr3t")
+            !(var.secret == "")  =>  sensitive(true)
+            length(var.secret) + 1  =>  sensitive(7)
+        "#]],
+    );
+}
+
+#[test]
+fn eval_static_evaluator_refuses_resource_references() {
+    let (config, vars) = (config(), vars());
+    let ev = Evaluator::new(&config, &vars);
+    let out: Vec<String> = [
+        r#"aws_vpc.main.id"#,
+        r#"local.vpc_id"#,
+        r#"aws_subnet.s[0].id"#,
+        r#"local.prefix"#,
+    ]
+    .iter()
+    .map(|l| eval_line(&ev, l, &Instance::Single))
+    .collect();
+    expect![[r#"
+        aws_vpc.main.id  =>  not static: aws_vpc.main.id
+        local.vpc_id  =>  not static: aws_vpc.main.id
+        aws_subnet.s[0].id  =>  not static: aws_subnet.s[...].id
+        local.prefix  =>  "web-3"
+    "#]]
+    .assert_eq(&(out.join("\n") + "\n"));
+}

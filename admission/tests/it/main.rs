@@ -4,6 +4,7 @@ mod addresses;
 mod catalog;
 mod config_parse;
 mod eval_expressions;
+mod fuzz_parse_lint;
 mod lint_codes;
 mod lint_count_index;
 mod markers;
