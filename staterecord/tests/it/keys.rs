@@ -53,7 +53,7 @@ fn keys_length_limits() {
         validate_key(&format!("a/{long_segment}/b")),
         Err(KeyError::SegmentTooLong { .. })
     ));
-    let longest = vec![segment.as_str(); 3].join("/") + "/" + &"t".repeat(165);
+    let longest = [segment.as_str(); 3].join("/") + "/" + &"t".repeat(165);
     assert_eq!(longest.len(), staterecord::key::MAX_KEY_LEN);
     assert_eq!(validate_key(&longest), Ok(()));
     let err = validate_key(&format!("{longest}t")).unwrap_err();
