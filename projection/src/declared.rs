@@ -110,6 +110,8 @@ impl DeclaredInstance {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Declared {
     blocks: BTreeMap<BlockAddress, Expansion>,
+    /// Count blocks whose count was declared, not inferred from the indices added.
+    fixed_counts: std::collections::BTreeSet<BlockAddress>,
     instances: BTreeMap<InstanceAddress, DeclaredInstance>,
 }
 
@@ -163,6 +165,9 @@ impl Declared {
         {
             return Err(invalid(&block, format!("index {i} is outside count {n}")));
         }
+        if let Expansion::Count(_) = expansion {
+            self.fixed_counts.insert(block.clone());
+        }
         self.blocks.insert(block, expansion);
         Ok(self)
     }
@@ -179,6 +184,11 @@ impl Declared {
             (None | Some(Expansion::Single), InstanceKey::None) => Expansion::Single,
             (None, InstanceKey::Int(i)) => Expansion::Count(i + 1),
             (Some(Expansion::Count(n)), InstanceKey::Int(i)) if i < n => Expansion::Count(*n),
+            (Some(Expansion::Count(_)), InstanceKey::Int(i))
+                if !self.fixed_counts.contains(&block) =>
+            {
+                Expansion::Count(i + 1)
+            }
             (Some(Expansion::Count(n)), InstanceKey::Int(i)) => {
                 return Err(invalid(&address, format!("index {i} is outside count {n}")));
             }

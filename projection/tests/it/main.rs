@@ -3,8 +3,12 @@
 mod binding_client_named;
 mod binding_marker;
 mod count_slots;
+mod declared_model;
+mod discovery_concurrency;
 mod discovery_cost;
 mod discovery_faults;
+mod paths_parent_and_content;
+mod property_ownership;
 mod records_state;
 mod records_store;
 mod support;
