@@ -1,14 +1,29 @@
 //! The `liveplan` command line.
 //!
-//! The only place in the workspace that prints, parses arguments and installs a tracing subscriber.
+//! The only place in the workspace that prints, parses arguments and installs a tracing subscriber. It
+//! reads the arguments, sets up logging on stderr, runs one command on a tokio runtime and turns its
+//! outcome into the process exit code; everything else lives in the `cli` module. It must never hold
+//! plan logic of its own: planning, applying and the ownership rules belong to the library crates.
+
+mod cli;
+
+use std::process::ExitCode;
 
 use clap::Parser;
 
-/// Plan and apply infrastructure without a state file.
-#[derive(Debug, Parser)]
-#[command(name = "liveplan", version, about, long_about = None)]
-struct Cli {}
-
-fn main() {
-    let _cli = Cli::parse();
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    cli::logging::install(args.common.log_level.as_deref());
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("Error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = runtime.block_on(cli::run(args));
+    ExitCode::from(code.as_u8())
 }

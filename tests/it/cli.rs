@@ -4,7 +4,10 @@ use std::process::Command;
 
 #[test]
 fn cli_version_names_the_product_and_its_version() {
-    let out = Command::new(env!("CARGO_BIN_EXE_liveplan")).arg("--version").output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_liveplan"))
+        .arg("--version")
+        .output()
+        .unwrap();
     assert!(out.status.success());
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim(),

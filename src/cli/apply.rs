@@ -1,0 +1,232 @@
+//! `liveplan apply`: plan, show, confirm, apply, report.
+//!
+//! Confirmation is a typed `yes` on a terminal, or `--auto-approve`; without a terminal and without the
+//! flag apply refuses, so a script never hangs on a prompt. SIGINT and SIGTERM cancel the apply: running
+//! operations finish and write their records, nothing new starts, and the command exits 1 with
+//! `cancelled`. This module must never apply a plan that has an error diagnostic.
+
+use std::io::{BufRead as _, Write as _};
+use std::num::NonZeroUsize;
+use std::time::Duration;
+
+use admission::{Code, Diagnostic, Severity};
+use anyhow::Context as _;
+use engine::render;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::commands::{make_plan, show_plan};
+use super::progress::ApplyView;
+use super::target::{Access, Inputs};
+use super::terminal::Terminal;
+use super::{Common, Exit};
+
+/// How often a running operation says it is still running.
+const PROGRESS_INTERVAL: Duration = Duration::from_secs(10);
+
+/// Resolves when the process receives SIGINT or SIGTERM.
+async fn interrupted() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Asks for `yes` on the terminal.
+fn confirmed(term: &Terminal) -> anyhow::Result<bool> {
+    term.out(&format!(
+        "\n{}\n  liveplan will perform the actions described above.\n  Only 'yes' will be accepted to approve.\n\n  {} ",
+        term.bold("Do you want to perform these actions?"),
+        term.bold("Enter a value:")
+    ));
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .context("cannot read the answer")?;
+    let _ = std::io::stdout().flush();
+    Ok(answer.trim() == "yes")
+}
+
+fn diagnostic_event(d: &Diagnostic) -> serde_json::Value {
+    let mut event = render::diagnostic_json(d);
+    if let Some(map) = event.as_object_mut() {
+        map.insert("type".to_owned(), json!("diagnostic"));
+    }
+    event
+}
+
+/// `liveplan apply`.
+pub async fn run(common: &Common, term: &Terminal, auto_approve: bool) -> anyhow::Result<Exit> {
+    if common.json && !auto_approve {
+        term.error("apply --json cannot prompt for confirmation: pass --auto-approve as well");
+        return Ok(Exit::Failure);
+    }
+    let inputs = Inputs::read(common)?;
+    let planned = make_plan(common, &inputs, Access::Write).await?;
+    let plan = planned.plan;
+    let summary = plan.summary();
+    if common.json {
+        for d in &plan.diagnostics {
+            println!("{}", diagnostic_event(d));
+        }
+    } else {
+        show_plan(common, term, &plan);
+    }
+    if !plan.applicable() {
+        if common.json {
+            println!(
+                "{}",
+                json!({"type": "summary", "applied": false, "add": 0, "change": 0, "destroy": 0})
+            );
+        } else {
+            term.error("the plan has errors, so nothing was applied");
+        }
+        return Ok(Exit::Failure);
+    }
+    if summary.is_empty() {
+        if common.json {
+            println!(
+                "{}",
+                json!({"type": "summary", "applied": true, "add": 0, "change": 0, "destroy": 0})
+            );
+        } else {
+            term.line(&term.green("\nApply complete! Resources: 0 added, 0 changed, 0 destroyed."));
+        }
+        return Ok(Exit::Success);
+    }
+    if !auto_approve {
+        if !term.stdin_tty {
+            term.error(
+                "apply needs a confirmation and stdin is not a terminal; \
+                 pass --auto-approve to apply without a prompt",
+            );
+            return Ok(Exit::Failure);
+        }
+        if !confirmed(term)? {
+            term.line("\nApply cancelled.");
+            return Ok(Exit::Failure);
+        }
+    }
+    let (Some(live), Some(store)) = (planned.live, planned.store) else {
+        anyhow::bail!("the plan was made without a live system or a record store");
+    };
+    let reviewed = plan.review()?;
+    if !common.json {
+        term.line("");
+    }
+    let total = reviewed.plan().effective_changes().count();
+    let view = ApplyView::new(term, common.json, total);
+    let cancel = CancellationToken::new();
+    let config = engine::ApplyConfig {
+        parallelism: NonZeroUsize::new(common.parallelism as usize).unwrap_or(NonZeroUsize::MIN),
+        cancel: cancel.clone(),
+        retry: engine::RetryPolicy::default(),
+        events: Some(view.sink()),
+        progress_interval: PROGRESS_INTERVAL,
+    };
+    let applying = engine::apply(&reviewed, live.provider, store, config);
+    tokio::pin!(applying);
+    let signal = interrupted();
+    tokio::pin!(signal);
+    let mut interrupted_once = false;
+    let result = loop {
+        tokio::select! {
+            result = &mut applying => break result,
+            () = &mut signal, if !interrupted_once => {
+                interrupted_once = true;
+                cancel.cancel();
+                view.println(
+                    "Interrupt received: waiting for operations in flight to finish; nothing new will start.",
+                );
+            }
+        }
+    };
+    view.finish();
+    let mut outcome = result.context("the apply could not run")?;
+    if cancel.is_cancelled()
+        && !outcome
+            .diagnostics
+            .iter()
+            .any(|d| d.code == Code::Cancelled)
+    {
+        outcome.diagnostics.push(Diagnostic::new(
+            Code::Cancelled,
+            "apply was interrupted",
+            "operations in flight finished and wrote their records; nothing new was started. \
+             Run plan to see what is left to do",
+        ));
+    }
+    let failed = outcome
+        .diagnostics
+        .iter()
+        .any(|d| d.severity() == Severity::Error);
+    let tally = view.tally();
+    if common.json {
+        for d in &outcome.diagnostics {
+            view.json_line(&diagnostic_event(d));
+        }
+        view.json_line(&json!({
+            "type": "summary",
+            "applied": !failed,
+            "add": tally.added,
+            "change": tally.changed,
+            "destroy": tally.destroyed,
+        }));
+    } else {
+        let mut text = String::from("\n");
+        for d in &outcome.diagnostics {
+            let label = match d.severity() {
+                Severity::Error => "Error",
+                Severity::Warning => "Warning",
+            };
+            text.push_str(&format!("{label}: {} [{}]\n", d.summary, d.code));
+            if let Some(a) = &d.address {
+                text.push_str(&format!("  on {a}\n"));
+            }
+            if !d.detail.is_empty() {
+                text.push_str(&format!("  {}\n", d.detail));
+            }
+            text.push('\n');
+        }
+        term.plan_text(&text);
+        let counts = format!(
+            "Resources: {} added, {} changed, {} destroyed.",
+            tally.added, tally.changed, tally.destroyed
+        );
+        if failed {
+            term.line(&term.red(&format!("Apply failed! {counts}")));
+        } else {
+            term.line(&term.green(&format!("Apply complete! {counts}")));
+        }
+        if !outcome.outputs.is_empty() {
+            let config = &reviewed.plan().context.config;
+            let mut text = format!("\n{}\n\n", term.bold("Outputs:"));
+            for (name, value) in &outcome.outputs {
+                let sensitive = config.outputs.get(name).is_some_and(|o| o.sensitive);
+                if sensitive {
+                    text.push_str(&format!("{name} = (sensitive value)\n"));
+                } else {
+                    text.push_str(&format!("{name} = {value:#}\n"));
+                }
+            }
+            term.out(&text);
+        }
+    }
+    Ok(if failed { Exit::Failure } else { Exit::Success })
+}

@@ -1,0 +1,402 @@
+//! The commands that read or make one small change: `plan`, `validate`, `adopt`, `mv`, `graph` and
+//! `records` (apply, with its prompt and progress, has a module of its own).
+//!
+//! Each command opens its target, calls one engine function and prints the result for a person or, with
+//! `--json`, for a machine. None of them prompts, and `plan`, `validate`, `graph` and `records` never
+//! write anything: not to the cloud, not to the store, not to the sim file.
+
+use std::sync::Arc;
+
+use admission::{Catalog, Diagnostic, Severity};
+use anyhow::Context as _;
+use engine::Plan;
+use engine::model::{Cost, PlanContext};
+use engine::render::{self, RenderOptions};
+use fixtures::{SimCloud, SimConfig};
+use serde_json::json;
+use staterecord::{CacheScope, Store};
+
+use super::target::{self, Access, Inputs, Live};
+use super::terminal::Terminal;
+use super::{Common, Exit};
+
+/// A plan with the live system and the store it was made against (absent when they could not be
+/// opened, in which case the plan holds the diagnostic saying why).
+pub struct Planned {
+    /// The plan.
+    pub plan: Plan,
+    /// The live system.
+    pub live: Option<Live>,
+    /// The record store.
+    pub store: Option<Arc<dyn Store>>,
+}
+
+/// Opens the target and plans. A live system or store that cannot be opened gives a plan holding only
+/// the configuration's diagnostics and the one saying what could not be opened.
+pub async fn make_plan(
+    common: &Common,
+    inputs: &Inputs,
+    access: Access,
+) -> anyhow::Result<Planned> {
+    let live = match target::open_live(common, inputs).await {
+        Ok(live) => live,
+        Err(d) => {
+            return Ok(Planned {
+                plan: refused_plan(common, inputs, d),
+                live: None,
+                store: None,
+            });
+        }
+    };
+    let store = match target::open_store(inputs, access).await? {
+        Ok(store) => store,
+        Err(d) => {
+            return Ok(Planned {
+                plan: refused_plan(common, inputs, d),
+                live: Some(live),
+                store: None,
+            });
+        }
+    };
+    let plan = engine::plan(
+        &inputs.request(common),
+        live.provider.as_ref(),
+        Arc::clone(&store),
+        &CacheScope::new(),
+    )
+    .await
+    .context("the plan could not run")?;
+    Ok(Planned {
+        plan,
+        live: Some(live),
+        store: Some(store),
+    })
+}
+
+/// The resource types a configuration may use when no live system is opened: the simulated catalog and
+/// the engine's record-backed types.
+fn offline_catalog() -> Catalog {
+    use admission::Provider as _;
+    SimCloud::new(SimConfig::default())
+        .schemas()
+        .merged(admission::catalog::builtin())
+}
+
+/// A plan that could not read the live system: the lint's findings plus `problem`, and no changes.
+fn refused_plan(common: &Common, inputs: &Inputs, problem: Diagnostic) -> Plan {
+    let (_, linted) = admission::lint::check(
+        &inputs.files,
+        &inputs.variables,
+        &offline_catalog(),
+        common.estate.as_deref(),
+    );
+    let mut diagnostics = linted.diagnostics;
+    diagnostics.push(problem);
+    diagnostics.sort_by(|a, b| {
+        a.sort_key()
+            .cmp(&b.sort_key())
+            .then_with(|| a.summary.cmp(&b.summary))
+    });
+    Plan {
+        estate: linted.estate.unwrap_or_default(),
+        changes: Vec::new(),
+        foreign: Vec::new(),
+        bind_candidates: Vec::new(),
+        unowned: Vec::new(),
+        owned_undeclared: Vec::new(),
+        rename_hints: Vec::new(),
+        diagnostics,
+        cost: Cost::default(),
+        context: Arc::new(PlanContext::default()),
+    }
+}
+
+/// Prints a plan: the JSON document with `--json`, else the human text.
+pub fn show_plan(common: &Common, term: &Terminal, plan: &Plan) {
+    let options = RenderOptions {
+        verbose: common.verbose,
+    };
+    if common.json {
+        term.out(&render::json(plan, options));
+    } else {
+        term.plan_text(&render::text(plan, options));
+    }
+}
+
+/// `liveplan plan`.
+pub async fn plan(
+    common: &Common,
+    term: &Terminal,
+    detailed_exitcode: bool,
+) -> anyhow::Result<Exit> {
+    let inputs = Inputs::read(common)?;
+    let planned = make_plan(common, &inputs, Access::Read).await?;
+    show_plan(common, term, &planned.plan);
+    Ok(if !planned.plan.applicable() {
+        Exit::Failure
+    } else if detailed_exitcode && !planned.plan.summary().is_empty() {
+        Exit::Changes
+    } else {
+        Exit::Success
+    })
+}
+
+fn diagnostics_text(diagnostics: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    for d in diagnostics {
+        let label = match d.severity() {
+            Severity::Error => "Error",
+            Severity::Warning => "Warning",
+        };
+        out.push_str(&format!("{label}: {} [{}]", d.summary, d.code));
+        if let Some(pos) = &d.pos {
+            out.push_str(&format!(" ({pos})"));
+        }
+        out.push('\n');
+        if let Some(a) = &d.address {
+            out.push_str(&format!("  on {a}\n"));
+        }
+        if !d.ids.is_empty() {
+            out.push_str(&format!("  objects: {}\n", d.ids.join(", ")));
+        }
+        if !d.detail.is_empty() {
+            out.push_str(&format!("  {}\n", d.detail));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn has_errors(diagnostics: &[Diagnostic]) -> bool {
+    diagnostics.iter().any(|d| d.severity() == Severity::Error)
+}
+
+/// `liveplan validate`: parse and lint only.
+pub async fn validate(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
+    let inputs = Inputs::read(common)?;
+    let (_, linted) = admission::lint::check(
+        &inputs.files,
+        &inputs.variables,
+        &offline_catalog(),
+        common.estate.as_deref(),
+    );
+    let valid = !linted.has_errors();
+    if common.json {
+        let doc = json!({
+            "valid": valid,
+            "error_count": linted.diagnostics.iter().filter(|d| d.severity() == Severity::Error).count(),
+            "warning_count": linted.diagnostics.iter().filter(|d| d.severity() == Severity::Warning).count(),
+            "diagnostics": linted.diagnostics.iter().map(render::diagnostic_json).collect::<Vec<_>>(),
+        });
+        term.line(&serde_json::to_string_pretty(&doc)?);
+    } else {
+        term.plan_text(&diagnostics_text(&linted.diagnostics));
+        if valid {
+            term.line(&term.green("Success! The configuration is valid."));
+        } else {
+            term.line(&term.red("The configuration is not valid."));
+        }
+    }
+    Ok(if valid { Exit::Success } else { Exit::Failure })
+}
+
+/// Prints the outcome of `adopt` or `mv` and turns it into an exit code.
+fn ownership_outcome(
+    common: &Common,
+    term: &Terminal,
+    outcome: &engine::OwnershipOutcome,
+    done: &str,
+) -> anyhow::Result<Exit> {
+    let ok = outcome.succeeded();
+    if common.json {
+        let doc = json!({
+            "ok": ok,
+            "id": outcome.id,
+            "diagnostics": outcome.diagnostics.iter().map(render::diagnostic_json).collect::<Vec<_>>(),
+        });
+        term.line(&serde_json::to_string_pretty(&doc)?);
+    } else {
+        term.plan_text(&diagnostics_text(&outcome.diagnostics));
+        if ok {
+            term.line(&term.green(done));
+        }
+    }
+    Ok(if ok && !has_errors(&outcome.diagnostics) {
+        Exit::Success
+    } else {
+        Exit::Failure
+    })
+}
+
+/// Prints a setup problem (live system or store) and fails.
+fn setup_failure(common: &Common, term: &Terminal, problem: &Diagnostic) -> anyhow::Result<Exit> {
+    if common.json {
+        let doc = json!({ "ok": false, "diagnostics": [render::diagnostic_json(problem)] });
+        term.line(&serde_json::to_string_pretty(&doc)?);
+    } else {
+        term.plan_text(&diagnostics_text(std::slice::from_ref(problem)));
+    }
+    Ok(Exit::Failure)
+}
+
+/// `liveplan adopt ADDRESS [--id ID]`.
+pub async fn adopt(
+    common: &Common,
+    term: &Terminal,
+    address: &str,
+    id: Option<&str>,
+) -> anyhow::Result<Exit> {
+    let inputs = Inputs::read(common)?;
+    let live = match target::open_live(common, &inputs).await {
+        Ok(live) => live,
+        Err(d) => return setup_failure(common, term, &d),
+    };
+    let outcome = engine::adopt(
+        &inputs.request(common),
+        live.provider.as_ref(),
+        &engine::AdoptRequest { address, id },
+    )
+    .await?;
+    let done = format!(
+        "Adopted {} as {address}: the next plan binds it.",
+        outcome.id.as_deref().unwrap_or("the object")
+    );
+    ownership_outcome(common, term, &outcome, &done)
+}
+
+/// `liveplan mv OLD NEW`.
+pub async fn mv(
+    common: &Common,
+    term: &Terminal,
+    request: &engine::MvRequest<'_>,
+) -> anyhow::Result<Exit> {
+    let inputs = Inputs::read(common)?;
+    let live = match target::open_live(common, &inputs).await {
+        Ok(live) => live,
+        Err(d) => return setup_failure(common, term, &d),
+    };
+    let access = if request.dry_run {
+        Access::Read
+    } else {
+        Access::Write
+    };
+    let store = match target::open_store(&inputs, access).await? {
+        Ok(store) => store,
+        Err(d) => return setup_failure(common, term, &d),
+    };
+    let outcome = engine::mv(
+        &inputs.request(common),
+        live.provider.as_ref(),
+        store,
+        request,
+    )
+    .await?;
+    let id = outcome.id.as_deref().unwrap_or("the object");
+    let done = if request.dry_run {
+        format!(
+            "Would move {id} from {} to {} (dry run: nothing was changed).",
+            request.old, request.new
+        )
+    } else {
+        format!("Moved {id} from {} to {}.", request.old, request.new)
+    };
+    ownership_outcome(common, term, &outcome, &done)
+}
+
+/// `liveplan graph [--debug]`.
+pub async fn graph(common: &Common, term: &Terminal, debug: bool) -> anyhow::Result<Exit> {
+    let inputs = Inputs::read(common)?;
+    let planned = make_plan(common, &inputs, Access::Read).await?;
+    if !planned.plan.applicable() {
+        term.plan_text(&diagnostics_text(&planned.plan.diagnostics));
+        term.error("the plan has errors, so it has no execution graph");
+        return Ok(Exit::Failure);
+    }
+    let graph = engine::graph::build(&planned.plan).context("the execution graph is invalid")?;
+    if debug {
+        term.out(&graph.debug_repr());
+    } else {
+        term.out(&graph.to_dot());
+    }
+    Ok(Exit::Success)
+}
+
+/// `liveplan records`: the estate's records, one line each.
+pub async fn records(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
+    let inputs = Inputs::read(common)?;
+    let (_, linted) = admission::lint::check(
+        &inputs.files,
+        &inputs.variables,
+        &offline_catalog(),
+        common.estate.as_deref(),
+    );
+    let Some(estate) = linted.estate.clone() else {
+        let estate_problems: Vec<Diagnostic> = linted
+            .diagnostics
+            .into_iter()
+            .filter(|d| d.severity() == Severity::Error)
+            .collect();
+        term.plan_text(&diagnostics_text(&estate_problems));
+        term.error("no estate: set `estate` in the live block or pass --estate");
+        return Ok(Exit::Failure);
+    };
+    let store = match target::open_store(&inputs, Access::Read).await? {
+        Ok(store) => store,
+        Err(d) => return setup_failure(common, term, &d),
+    };
+    let prefix = engine::records::estate_prefix(&estate);
+    let mut keys = store
+        .list(&prefix)
+        .await
+        .context("the record store could not be listed")?;
+    keys.sort();
+    let mut rows = Vec::new();
+    for key in keys {
+        let Some(record) = store
+            .get(&key)
+            .await
+            .with_context(|| format!("the record {key} could not be read"))?
+        else {
+            continue;
+        };
+        let kind = key
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or("")
+            .to_owned();
+        rows.push((
+            key,
+            kind,
+            record.payload.len(),
+            record.version.as_str().to_owned(),
+        ));
+    }
+    if common.json {
+        let doc: Vec<_> = rows
+            .iter()
+            .map(|(key, kind, size, version)| {
+                json!({ "key": key, "kind": kind, "size": size, "version": version })
+            })
+            .collect();
+        term.line(&serde_json::to_string_pretty(
+            &json!({ "estate": estate, "records": doc }),
+        )?);
+    } else if rows.is_empty() {
+        term.line(&format!("No records for estate {estate}."));
+    } else {
+        let w_key = rows.iter().map(|r| r.0.len()).max().unwrap_or(3).max(3);
+        let w_kind = rows.iter().map(|r| r.1.len()).max().unwrap_or(4).max(4);
+        let mut out = term.bold(&format!(
+            "{:<w_key$}  {:<w_kind$}  {:>6}  VERSION",
+            "KEY", "KIND", "SIZE"
+        ));
+        out.push('\n');
+        for (key, kind, size, version) in &rows {
+            out.push_str(&format!(
+                "{key:<w_key$}  {kind:<w_kind$}  {size:>6}  {version}\n"
+            ));
+        }
+        term.out(&out);
+    }
+    Ok(Exit::Success)
+}

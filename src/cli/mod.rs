@@ -1,0 +1,212 @@
+//! The `liveplan` commands: their arguments (clap), and the dispatch from a parsed command line to the
+//! command that runs it and the exit code it ends with.
+//!
+//! Each command lives in its own module and prints only through [`terminal`]. This module must never
+//! plan, apply or judge ownership itself: that is the engine's job, and the CLI only wires the engine to a
+//! live system, a record store and a terminal.
+
+mod apply;
+mod commands;
+pub mod logging;
+mod progress;
+mod target;
+mod terminal;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Plan and apply infrastructure without a state file.
+///
+/// liveplan reads the live cloud on every plan to find what this estate owns (by the ownership tags it
+/// writes on every object it creates), compares it with the configuration (`*.tf` files) and shows or
+/// applies the difference. It never deletes an object it does not own.
+///
+/// With no `provider "aws"` block, commands run against an embedded simulated cloud kept in
+/// `<dir>/.liveplan/cloud.json`, so you can try everything with no account.
+#[derive(Debug, Parser)]
+#[command(
+    name = "liveplan",
+    version,
+    about,
+    long_about,
+    propagate_version = true
+)]
+#[command(after_help = "Start with `liveplan plan -C examples/quickstart`, then `liveplan apply`.")]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+    /// Options every command takes.
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show what apply would change; writes nothing anywhere.
+    ///
+    /// Reads the configuration, the live system and the estate's records, and prints the changes, the
+    /// objects it found but does not own, and every problem. Exit code 0 on success (1 on error); with
+    /// `--detailed-exitcode`: 0 no changes, 1 error, 2 changes.
+    Plan {
+        /// Exit 0 when there is nothing to change, 2 when there are changes, 1 on error.
+        #[arg(long)]
+        detailed_exitcode: bool,
+    },
+    /// Plan, ask for confirmation, then make the changes.
+    ///
+    /// On a terminal, apply shows the plan and waits for you to type `yes`. Without a terminal (CI,
+    /// scripts) it refuses to run unless `--auto-approve` is given. Ctrl-C stops new operations from
+    /// starting, lets the running ones finish and exits 1.
+    Apply {
+        /// Apply without asking for confirmation.
+        #[arg(long)]
+        auto_approve: bool,
+    },
+    /// Check the configuration (syntax, references, what may be managed); no live read.
+    Validate,
+    /// Take ownership of an existing object by writing this estate's tags on it.
+    ///
+    /// For a client-named type (a bucket, an IAM role) ADDRESS's configured name is the object. For a
+    /// server-named type (a VPC, a subnet), give the bind candidate's id with `--id`, as the plan's
+    /// "Adoption candidates" section shows. Only tags change; another estate's object is refused.
+    Adopt {
+        /// The declared resource address, e.g. `aws_s3_bucket.data` or `'aws_subnet.this["a"]'`.
+        address: String,
+        /// The id of the object to adopt (required for server-named types).
+        #[arg(long)]
+        id: Option<String>,
+    },
+    /// Rename an object's address: rewrite its ownership tag and move its records, with no churn.
+    ///
+    /// Use it after renaming a resource block (or changing a for_each key), so that the next plan
+    /// binds the existing object instead of destroying it and creating a new one.
+    Mv {
+        /// The address the object carries now.
+        old: String,
+        /// The address it should carry.
+        new: String,
+        /// Check the rename and show what would change; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Allow NEW even though the configuration does not declare it.
+        #[arg(long)]
+        allow_missing_config: bool,
+    },
+    /// Print the execution graph of the current plan as Graphviz DOT (`| dot -Tsvg > plan.svg`).
+    Graph {
+        /// Print the graph's debug text instead of DOT.
+        #[arg(long)]
+        debug: bool,
+    },
+    /// List the estate's micro-state records (key, kind, size, version).
+    Records,
+}
+
+/// Options every command accepts, before or after the command name.
+#[derive(Debug, Args)]
+pub struct Common {
+    /// The configuration directory (holding the `*.tf` files).
+    #[arg(
+        short = 'C',
+        long = "chdir",
+        value_name = "DIR",
+        default_value = ".",
+        global = true
+    )]
+    pub dir: PathBuf,
+    /// Set a variable: `--var name=value` (repeatable; wins over files and TF_VAR_name).
+    #[arg(long = "var", value_name = "NAME=VALUE", global = true)]
+    pub vars: Vec<String>,
+    /// Read variables from a file of `name = value` lines (repeatable).
+    #[arg(long = "var-file", value_name = "FILE", global = true)]
+    pub var_files: Vec<PathBuf>,
+    /// The estate name, when the configuration's `live` block gives none.
+    #[arg(long, value_name = "NAME", global = true)]
+    pub estate: Option<String>,
+    /// Use the simulated cloud persisted in FILE (default `<dir>/.liveplan/cloud.json`).
+    #[arg(long, value_name = "FILE", global = true)]
+    pub sim: Option<PathBuf>,
+    /// Print machine-readable JSON (for apply: one JSON event per line).
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Also list the instances that need no change.
+    #[arg(long, global = true)]
+    pub verbose: bool,
+    /// Never color the output (colors are used only on a terminal anyway).
+    #[arg(long, global = true)]
+    pub no_color: bool,
+    /// Provider operations in flight at once during apply.
+    #[arg(long, value_name = "N", default_value_t = 10, global = true,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub parallelism: u32,
+    /// Reads in flight at once during discovery.
+    #[arg(long, value_name = "N", default_value_t = 16, global = true,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub read_concurrency: u32,
+    /// Log filter for diagnostics on stderr (`info`, `debug`, `engine=trace`); defaults to RUST_LOG.
+    #[arg(long, value_name = "FILTER", global = true)]
+    pub log_level: Option<String>,
+}
+
+/// How a command ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Done (or, for `plan --detailed-exitcode`, nothing to change).
+    Success,
+    /// Refused, failed or cancelled.
+    Failure,
+    /// `plan --detailed-exitcode` found changes.
+    Changes,
+}
+
+impl Exit {
+    /// The process exit code.
+    pub fn as_u8(self) -> u8 {
+        match self {
+            Exit::Success => 0,
+            Exit::Failure => 1,
+            Exit::Changes => 2,
+        }
+    }
+}
+
+/// Runs one command line to its end.
+pub async fn run(cli: Cli) -> Exit {
+    let term = terminal::Terminal::detect(cli.common.no_color);
+    let result = match &cli.command {
+        Command::Plan { detailed_exitcode } => {
+            commands::plan(&cli.common, &term, *detailed_exitcode).await
+        }
+        Command::Apply { auto_approve } => apply::run(&cli.common, &term, *auto_approve).await,
+        Command::Validate => commands::validate(&cli.common, &term).await,
+        Command::Adopt { address, id } => {
+            commands::adopt(&cli.common, &term, address, id.as_deref()).await
+        }
+        Command::Mv {
+            old,
+            new,
+            dry_run,
+            allow_missing_config,
+        } => {
+            let request = engine::MvRequest {
+                old,
+                new,
+                dry_run: *dry_run,
+                allow_missing_config: *allow_missing_config,
+            };
+            commands::mv(&cli.common, &term, &request).await
+        }
+        Command::Graph { debug } => commands::graph(&cli.common, &term, *debug).await,
+        Command::Records => commands::records(&cli.common, &term).await,
+    };
+    match result {
+        Ok(exit) => exit,
+        Err(e) => {
+            term.error(&format!("{e:#}"));
+            Exit::Failure
+        }
+    }
+}

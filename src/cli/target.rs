@@ -1,0 +1,340 @@
+//! What a command works against: the configuration directory's files and variable inputs, the live
+//! system (the simulated cloud by default, real AWS with a `provider "aws"` block) and the record store
+//! (a local directory by default, S3 with `record_store "s3"`).
+//!
+//! Opening is side-effect free for commands that only read: a missing sim file reads as an empty cloud
+//! and a missing local record directory as an empty store, and neither is created. This module must
+//! never plan or write anything itself.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use admission::config::{
+    Config, ProviderKind, RecordStoreKind, SourceFile, VarInput, VariableInputs,
+};
+use admission::eval::{Evaluator, Instance};
+use admission::{Code, Diagnostic, Provider, Value};
+use anyhow::Context as _;
+use fixtures::{SimCloud, SimConfig};
+use staterecord::{LocalStore, MemoryStore, Store};
+
+use super::Common;
+
+/// The directory (under the configuration directory) where the embedded defaults live.
+pub const STATE_DIR: &str = ".liveplan";
+
+/// The configuration and variable inputs of one command.
+#[derive(Debug, Clone)]
+pub struct Inputs {
+    /// The configuration directory.
+    pub dir: PathBuf,
+    /// The `*.tf` files.
+    pub files: Vec<SourceFile>,
+    /// Variable values from the environment, the automatic var files and the command line.
+    pub variables: VariableInputs,
+    /// The configuration as far as it parses (to pick the provider and the store).
+    pub config: Config,
+    /// The variables' values as far as they resolve.
+    pub values: BTreeMap<String, Value>,
+}
+
+impl Inputs {
+    /// Reads the configuration directory and every variable source.
+    pub fn read(common: &Common) -> anyhow::Result<Inputs> {
+        let dir = common.dir.clone();
+        let read = admission::config::read_dir(&dir).with_context(|| {
+            format!("cannot read the configuration directory {}", dir.display())
+        })?;
+        let mut cli = Vec::new();
+        let mut vars = common.vars.iter();
+        let mut files = common.var_files.iter();
+        for is_file in var_order(std::env::args(), common.vars.len(), common.var_files.len()) {
+            if is_file {
+                if let Some(path) = files.next() {
+                    let text = std::fs::read_to_string(path).with_context(|| {
+                        format!("cannot read the variable file {}", path.display())
+                    })?;
+                    cli.push(VarInput::File(SourceFile::new(
+                        path.display().to_string(),
+                        text,
+                    )));
+                }
+            } else if let Some(v) = vars.next() {
+                cli.push(VarInput::Var(v.clone()));
+            }
+        }
+        let variables = VariableInputs {
+            env: std::env::vars()
+                .filter(|(k, _)| k.starts_with("TF_VAR_"))
+                .collect(),
+            auto_files: read.var_files,
+            cli,
+        };
+        let (config, _) = admission::config::parse_config(&read.tf_files);
+        let (values, _) = admission::config::resolve_variables(&config, &variables);
+        Ok(Inputs {
+            dir,
+            files: read.tf_files,
+            variables,
+            config,
+            values,
+        })
+    }
+
+    /// The engine's view of these inputs.
+    pub fn request<'a>(&'a self, common: &'a Common) -> engine::PlanRequest<'a> {
+        engine::PlanRequest {
+            files: &self.files,
+            inputs: &self.variables,
+            estate_flag: common.estate.as_deref(),
+            retry: engine::RetryPolicy::default(),
+        }
+    }
+
+    /// A static string setting of the configuration (provider region, record store setting).
+    fn setting(&self, attr: Option<&admission::config::Attr>) -> Option<Value> {
+        let attr = attr?;
+        Evaluator::new(&self.config, &self.values)
+            .eval(&attr.expr, &Instance::Single)
+            .ok()
+    }
+
+    fn setting_str(&self, attr: Option<&admission::config::Attr>) -> Option<String> {
+        self.setting(attr)
+            .and_then(|v| v.as_str().map(str::to_owned))
+    }
+
+    fn provider_kind(&self) -> Option<(ProviderKind, Option<String>)> {
+        let block = self
+            .config
+            .providers
+            .iter()
+            .find(|p| p.kind == ProviderKind::Aws)
+            .or_else(|| self.config.providers.first())?;
+        Some((block.kind, self.setting_str(block.region.as_ref())))
+    }
+}
+
+/// The order `--var` (false) and `--var-file` (true) were given in, recovered from the raw arguments so
+/// that later ones win as in Terraform. Falls back to files first when the counts do not add up.
+fn var_order(args: impl Iterator<Item = String>, vars: usize, files: usize) -> Vec<bool> {
+    let mut order = Vec::new();
+    let mut after_separator = false;
+    for arg in args.skip(1) {
+        if after_separator {
+            break;
+        }
+        if arg == "--" {
+            after_separator = true;
+        } else if arg == "--var-file" || arg.starts_with("--var-file=") {
+            order.push(true);
+        } else if arg == "--var" || arg.starts_with("--var=") {
+            order.push(false);
+        }
+    }
+    let counted_files = order.iter().filter(|f| **f).count();
+    if counted_files != files || order.len() - counted_files != vars {
+        order = std::iter::repeat_n(true, files)
+            .chain(std::iter::repeat_n(false, vars))
+            .collect();
+    }
+    order
+}
+
+/// Whether a command may write (apply, adopt, mv) or only reads (plan, graph, records, validate).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Reads only: nothing is created on disk.
+    Read,
+    /// Reads and writes.
+    Write,
+}
+
+/// The live system a command talks to.
+pub struct Live {
+    /// The provider.
+    pub provider: Arc<dyn Provider>,
+}
+
+/// Opens the live system: AWS with a `provider "aws"` block, else the simulated cloud in `--sim FILE` or
+/// `<dir>/.liveplan/cloud.json`. A snapshot that does not load is an `invalid-snapshot` diagnostic.
+pub async fn open_live(common: &Common, inputs: &Inputs) -> Result<Live, Diagnostic> {
+    let (kind, region) = inputs
+        .provider_kind()
+        .map_or((ProviderKind::Sim, None), |(k, r)| (k, r));
+    if kind == ProviderKind::Aws {
+        return open_aws(region).await;
+    }
+    let path = common
+        .sim
+        .clone()
+        .unwrap_or_else(|| inputs.dir.join(STATE_DIR).join("cloud.json"));
+    let config = SimConfig {
+        region,
+        ..SimConfig::default()
+    };
+    match SimCloud::open_file(&path, config) {
+        Ok(cloud) => Ok(Live {
+            provider: Arc::new(cloud),
+        }),
+        Err(e) if e.is_invalid_snapshot() => Err(Diagnostic::new(
+            Code::InvalidSnapshot,
+            format!("the live snapshot {} is not valid", path.display()),
+            format!("{e}; fix the file or remove it to start from an empty simulated cloud"),
+        )),
+        Err(e) => Err(Diagnostic::new(
+            Code::InvalidSnapshot,
+            format!("the simulated cloud {} cannot be opened", path.display()),
+            e.to_string(),
+        )),
+    }
+}
+
+#[cfg(feature = "aws")]
+async fn open_aws(_region: Option<String>) -> Result<Live, Diagnostic> {
+    Err(Diagnostic::new(
+        Code::UnsupportedType,
+        "the aws provider is not part of this build of liveplan",
+        "remove the provider \"aws\" block to use the embedded simulated cloud",
+    ))
+}
+
+#[cfg(not(feature = "aws"))]
+async fn open_aws(_region: Option<String>) -> Result<Live, Diagnostic> {
+    Err(Diagnostic::new(
+        Code::UnsupportedType,
+        "this liveplan was built without the aws feature",
+        "rebuild with `--features aws`, or remove the provider \"aws\" block to use the simulated cloud",
+    ))
+}
+
+/// Opens the record store: the `live { record_store ... }` block, else `<dir>/.liveplan/records/`. For
+/// read access a missing local directory is an empty store and is not created. A bucket that fails its
+/// contract is a diagnostic; a local directory that cannot be created is an error.
+pub async fn open_store(
+    inputs: &Inputs,
+    access: Access,
+) -> anyhow::Result<Result<Arc<dyn Store>, Diagnostic>> {
+    let block = inputs
+        .config
+        .live
+        .as_ref()
+        .and_then(|l| l.record_store.as_ref());
+    match block {
+        Some(b) if b.kind == RecordStoreKind::S3 => Ok(open_s3(inputs, b).await),
+        _ => {
+            let path = block
+                .and_then(|b| inputs.setting_str(b.settings.get("path")))
+                .map(|p| inputs.dir.join(p))
+                .unwrap_or_else(|| inputs.dir.join(STATE_DIR).join("records"));
+            open_local(&path, access).map(Ok)
+        }
+    }
+}
+
+fn open_local(path: &Path, access: Access) -> anyhow::Result<Arc<dyn Store>> {
+    if access == Access::Read && !path.is_dir() {
+        return Ok(Arc::new(MemoryStore::new()));
+    }
+    let store = LocalStore::open(path)
+        .with_context(|| format!("cannot open the record store {}", path.display()))?;
+    Ok(Arc::new(store))
+}
+
+#[cfg(feature = "aws")]
+async fn open_s3(
+    inputs: &Inputs,
+    block: &admission::config::RecordStoreBlock,
+) -> Result<Arc<dyn Store>, Diagnostic> {
+    use staterecord::{BucketSetting, S3Store};
+    let setting = |name: &str| inputs.setting_str(block.settings.get(name));
+    let Some(bucket) = setting("bucket") else {
+        return Err(Diagnostic::new(
+            Code::BucketContract,
+            "record_store \"s3\" needs a bucket",
+            "set `bucket` in the live block's record_store \"s3\" block",
+        ));
+    };
+    let mut waived = Vec::new();
+    if let Some(list) = inputs
+        .setting(block.settings.get("allow_insecure"))
+        .as_ref()
+        .and_then(|v| v.as_list().map(<[Value]>::to_vec))
+    {
+        for item in list {
+            let name = item.as_str().unwrap_or_default().to_owned();
+            match name.parse::<BucketSetting>() {
+                Ok(s) => waived.push(s),
+                Err(e) => {
+                    return Err(Diagnostic::new(
+                        Code::BucketContract,
+                        format!("allow_insecure names {name:?}, which is not a bucket setting"),
+                        e.to_string(),
+                    ));
+                }
+            }
+        }
+    }
+    let client = staterecord::s3::client_from_env(setting("region"), None).await;
+    let mut store = S3Store::new(client, bucket.clone());
+    if let Some(prefix) = setting("key_prefix") {
+        store = store.with_key_prefix(prefix);
+    }
+    let findings = store.check_bucket_contract(&[]).await.map_err(|e| {
+        Diagnostic::new(
+            Code::BucketContract,
+            format!("the record bucket {bucket} cannot be checked"),
+            format!("{e}; check the bucket name, the region and the credentials"),
+        )
+    })?;
+    let (refused, _) = staterecord::split_waived(&findings, &waived);
+    if !refused.is_empty() {
+        let found: Vec<String> = refused.iter().map(ToString::to_string).collect();
+        return Err(Diagnostic::new(
+            Code::BucketContract,
+            format!(
+                "the record bucket {bucket} fails its contract: {}",
+                found.join("; ")
+            ),
+            "fix the bucket's settings, or list the setting in allow_insecure to accept the risk",
+        ));
+    }
+    Ok(Arc::new(store))
+}
+
+#[cfg(not(feature = "aws"))]
+async fn open_s3(
+    _inputs: &Inputs,
+    _block: &admission::config::RecordStoreBlock,
+) -> Result<Arc<dyn Store>, Diagnostic> {
+    Err(Diagnostic::new(
+        Code::BucketContract,
+        "this liveplan was built without the aws feature, so it has no S3 record store",
+        "rebuild with `--features aws`, or use record_store \"local\"",
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::var_order;
+
+    fn args(list: &[&str]) -> impl Iterator<Item = String> {
+        std::iter::once("liveplan".to_owned()).chain(list.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn var_order_follows_the_command_line() {
+        let order = var_order(
+            args(&["plan", "--var", "a=1", "--var-file=x.tfvars", "--var=b=2"]),
+            2,
+            1,
+        );
+        assert_eq!(order, vec![false, true, false]);
+    }
+
+    #[test]
+    fn var_order_falls_back_to_files_first_when_counts_differ() {
+        assert_eq!(var_order(args(&["plan"]), 1, 1), vec![true, false]);
+    }
+}
