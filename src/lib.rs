@@ -7,6 +7,9 @@
 //! This crate is the facade: it re-exports the workspace crates an embedder needs. It never prints and
 //! never installs a tracing subscriber; only the `liveplan` binary does.
 
+#[cfg(feature = "aws")]
+pub mod aws;
+
 pub use admission;
 pub use engine;
 pub use execgraph;

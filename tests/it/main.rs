@@ -1,3 +1,5 @@
 //! Integration tests of the root package: the CLI end to end.
 
+#[cfg(feature = "aws")]
+mod aws_provider;
 mod cli;

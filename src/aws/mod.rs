@@ -1,0 +1,364 @@
+//! The real AWS provider: [`AwsProvider`] serves `aws_s3_bucket` and `aws_s3_bucket_versioning` through
+//! the provider protocol with `aws-sdk-s3` and `aws-sdk-resourcegroupstagging`, so the engine plans and
+//! applies against an AWS account (or a local emulator) exactly as it does against the simulated cloud.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::Arc;
+//! use admission::Provider;
+//! use liveplan::aws::{AwsProvider, AwsProviderConfig};
+//!
+//! // Credentials, AWS_REGION and AWS_ENDPOINT_URL come from the standard SDK environment.
+//! let provider: Arc<dyn Provider> = Arc::new(AwsProvider::from_env(&AwsProviderConfig::default()).await?);
+//! assert!(provider.schemas().contains("aws_s3_bucket"));
+//! # Ok(()) }
+//! ```
+//!
+//! What each protocol call costs, in API calls (every attempt is one call; the SDK's own retries are off,
+//! so the engine's retry policy is the only one and [`Provider::api_calls`] is honest):
+//!
+//! | protocol call | API calls |
+//! |---|---|
+//! | list buckets (one page, no tags) | `s3:ListBuckets` |
+//! | read a bucket (by name or id) | `s3:GetBucketTagging` (a missing tag set is a bucket without tags) |
+//! | the tagging sweep (one page of 100) | `tagging:GetResources` |
+//! | create a bucket | `s3:HeadBucket` in `us-east-1` only, `s3:CreateBucket`, and `s3:PutBucketTagging` when tags are set after the create |
+//! | tags-only update of a bucket | `s3:GetBucketTagging`, then `s3:PutBucketTagging` (or `s3:DeleteBucketTagging` when no tag is left) |
+//! | delete a bucket | `s3:DeleteBucket` |
+//! | read, list under a bucket | `s3:GetBucketVersioning` |
+//! | create, update, delete a versioning configuration | `s3:PutBucketVersioning` |
+//!
+//! Creates and tags. S3 takes a new bucket's tags in the `CreateBucket` call itself
+//! ([`BucketTagging::InCreateCall`], the default against AWS), so a bucket never exists unmarked. Emulators
+//! and S3-compatible servers may ignore tags there, so with an endpoint override the default is
+//! [`BucketTagging::AfterCreate`]: `CreateBucket`, then `PutBucketTagging`. Between the two calls the bucket
+//! exists without its markers (a concurrent plan would see it unowned); if the tagging call fails, the create
+//! deletes the bucket again and fails with the tagging error, so an unmarked bucket is left behind only if
+//! that clean-up fails too (the error says so). In `us-east-1`, S3 answers a `CreateBucket` of a bucket the
+//! account already owns with success, so the provider first looks with `HeadBucket` and refuses a taken name
+//! as already existing; a bucket created by someone else between the two calls would still be taken over.
+//!
+//! Versioning. S3 has no way back to "never versioned": deleting an `aws_s3_bucket_versioning` suspends
+//! versioning, after which the configuration reads as `Suspended`. A read finds a configuration when the
+//! bucket's status is `Enabled` or `Suspended`, and none when versioning was never enabled.
+//!
+//! `force_destroy` is residue: it is accepted at create, kept by the engine, and never returned by a read.
+//! The protocol's delete carries no attributes, so deleting a non-empty bucket fails with a dependency
+//! violation (`BucketNotEmpty`) whatever it says.
+//!
+//! This module talks to AWS and translates; it must never keep state between calls beyond its clients and
+//! its call counts, never retry on its own, and never return an absence for a look that failed.
+
+mod error;
+mod s3;
+mod tagging;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use admission::provider::{
+    ApiCallCounter, CreateRequest, Identity, ListPage, ListRequest, ProviderError,
+    ProviderErrorKind, TagChange, TagQuery, TaggedPage, UpdateRequest,
+};
+use admission::{Catalog, LiveObject, Provider, Value};
+use async_trait::async_trait;
+use aws_sdk_s3::config::retry::RetryConfig;
+use aws_sdk_s3::config::timeout::TimeoutConfig;
+
+pub use error::AwsError;
+
+/// The bucket type this provider serves.
+pub const BUCKET: &str = "aws_s3_bucket";
+/// The bucket versioning type this provider serves.
+pub const BUCKET_VERSIONING: &str = "aws_s3_bucket_versioning";
+
+/// How a new bucket gets its tags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BucketTagging {
+    /// In the `CreateBucket` call (`CreateBucketConfiguration.Tags`, needs `s3:TagResource`): the bucket
+    /// never exists unmarked.
+    InCreateCall,
+    /// With `PutBucketTagging` right after `CreateBucket`, for servers that ignore tags in the create; the
+    /// create deletes the bucket again when the tagging fails.
+    AfterCreate,
+}
+
+/// How to build an [`AwsProvider`]; everything left unset comes from the standard AWS SDK environment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AwsProviderConfig {
+    /// The region to serve, overriding `AWS_REGION` and the profile.
+    pub region: Option<String>,
+    /// The endpoint to talk to (a local emulator), overriding `AWS_ENDPOINT_URL`; S3 then uses path-style
+    /// addressing.
+    pub endpoint_url: Option<String>,
+    /// How new buckets get their tags; `None` picks [`BucketTagging::InCreateCall`] against AWS and
+    /// [`BucketTagging::AfterCreate`] when an endpoint override is set.
+    pub bucket_tagging: Option<BucketTagging>,
+    /// How long to wait for a connection.
+    pub connect_timeout: Duration,
+    /// How long one attempt of one API call may take before it fails as timed out (retryable).
+    pub attempt_timeout: Duration,
+}
+
+impl Default for AwsProviderConfig {
+    fn default() -> Self {
+        AwsProviderConfig {
+            region: None,
+            endpoint_url: None,
+            bucket_tagging: None,
+            connect_timeout: Duration::from_millis(3_100),
+            attempt_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// The real AWS provider: S3 buckets and their versioning, discovered in bulk (`ListBuckets`, the tagging
+/// API) and changed with one API call per step, every attempt counted by operation name.
+#[derive(Debug)]
+pub struct AwsProvider {
+    s3: aws_sdk_s3::Client,
+    tagging: aws_sdk_resourcegroupstagging::Client,
+    region: String,
+    bucket_tagging: BucketTagging,
+    calls: ApiCallCounter,
+}
+
+impl AwsProvider {
+    /// Builds the provider from the standard AWS SDK environment (credential chain, `AWS_REGION`,
+    /// `AWS_ENDPOINT_URL`), with `config`'s region and endpoint overriding it.
+    pub async fn from_env(config: &AwsProviderConfig) -> Result<AwsProvider, AwsError> {
+        let shared = staterecord::s3::sdk_config_from_env(
+            config.region.clone(),
+            config.endpoint_url.clone(),
+        )
+        .await;
+        AwsProvider::from_sdk_config(&shared, config)
+    }
+
+    /// Builds the provider from an SDK configuration the embedder loaded, with `config`'s region and
+    /// endpoint, when set, overriding it. The SDK's own retries are turned off whatever `shared` says.
+    pub fn from_sdk_config(
+        shared: &aws_config::SdkConfig,
+        config: &AwsProviderConfig,
+    ) -> Result<AwsProvider, AwsError> {
+        let mut builder = shared.to_builder();
+        if let Some(region) = &config.region {
+            builder.set_region(Some(aws_config::Region::new(region.clone())));
+        }
+        if let Some(endpoint) = &config.endpoint_url {
+            builder.set_endpoint_url(Some(endpoint.clone()));
+        }
+        let timeouts = TimeoutConfig::builder()
+            .connect_timeout(config.connect_timeout)
+            .operation_attempt_timeout(config.attempt_timeout)
+            .build();
+        builder.set_retry_config(Some(RetryConfig::disabled()));
+        builder.set_timeout_config(Some(timeouts));
+        let shared = builder.build();
+        let region = shared
+            .region()
+            .map(|r| r.as_ref().to_owned())
+            .filter(|r| !r.is_empty())
+            .ok_or(AwsError::NoRegion)?;
+        let bucket_tagging = config
+            .bucket_tagging
+            .unwrap_or(match shared.endpoint_url() {
+                Some(_) => BucketTagging::AfterCreate,
+                None => BucketTagging::InCreateCall,
+            });
+        let s3 = aws_sdk_s3::Client::from_conf(staterecord::s3::s3_config(&shared).build());
+        let tagging = aws_sdk_resourcegroupstagging::Client::new(&shared);
+        Ok(AwsProvider {
+            s3,
+            tagging,
+            region,
+            bucket_tagging,
+            calls: ApiCallCounter::new(),
+        })
+    }
+
+    /// How this provider tags new buckets.
+    pub fn bucket_tagging(&self) -> BucketTagging {
+        self.bucket_tagging
+    }
+
+    /// The ARN partition of the provider's region (`aws`, `aws-cn`, `aws-us-gov`).
+    fn partition(&self) -> &'static str {
+        if self.region.starts_with("cn-") {
+            "aws-cn"
+        } else if self.region.starts_with("us-gov-") {
+            "aws-us-gov"
+        } else {
+            "aws"
+        }
+    }
+}
+
+/// The types this provider serves: the two S3 types of the contract's catalog, and nothing else.
+fn catalog() -> Catalog {
+    admission::catalog::aws_like()
+        .iter()
+        .filter(|s| s.type_name == BUCKET || s.type_name == BUCKET_VERSIONING)
+        .cloned()
+        .collect()
+}
+
+fn unsupported(method: &str, type_name: &str) -> ProviderError {
+    ProviderError::new(
+        method,
+        ProviderErrorKind::Unsupported,
+        format!("the AWS provider does not serve {type_name}"),
+    )
+}
+
+fn invalid(operation: &str, message: impl Into<String>) -> ProviderError {
+    ProviderError::new(operation, ProviderErrorKind::InvalidArgument, message)
+}
+
+/// Refuses attributes the type does not have, so that a typo never passes silently.
+fn check_names(
+    operation: &str,
+    type_name: &str,
+    attributes: &BTreeMap<String, Value>,
+) -> Result<(), ProviderError> {
+    let catalog = catalog();
+    let Some(schema) = catalog.get(type_name) else {
+        return Err(unsupported(operation, type_name));
+    };
+    match attributes
+        .keys()
+        .find(|name| schema.attribute(name).is_none())
+    {
+        Some(name) => Err(invalid(
+            operation,
+            format!("{type_name} has no attribute {name:?}"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The string attribute `name`, required.
+fn string_attribute<'a>(
+    operation: &str,
+    type_name: &str,
+    attributes: &'a BTreeMap<String, Value>,
+    name: &str,
+) -> Result<&'a str, ProviderError> {
+    match attributes.get(name).map(Value::peel) {
+        Some(Value::String(s)) if !s.is_empty() => Ok(s),
+        Some(other) => Err(invalid(
+            operation,
+            format!("{type_name}.{name} must be a non-empty string, not {other}"),
+        )),
+        None => Err(invalid(
+            operation,
+            format!("{type_name}.{name} is required"),
+        )),
+    }
+}
+
+#[async_trait]
+impl Provider for AwsProvider {
+    fn region(&self) -> String {
+        self.region.clone()
+    }
+
+    fn schemas(&self) -> Catalog {
+        catalog()
+    }
+
+    #[tracing::instrument(skip_all, fields(type_name = %request.type_name), err)]
+    async fn list(&self, request: ListRequest) -> Result<ListPage, ProviderError> {
+        match request.type_name.as_str() {
+            BUCKET => self.list_buckets(&request).await,
+            BUCKET_VERSIONING => self.list_versioning(&request).await,
+            other => Err(unsupported("list", other)),
+        }
+    }
+
+    #[tracing::instrument(skip_all, fields(type_name = %request.type_name), err)]
+    async fn create(&self, request: CreateRequest) -> Result<LiveObject, ProviderError> {
+        match request.type_name.as_str() {
+            BUCKET => self.create_bucket(&request).await,
+            BUCKET_VERSIONING => self.create_versioning(&request).await,
+            other => Err(unsupported("create", other)),
+        }
+    }
+
+    #[tracing::instrument(skip_all, fields(type_name = %request.type_name, id = %request.id), err)]
+    async fn update(&self, request: UpdateRequest) -> Result<LiveObject, ProviderError> {
+        match request.type_name.as_str() {
+            BUCKET => self.update_bucket(&request).await,
+            BUCKET_VERSIONING => self.update_versioning(&request).await,
+            other => Err(unsupported("update", other)),
+        }
+    }
+
+    #[tracing::instrument(skip_all, fields(type_name, id), err)]
+    async fn delete(&self, type_name: &str, id: &str) -> Result<(), ProviderError> {
+        match type_name {
+            BUCKET => self.delete_bucket(id).await,
+            BUCKET_VERSIONING => self.suspend_versioning(id).await,
+            other => Err(unsupported("delete", other)),
+        }
+    }
+
+    #[tracing::instrument(skip_all, fields(type_name, identity = %identity), err)]
+    async fn read(
+        &self,
+        type_name: &str,
+        identity: &Identity,
+    ) -> Result<Option<LiveObject>, ProviderError> {
+        let name = match identity {
+            Identity::Name(name) => Some(name.as_str()),
+            Identity::Composite(parts) => parts.get("bucket").map(String::as_str),
+        };
+        let Some(name) = name else {
+            return Err(invalid(
+                "read",
+                format!("{type_name} is identified by its bucket, not by {identity}"),
+            ));
+        };
+        self.read_by_id(type_name, name).await
+    }
+
+    #[tracing::instrument(skip_all, fields(type_name, id), err)]
+    async fn read_by_id(
+        &self,
+        type_name: &str,
+        id: &str,
+    ) -> Result<Option<LiveObject>, ProviderError> {
+        match type_name {
+            BUCKET => self.read_bucket(id).await,
+            BUCKET_VERSIONING => self.read_versioning(id).await,
+            other => Err(unsupported("read", other)),
+        }
+    }
+
+    #[tracing::instrument(skip_all, fields(page = query.page_token.is_some()), err)]
+    async fn tagged_resources(&self, query: TagQuery) -> Result<TaggedPage, ProviderError> {
+        self.get_resources(&query).await
+    }
+
+    #[tracing::instrument(skip_all, fields(type_name, id), err)]
+    async fn update_tags(
+        &self,
+        type_name: &str,
+        id: &str,
+        change: TagChange,
+    ) -> Result<(), ProviderError> {
+        match type_name {
+            BUCKET => self.change_bucket_tags(id, &change).await.map(drop),
+            BUCKET_VERSIONING if change.is_empty() => Ok(()),
+            BUCKET_VERSIONING => Err(invalid(
+                "update_tags",
+                format!("{BUCKET_VERSIONING} carries no tags"),
+            )),
+            other => Err(unsupported("update_tags", other)),
+        }
+    }
+
+    fn api_calls(&self) -> BTreeMap<String, u64> {
+        self.calls.snapshot()
+    }
+}

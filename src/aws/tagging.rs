@@ -1,0 +1,99 @@
+//! The tagging side of the AWS provider: one page of `tagging:GetResources` (up to 100 resources, tag
+//! filters and resource type filters sent to the API) with each ARN mapped back to the resource type and id
+//! the engine knows.
+//!
+//! Only the types this provider serves are asked for (`s3` for buckets); an ARN it cannot map (an S3 access
+//! point, a type it does not serve) is left out of the page, never guessed. This module must never filter
+//! by tags itself: the API does, and its index may lag (a deleted bucket can still be returned).
+
+use admission::provider::{ProviderError, TagQuery, TaggedPage, TaggedResource};
+use aws_sdk_resourcegroupstagging::types::TagFilter;
+
+use super::error::from_sdk;
+use super::{AwsProvider, BUCKET};
+
+const GET_RESOURCES: &str = "tagging:GetResources";
+
+/// The most resources AWS returns on one page.
+const RESOURCES_PER_PAGE: i32 = 100;
+
+/// The resource type and id an ARN names, for the types this provider serves.
+fn resource_of_arn(arn: &str) -> Option<(&'static str, String)> {
+    let mut parts = arn.splitn(6, ':');
+    let (Some("arn"), Some(_partition), Some(service), Some(region), Some(account), Some(resource)) = (
+        parts.next(),
+        parts.next(),
+        parts.next(),
+        parts.next(),
+        parts.next(),
+        parts.next(),
+    ) else {
+        return None;
+    };
+    // A bucket's ARN has neither region nor account, and its resource part is the bare name.
+    let is_bucket = service == "s3"
+        && region.is_empty()
+        && account.is_empty()
+        && !resource.is_empty()
+        && !resource.contains('/');
+    is_bucket.then(|| (BUCKET, resource.to_owned()))
+}
+
+impl AwsProvider {
+    #[tracing::instrument(skip_all, fields(operation = GET_RESOURCES), err)]
+    pub(super) async fn get_resources(
+        &self,
+        query: &TagQuery,
+    ) -> Result<TaggedPage, ProviderError> {
+        // Buckets are the only type served that the tagging index covers.
+        if !query.type_names.is_empty() && !query.type_names.iter().any(|t| t == BUCKET) {
+            return Ok(TaggedPage::default());
+        }
+        let filters: Vec<TagFilter> = query
+            .tag_filters
+            .iter()
+            .map(|f| {
+                TagFilter::builder()
+                    .key(&f.key)
+                    .set_values((!f.values.is_empty()).then(|| f.values.clone()))
+                    .build()
+            })
+            .collect();
+        self.calls.record(GET_RESOURCES);
+        let out = self
+            .tagging
+            .get_resources()
+            .set_tag_filters((!filters.is_empty()).then_some(filters))
+            .resource_type_filters("s3")
+            .resources_per_page(RESOURCES_PER_PAGE)
+            .set_pagination_token(query.page_token.clone())
+            .send()
+            .await
+            .map_err(|e| from_sdk(GET_RESOURCES, e))?;
+        let resources = out
+            .resource_tag_mapping_list()
+            .iter()
+            .filter_map(|mapping| {
+                let (type_name, id) = resource_of_arn(mapping.resource_arn()?)?;
+                Some(TaggedResource {
+                    type_name: type_name.to_owned(),
+                    id,
+                    tags: mapping
+                        .tags()
+                        .iter()
+                        .map(|t| (t.key().to_owned(), t.value().to_owned()))
+                        .collect(),
+                })
+            })
+            .collect();
+        // AWS ends the listing with an empty token, moto with none.
+        let next_page_token = out
+            .pagination_token()
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned);
+        Ok(TaggedPage {
+            resources,
+            next_page_token,
+        })
+    }
+}
