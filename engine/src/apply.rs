@@ -584,15 +584,23 @@ impl Executor {
                 let request = request.clone();
                 async move { provider.create(request).await }
             })
-            .await
-            .map_err(|e| {
-                gdiag(
+            .await;
+        let created = match created {
+            Ok(o) => o,
+            Err(e) => {
+                // The provider refused: nothing was created, so the intent goes back to what it was.
+                let previous = self.ctx.records.get(&intent_key).cloned();
+                let failed = gdiag(
                     Code::ApplyFailed,
                     format!("creating {address} failed: {e}"),
                     "the next plan proposes the create again; fix the cause first",
                     address,
-                )
-            })?;
+                );
+                self.write_record(&intent_key, previous.as_ref(), address)
+                    .await?;
+                return Err(failed);
+            }
+        };
         let done = Payload::Intent {
             state: IntentState::Done,
             id: Some(created.id.clone()),

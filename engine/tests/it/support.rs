@@ -115,3 +115,103 @@ pub async fn live_tags(world: &World) -> String {
     lines.sort();
     lines.concat()
 }
+
+impl World {
+    /// The same live objects in a cloud that injects `faults` (the records stay).
+    pub async fn with_faults(&mut self, faults: fixtures::FaultPlan) {
+        let snapshot = self.cloud.snapshot().await.expect("a snapshot");
+        let config = SimConfig {
+            faults,
+            ..SimConfig::default()
+        };
+        self.cloud =
+            Arc::new(SimCloud::from_snapshot(&snapshot, config).expect("the snapshot loads"));
+    }
+
+    /// Plans and applies `config`, asserting that the apply succeeded.
+    pub async fn converge(&self, config: &str) {
+        let plan = self.plan(config).await;
+        let outcome = self.apply(plan).await;
+        assert_eq!(diagnostics(&outcome), "", "the apply succeeds");
+    }
+}
+
+/// A fault plan failing the next `times` calls of `operation` for good.
+pub fn failing(operation: &str, times: u32) -> fixtures::FaultPlan {
+    fixtures::FaultPlan::none()
+        .with(
+            operation,
+            fixtures::FaultKind::Failure,
+            fixtures::Trigger::Times(times),
+        )
+        .expect("a known operation")
+}
+
+/// A shared, ordered log of what happened (store writes and apply events), for ordering assertions.
+#[derive(Debug, Clone, Default)]
+pub struct Journal(Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Journal {
+    /// Appends a line.
+    pub fn push(&self, line: String) {
+        self.0.lock().expect("the journal lock").push(line);
+    }
+
+    /// Every line so far.
+    pub fn lines(&self) -> Vec<String> {
+        self.0.lock().expect("the journal lock").clone()
+    }
+
+    /// An event sink writing each event's terminal line.
+    pub fn sink(&self) -> engine::apply::EventSink {
+        let journal = self.clone();
+        Arc::new(move |e: &engine::ApplyEvent| {
+            if e.kind != engine::ApplyEventKind::Progress {
+                journal.push(e.line());
+            }
+        })
+    }
+}
+
+/// A store that journals every write and delete (namespace and outcome) before passing it on.
+#[derive(Debug)]
+pub struct JournaledStore {
+    /// The store written to.
+    pub inner: Arc<dyn Store>,
+    /// Where writes are journaled.
+    pub journal: Journal,
+}
+
+fn namespace(key: &str) -> String {
+    key.split('/').take(3).collect::<Vec<_>>().join("/")
+}
+
+#[async_trait::async_trait]
+impl Store for JournaledStore {
+    async fn get(&self, key: &str) -> Result<Option<staterecord::Record>, staterecord::StoreError> {
+        self.inner.get(key).await
+    }
+
+    async fn put_if_version(
+        &self,
+        key: &str,
+        payload: &[u8],
+        expected: Option<&staterecord::Version>,
+    ) -> Result<staterecord::Version, staterecord::StoreError> {
+        self.journal.push(format!("put {}", namespace(key)));
+        self.inner.put_if_version(key, payload, expected).await
+    }
+
+    async fn delete(
+        &self,
+        key: &str,
+        expected: Option<&staterecord::Version>,
+    ) -> Result<(), staterecord::StoreError> {
+        self.journal.push(format!("delete {}", namespace(key)));
+        self.inner.delete(key, expected).await
+    }
+
+    async fn list(&self, prefix: &str) -> Result<Vec<String>, staterecord::StoreError> {
+        self.inner.list(prefix).await
+    }
+}

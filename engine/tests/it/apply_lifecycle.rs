@@ -1,0 +1,252 @@
+//! End to end on the simulated cloud: drift, replaces in both orders, deposed objects, count changes.
+
+use std::sync::Arc;
+
+use engine::ApplyConfig;
+use engine::RetryPolicy;
+use expect_test::expect;
+
+use crate::support::{Journal, JournaledStore, World, diagnostics, failing, live_tags, text};
+
+const VPC: &str = r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_vpc" "main" {
+  cidr_block = "10.0.0.0/16"
+}
+
+resource "aws_subnet" "a" {
+  vpc_id     = aws_vpc.main.id
+  cidr_block = "10.0.1.0/24"
+}
+"#;
+
+#[tokio::test]
+async fn drift_is_one_update_and_then_converges() {
+    let world = World::empty();
+    world.converge(VPC).await;
+    // Someone flips an attribute by hand.
+    let drifted = VPC.replace(
+        "cidr_block = \"10.0.0.0/16\"",
+        "cidr_block = \"10.0.0.0/16\"\n  enable_dns_hostnames = true",
+    );
+    let plan = world.plan(&drifted).await;
+    assert_eq!(
+        plan.summary().to_string(),
+        "Plan: 0 to add, 1 to change, 0 to destroy."
+    );
+    let calls_before = world.cloud.api_calls();
+    world.apply(plan).await;
+    let calls_after = world.cloud.api_calls();
+    let modify = calls_after
+        .get("ec2:ModifyVpcAttribute")
+        .copied()
+        .unwrap_or(0)
+        - calls_before
+            .get("ec2:ModifyVpcAttribute")
+            .copied()
+            .unwrap_or(0);
+    assert_eq!(modify, 1, "exactly one in-place update call");
+    assert!(world.plan(&drifted).await.summary().is_empty());
+}
+
+#[tokio::test]
+async fn force_new_change_destroys_then_creates_by_default() {
+    let world = World::new(
+        r#"{"resources": [
+          { "type": "aws_s3_bucket", "id": "acme-a", "attributes": { "bucket": "acme-a" },
+            "tags": { "tofu-estate": "acme", "tofu-address": "aws_s3_bucket.b" } }
+        ]}"#,
+    );
+    let config = r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_vpc" "main" {
+  cidr_block = "10.0.0.0/16"
+}
+"#;
+    world.converge(config).await;
+    let changed = config.replace("10.0.0.0/16", "10.1.0.0/16");
+    let plan = world.plan(&changed).await;
+    let journal = Journal::default();
+    let outcome = world
+        .apply_with(
+            plan,
+            ApplyConfig {
+                events: Some(journal.sink()),
+                retry: RetryPolicy::immediate(3),
+                ..ApplyConfig::default()
+            },
+        )
+        .await;
+    assert_eq!(diagnostics(&outcome), "");
+    let lines: Vec<String> = journal
+        .lines()
+        .into_iter()
+        .map(|l| l.replace(" after 0s", ""))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "aws_vpc.main: Destroying... [id=vpc-00000001]",
+            "aws_vpc.main: Destruction complete [id=vpc-00000001]",
+            "aws_vpc.main: Creating...",
+            "aws_vpc.main: Creation complete [id=vpc-00000002]",
+        ]
+    );
+    assert!(world.plan(&changed).await.summary().is_empty());
+}
+
+const CBD: &str = r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_vpc" "main" {
+  cidr_block = "10.0.0.0/16"
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+"#;
+
+#[tokio::test]
+async fn create_before_destroy_records_the_deposed_object_around_the_create() {
+    let journal = Journal::default();
+    let mut world = World::empty();
+    world.converge(CBD).await;
+    world.store = Arc::new(JournaledStore {
+        inner: Arc::clone(&world.store),
+        journal: journal.clone(),
+    });
+    let changed = CBD.replace("10.0.0.0/16", "10.1.0.0/16");
+    let plan = world.plan(&changed).await;
+    assert_eq!(
+        plan.summary().to_string(),
+        "Plan: 1 to add, 0 to change, 1 to destroy."
+    );
+    let outcome = world
+        .apply_with(
+            plan,
+            ApplyConfig {
+                events: Some(journal.sink()),
+                retry: RetryPolicy::immediate(3),
+                ..ApplyConfig::default()
+            },
+        )
+        .await;
+    assert_eq!(diagnostics(&outcome), "");
+    let lines: Vec<String> = journal
+        .lines()
+        .into_iter()
+        .map(|l| l.replace(" after 0s", ""))
+        .collect();
+    expect![[r#"
+        put acme/deposed/aws_vpc
+        aws_vpc.main: Creating...
+        put acme/intent/aws_vpc
+        put acme/intent/aws_vpc
+        aws_vpc.main: Creation complete [id=vpc-00000002]
+        aws_vpc.main: Destroying... [id=vpc-00000001]
+        delete acme/deposed/aws_vpc
+        aws_vpc.main: Destruction complete [id=vpc-00000001]
+    "#]]
+    .assert_eq(&(lines.join("\n") + "\n"));
+    assert!(world.plan(&changed).await.summary().is_empty());
+}
+
+#[tokio::test]
+async fn a_failed_destroy_leaves_the_deposed_object_for_the_next_apply() {
+    let mut world = World::empty();
+    world.converge(CBD).await;
+    world.with_faults(failing("ec2:DeleteVpc", 1)).await;
+    let changed = CBD.replace("10.0.0.0/16", "10.1.0.0/16");
+    let outcome = world.apply(world.plan(&changed).await).await;
+    expect![[r#"
+        error [apply-failed]: destroying aws_vpc.main (vpc-00000001) failed: ec2:DeleteVpc: invalid argument: ec2:DeleteVpc: request failed aws_vpc.main
+    "#]]
+    .assert_eq(&diagnostics(&outcome));
+    // Both objects carry the address; the deposed record says which one is old.
+    let plan = world.plan(&changed).await;
+    expect![[r#"
+        liveplan will perform the following actions:
+
+          # aws_vpc.main (deposed object vpc-00000001) will be destroyed
+          # (deposed object)
+          - resource "aws_vpc" "main" {
+              - id = "vpc-00000001"
+            }
+
+        Plan: 0 to add, 0 to change, 1 to destroy.
+    "#]]
+    .assert_eq(&text(&plan));
+    let outcome = world.apply(plan).await;
+    assert_eq!(diagnostics(&outcome), "");
+    assert!(world.plan(&changed).await.summary().is_empty());
+    assert!(
+        !world
+            .record_keys()
+            .await
+            .iter()
+            .any(|k| k.contains("/deposed/"))
+    );
+    expect![[r#"
+        aws_vpc vpc-00000002 [tofu-address=aws_vpc.main tofu-estate=acme]
+    "#]]
+    .assert_eq(&live_tags(&world).await);
+}
+
+const SUBNETS: &str = r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_vpc" "main" {
+  cidr_block = "10.0.0.0/16"
+}
+
+resource "aws_subnet" "s" {
+  count      = COUNT
+  vpc_id     = aws_vpc.main.id
+  cidr_block = cidrsubnet("10.0.0.0/16", 8, count.index)
+}
+"#;
+
+#[tokio::test]
+async fn count_shrinks_from_the_top_and_grows_above_the_high_water_mark() {
+    let world = World::empty();
+    world.converge(&SUBNETS.replace("COUNT", "3")).await;
+    let plan = world.plan(&SUBNETS.replace("COUNT", "2")).await;
+    assert_eq!(
+        plan.summary().to_string(),
+        "Plan: 0 to add, 0 to change, 1 to destroy."
+    );
+    world.apply(plan).await;
+    expect![[r#"
+        aws_subnet subnet-00000001 [tofu-address=aws_subnet.s:0 tofu-estate=acme tofu-slot=0]
+        aws_subnet subnet-00000002 [tofu-address=aws_subnet.s:1 tofu-estate=acme tofu-slot=1]
+        aws_vpc vpc-00000001 [tofu-address=aws_vpc.main tofu-estate=acme]
+    "#]]
+    .assert_eq(&live_tags(&world).await);
+    world.converge(&SUBNETS.replace("COUNT", "4")).await;
+    // Slot 2 was minted once and is never reused: the new members get 3 and 4.
+    expect![[r#"
+        aws_subnet subnet-00000001 [tofu-address=aws_subnet.s:0 tofu-estate=acme tofu-slot=0]
+        aws_subnet subnet-00000002 [tofu-address=aws_subnet.s:1 tofu-estate=acme tofu-slot=1]
+        aws_subnet subnet-00000004 [tofu-address=aws_subnet.s:2 tofu-estate=acme tofu-slot=3]
+        aws_subnet subnet-00000005 [tofu-address=aws_subnet.s:3 tofu-estate=acme tofu-slot=4]
+        aws_vpc vpc-00000001 [tofu-address=aws_vpc.main tofu-estate=acme]
+    "#]]
+    .assert_eq(&live_tags(&world).await);
+    assert!(
+        world
+            .plan(&SUBNETS.replace("COUNT", "4"))
+            .await
+            .summary()
+            .is_empty()
+    );
+}
