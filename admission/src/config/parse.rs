@@ -341,6 +341,14 @@ impl Parser<'_> {
                     );
                     return;
                 }
+                if !config.providers.is_empty() {
+                    self.unsupported(
+                        &loc,
+                        "both `provider \"aws\"` and `provider \"sim\"` are declared".into(),
+                        "declare one provider: `aws` for the real cloud, `sim` for the simulated one",
+                    );
+                    return;
+                }
                 let attrs = self.flat_body(&block.body, &loc, &["region"], "provider");
                 let region = attrs.into_iter().find(|a| a.name == "region");
                 config.providers.push(ProviderBlock { kind, region, loc });

@@ -125,6 +125,18 @@ fn unknown_ref(loc: &Loc, summary: String, detail: &str) -> EvalError {
     EvalError::invalid(Code::UnknownReference, loc, summary, detail)
 }
 
+/// Why a root name Terraform knows is not available in this subset, if it is one of them.
+pub(crate) fn reserved_root(name: &str) -> Option<&'static str> {
+    match name {
+        "path" => Some("configurations are read from one directory, with no modules"),
+        "terraform" => Some("there are no workspaces in stateless mode"),
+        "self" => Some("`self` exists only in provisioners, which are not supported"),
+        "data" => Some("data sources are not supported"),
+        "module" => Some("modules are not supported"),
+        _ => None,
+    }
+}
+
 /// Evaluates expressions of one configuration with one set of variable values.
 pub struct Evaluator<'a> {
     config: &'a Config,
@@ -475,6 +487,14 @@ impl<'a> Evaluator<'a> {
                     "write `each.key` or `each.value`",
                 )),
             },
+            type_name if reserved_root(type_name).is_some() => Err(unknown_ref(
+                loc,
+                format!(
+                    "`{type_name}` references are not available: {}",
+                    reserved_root(type_name).unwrap_or_default()
+                ),
+                "refer to `var.NAME`, `local.NAME` or a resource as `TYPE.NAME.ATTR`",
+            )),
             type_name => {
                 let Some(block) = attr(0) else {
                     return Err(unknown_ref(

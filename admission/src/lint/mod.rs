@@ -351,6 +351,10 @@ impl Lint<'_, '_> {
                 }
                 _ => Some("`each` has only the attributes `key` and `value`".into()),
             },
+            type_name if crate::eval::reserved_root(type_name).is_some() => Some(format!(
+                "`{type_name}` references are not available: {}",
+                crate::eval::reserved_root(type_name).unwrap_or_default()
+            )),
             type_name => {
                 let Some(name) = second else {
                     return Some(format!("`{type_name}` is not declared"));

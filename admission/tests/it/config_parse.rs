@@ -192,3 +192,16 @@ output "o" {}
             unsupported-construct main.tf:36:1 output `o` has no `value`"#]],
     );
 }
+
+#[test]
+fn config_parse_one_provider_selects_the_live_system() {
+    check_diags(
+        &[
+            ("a.tf", "provider \"sim\" {}\n"),
+            ("b.tf", "provider \"aws\" {\n  region = \"eu-west-1\"\n}\n"),
+        ],
+        expect![[
+            r#"unsupported-construct b.tf:1:1 both `provider "aws"` and `provider "sim"` are declared"#
+        ]],
+    );
+}

@@ -216,6 +216,7 @@ fn eval_references_count_each_and_splat() {
             r#"local.loop"#,
             r#"aws_subnet.s[5].id"#,
             r#"aws_vpc.main.nope"#,
+            r#"path.module"#,
         ],
         expect![[r#"
             count.index  =>  1
@@ -241,6 +242,7 @@ fn eval_references_count_each_and_splat() {
             local.loop  =>  unsupported-construct: invalid expression: local `loop` refers to itself
             aws_subnet.s[5].id  =>  unsupported-construct: invalid expression: index 5 is out of range for a list of 2 element(s)
             aws_vpc.main.nope  =>  unsupported-construct: invalid expression: this object has no attribute `nope`
+            path.module  =>  unknown-reference: `path` references are not available: configurations are read from one directory, with no modules
         "#]],
     );
     check(

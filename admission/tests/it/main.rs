@@ -3,6 +3,7 @@
 mod addresses;
 mod catalog;
 mod config_parse;
+mod config_variables;
 mod eval_expressions;
 mod fuzz_parse_lint;
 mod lint_codes;
