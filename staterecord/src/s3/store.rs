@@ -40,6 +40,7 @@ pub struct S3Store {
     pub(crate) bucket: String,
     pub(crate) key_prefix: String,
     get_all_parallelism: usize,
+    list_page_size: Option<i32>,
     pub(crate) base_tags: BTreeMap<String, String>,
 }
 
@@ -125,6 +126,7 @@ impl S3Store {
             bucket: bucket.into(),
             key_prefix: String::new(),
             get_all_parallelism: DEFAULT_GET_ALL_PARALLELISM,
+            list_page_size: None,
             base_tags: BTreeMap::new(),
         }
     }
@@ -143,6 +145,13 @@ impl S3Store {
         } else {
             parallelism
         };
+        self
+    }
+
+    /// Asks `ListObjectsV2` for at most `keys` keys per page (S3's own default and maximum is 1000);
+    /// `list` and `get_all` still return every key, one page after another.
+    pub fn with_list_page_size(mut self, keys: u16) -> S3Store {
+        self.list_page_size = Some(i32::from(keys.max(1)));
         self
     }
 
@@ -365,6 +374,7 @@ impl Store for S3Store {
             .list_objects_v2()
             .bucket(&self.bucket)
             .prefix(self.object_key(prefix))
+            .set_max_keys(self.list_page_size)
             .into_paginator()
             .send();
         let mut keys = Vec::new();

@@ -3,6 +3,7 @@
 //! bucket whose settings the role may not read.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use aws_sdk_s3::config::{BehaviorVersion, Credentials, Region};
@@ -41,6 +42,24 @@ fn s3_error(status: u16, code: &str, message: &str) -> Reply {
 struct FakeS3 {
     listener: TcpListener,
     seen: Arc<Mutex<Vec<Seen>>>,
+    gate: Option<Arc<Gate>>,
+}
+
+/// Holds object reads until `size` of them wait at once, and records the most that ever waited together.
+struct Gate {
+    barrier: tokio::sync::Barrier,
+    in_flight: AtomicUsize,
+    most: AtomicUsize,
+}
+
+impl Gate {
+    fn new(size: usize) -> Gate {
+        Gate {
+            barrier: tokio::sync::Barrier::new(size),
+            in_flight: AtomicUsize::new(0),
+            most: AtomicUsize::new(0),
+        }
+    }
 }
 
 impl FakeS3 {
@@ -48,6 +67,7 @@ impl FakeS3 {
         FakeS3 {
             listener: TcpListener::bind("127.0.0.1:0").await.unwrap(),
             seen: Arc::default(),
+            gate: None,
         }
     }
 
@@ -80,8 +100,11 @@ impl FakeS3 {
             let mut connections = JoinSet::new();
             loop {
                 let (socket, _) = self.listener.accept().await.unwrap();
-                let (reply, seen) = (Arc::clone(&reply), Arc::clone(&seen));
-                connections.spawn(async move { answer(socket, reply.as_ref(), &seen).await });
+                let (reply, seen, gate) =
+                    (Arc::clone(&reply), Arc::clone(&seen), self.gate.clone());
+                connections.spawn(async move {
+                    answer(socket, reply.as_ref(), &seen, gate.as_deref()).await
+                });
             }
         };
         let out = tokio::select! {
@@ -97,6 +120,7 @@ async fn answer(
     mut socket: TcpStream,
     reply: &(dyn Fn(&Seen) -> Reply + Send + Sync),
     seen: &Mutex<Vec<Seen>>,
+    gate: Option<&Gate>,
 ) {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 8192];
@@ -134,6 +158,15 @@ async fn answer(
         path,
         headers,
     };
+    let gated = gate.filter(|_| request.method == "GET" && !request.path.contains("list-type=2"));
+    if let Some(gate) = gated {
+        let now = gate.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        gate.most.fetch_max(now, Ordering::SeqCst);
+        gate.barrier.wait().await;
+        // Counted down before the answer leaves, so a read the client starts after this answer can never
+        // overlap it in the count.
+        gate.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
     let (status, extra, body) = reply(&request);
     let is_head = request.method == "HEAD";
     seen.lock().unwrap().push(request);
@@ -369,4 +402,66 @@ async fn s3_conflicts_unreadable_bucket_settings_are_never_ok() {
         waived.iter().map(|f| f.setting).collect::<Vec<_>>(),
         [BucketSetting::Lifecycle]
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn s3_conflicts_get_all_keeps_at_most_its_parallelism_in_flight() {
+    let mut fake = FakeS3::bind().await;
+    let gate = Arc::new(Gate::new(4));
+    fake.gate = Some(Arc::clone(&gate));
+    let store = S3Store::new(fake.client(), "records").with_get_all_parallelism(4);
+    let keys: Vec<String> = (0..12).map(|i| format!("estate/r{i:02}")).collect();
+    let listing: String = keys
+        .iter()
+        .map(|k| format!("<Contents><Key>{k}</Key><ETag>\"e\"</ETag><Size>1</Size></Contents>"))
+        .collect();
+    let list_body = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">\
+         <Name>records</Name><Prefix>estate/</Prefix><KeyCount>12</KeyCount><MaxKeys>1000</MaxKeys>\
+         <IsTruncated>false</IsTruncated>{listing}</ListBucketResult>"
+    );
+    let (all, seen) = fake
+        .run(
+            move |r| {
+                if r.path.contains("list-type=2") {
+                    (
+                        200,
+                        vec![("Content-Type", "application/xml".to_owned())],
+                        list_body.clone(),
+                    )
+                } else {
+                    let name = r
+                        .path
+                        .rsplit('/')
+                        .next()
+                        .unwrap()
+                        .split('?')
+                        .next()
+                        .unwrap()
+                        .to_owned();
+                    (200, vec![("ETag", format!("\"{name}\""))], name)
+                }
+            },
+            async {
+                // The gate holds reads until four are in flight: a store that kept fewer in flight would
+                // never get through, so give up loudly instead of hanging.
+                tokio::time::timeout(
+                    std::time::Duration::from_secs(60),
+                    store.bulk_reader().unwrap().get_all("estate/"),
+                )
+                .await
+                .expect("get_all keeps four reads in flight")
+            },
+        )
+        .await;
+    let all = all.unwrap();
+    assert_eq!(all.keys().cloned().collect::<Vec<_>>(), keys);
+    assert_eq!(all["estate/r07"].payload, b"r07");
+    assert_eq!(all["estate/r07"].version.as_str(), "\"r07\"");
+    assert_eq!(
+        gate.most.load(Ordering::SeqCst),
+        4,
+        "never more than the parallelism in flight"
+    );
+    assert_eq!(seen.len(), 13, "one listing and one read per key");
 }
