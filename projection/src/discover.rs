@@ -255,16 +255,21 @@ impl<'a> Run<'a> {
         );
     }
 
-    fn incomplete(&mut self, type_name: &str, error: &ProviderError) {
-        self.withheld_types.insert(type_name.to_owned());
-        self.diags.push(Diagnostic::new(
+    /// Reports a call that failed after retries; `what` names what could not be read.
+    fn incomplete(&mut self, what: &str, address: Option<&InstanceAddress>, error: &ProviderError) {
+        let mut d = Diagnostic::new(
             Code::DiscoveryIncomplete,
-            format!("could not read {type_name}: {error}"),
+            format!("could not read {what}: {error}"),
             "The call failed after retries, so what it would have shown is unknown. Nothing that depends \
              on it is planned; fix the permission or wait for the API to recover, then plan again.",
-        ));
+        );
+        if let Some(a) = address {
+            d = d.with_address(a.to_string());
+        }
+        self.diags.push(d);
     }
 
+    #[tracing::instrument(skip_all, fields(type_name = %request.type_name), err)]
     async fn list_all(
         &self,
         request: ListRequest,
@@ -288,6 +293,7 @@ impl<'a> Run<'a> {
         }
     }
 
+    #[tracing::instrument(skip_all, fields(estate = %self.estate), err)]
     async fn sweep_all(&self) -> Result<Vec<TaggedResource>, ProviderError> {
         let mut query = TagQuery {
             tag_filters: vec![TagFilter::equals(ESTATE_TAG, self.estate.as_str())],
@@ -350,15 +356,15 @@ impl<'a> Run<'a> {
                 }
                 Fetched::Type(t, Err(e)) => {
                     self.failed_types.insert(t.clone());
+                    self.withheld_types.insert(t.clone());
                     failures.push((t, e));
                 }
             }
         }
         failures.sort_by(|a, b| a.0.cmp(&b.0));
         for (what, e) in failures {
-            self.incomplete(&what, &e);
+            self.incomplete(&what, None, &e);
         }
-        self.withheld_types.remove("the tagging index");
         if self.sweep.is_none() {
             // Only the sweep finds undeclared owned objects of these types: their removal is unknown.
             let swept: Vec<String> = self
@@ -378,6 +384,7 @@ impl<'a> Run<'a> {
         self.children.sort_by_key(key_of);
     }
 
+    #[tracing::instrument(skip_all, err)]
     async fn read_one(&self, request: &ReadRequest) -> Result<Option<LiveObject>, ProviderError> {
         match request {
             ReadRequest::Identity(t, identity) => {
@@ -541,17 +548,18 @@ impl<'a> Run<'a> {
                 None => to_read.push((address, request)),
             }
         }
-        let requests: Vec<ReadRequest> = to_read
-            .iter_mut()
-            .map(|(_, r)| std::mem::replace(r, ReadRequest::Id(String::new(), String::new())))
-            .collect();
+        let (addresses, requests): (Vec<InstanceAddress>, Vec<ReadRequest>) =
+            to_read.into_iter().unzip();
         let answers = self.read_many(&requests).await;
-        for ((address, _), answer) in to_read.into_iter().zip(answers) {
+        for (address, answer) in addresses.into_iter().zip(answers) {
             match answer {
                 Ok(found) => known.push((address, found)),
                 Err(e) => {
-                    self.incomplete(&format!("{address}"), &e);
-                    self.withheld_types.remove(&address.to_string());
+                    self.incomplete(
+                        &format!("the object at the identity of {address}"),
+                        Some(&address),
+                        &e,
+                    );
                     self.set(
                         &address,
                         Binding::Withheld(Withheld::DiscoveryIncomplete),
@@ -1098,12 +1106,10 @@ impl<'a> Run<'a> {
                     }
                 }
             }
-            let requests: Vec<ReadRequest> = to_read
-                .iter_mut()
-                .map(|(_, r)| std::mem::replace(r, ReadRequest::Id(String::new(), String::new())))
-                .collect();
+            let (addresses, requests): (Vec<InstanceAddress>, Vec<ReadRequest>) =
+                to_read.into_iter().unzip();
             let answers = self.read_many(&requests).await;
-            for ((address, _), answer) in to_read.into_iter().zip(answers) {
+            for (address, answer) in addresses.into_iter().zip(answers) {
                 match answer {
                     Ok(Some(object)) => self.set(
                         &address,
@@ -1115,8 +1121,11 @@ impl<'a> Run<'a> {
                     ),
                     Ok(None) => self.set(&address, Binding::Create, None),
                     Err(e) => {
-                        self.incomplete(&address.to_string(), &e);
-                        self.withheld_types.remove(&address.to_string());
+                        self.incomplete(
+                            &format!("the object at the identity of {address}"),
+                            Some(&address),
+                            &e,
+                        );
                         self.set(
                             &address,
                             Binding::Withheld(Withheld::DiscoveryIncomplete),
@@ -1223,7 +1232,7 @@ impl<'a> Run<'a> {
             let objects = match listed.remove(&(type_name.clone(), parent_id.clone())) {
                 Some(Ok(objects)) => objects,
                 Some(Err(e)) => {
-                    self.incomplete(&format!("{type_name} under {parent_id}"), &e);
+                    self.incomplete(&format!("{type_name} under {parent_id}"), None, &e);
                     self.withheld_types.insert(type_name.clone());
                     for (a, _) in members {
                         self.set(&a, Binding::Withheld(Withheld::DiscoveryIncomplete), None);
@@ -1511,17 +1520,18 @@ impl<'a> Run<'a> {
         for (address, child) in seen_inline {
             self.owned_found(&address, child);
         }
-        let reads: Vec<ReadRequest> = requests
-            .iter_mut()
-            .map(|(_, r)| std::mem::replace(r, ReadRequest::Id(String::new(), String::new())))
-            .collect();
+        let (sources, reads): (Vec<ConfirmSource>, Vec<ReadRequest>) = requests.into_iter().unzip();
         let answers = self.read_many(&reads).await;
-        for ((source, _), (read, answer)) in requests.into_iter().zip(reads.iter().zip(answers)) {
+        for (source, (read, answer)) in sources.into_iter().zip(reads.iter().zip(answers)) {
             let ReadRequest::Id(type_name, id) = read else {
                 continue;
             };
             match (source, answer) {
-                (_, Err(e)) => self.incomplete(type_name, &e),
+                (_, Err(e)) => {
+                    // Without the confirming read no deletion of the type may be planned.
+                    self.withheld_types.insert(type_name.clone());
+                    self.incomplete(&format!("{type_name} {id}"), None, &e);
+                }
                 (ConfirmSource::Deposed(address), Ok(found)) => self.deposed.push(DeposedObject {
                     address,
                     type_name: type_name.clone(),

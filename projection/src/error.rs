@@ -22,8 +22,9 @@ pub enum ProjectionError {
         #[source]
         source: StoreError,
     },
-    /// A declared instance names a resource type that neither the provider nor the engine serves.
-    #[error("{address}: resource type {type_name} is not served by the provider")]
+    /// A declared instance names a resource type that neither the provider nor the engine serves, or one
+    /// with no admission path (lint refuses both before a projection is built).
+    #[error("{address}: resource type {type_name} is not served or has no admission path")]
     UnsupportedType {
         /// The declared instance.
         address: String,

@@ -8,7 +8,36 @@
 //! - [`output`]: the [`Projection`], the prior state plus the reports and the cost;
 //! - [`retry`]: the bounded, jittered backoff shared with apply.
 //!
-//! It never writes: not to the cloud, not to the store, and nothing it builds is persisted.
+//! ```
+//! use fixtures::{SimCloud, SimConfig};
+//! use projection::{Binding, Declared, DeclaredInstance, DeclaredValue, ProjectionConfig};
+//! use staterecord::{CacheScope, MemoryStore};
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+//! let cloud = SimCloud::from_json(r#"{"resources": [
+//!     {"type": "aws_s3_bucket", "id": "acme-data", "attributes": {"bucket": "acme-data"},
+//!      "tags": {"tofu-estate": "acme", "tofu-address": "aws_s3_bucket.data"}}]}"#,
+//!     SimConfig::default()).unwrap();
+//! let mut declared = Declared::new();
+//! declared.add(DeclaredInstance::new("aws_s3_bucket.data".parse().unwrap())
+//!     .identity("bucket", DeclaredValue::known("acme-data")))?;
+//! declared.add(DeclaredInstance::new("aws_vpc.main".parse().unwrap()))?;
+//!
+//! let estate = admission::Estate::new("acme").unwrap();
+//! let records = CacheScope::new().cache(std::sync::Arc::new(MemoryStore::new()), "acme/");
+//! let config = ProjectionConfig::at(1_700_000_000);
+//! let p = projection::project(&cloud, &records, &estate, &declared, &config).await?;
+//!
+//! let data = p.instance(&"aws_s3_bucket.data".parse().unwrap()).unwrap();
+//! assert_eq!(data.binding.object().map(|o| o.id.as_str()), Some("acme-data"));
+//! assert_eq!(p.instance(&"aws_vpc.main".parse().unwrap()).unwrap().binding, Binding::Create);
+//! assert_eq!(p.cost.store_trips, 1);
+//! # Ok::<(), projection::ProjectionError>(())
+//! # }).unwrap();
+//! ```
+//!
+//! It never writes: not to the cloud, not to the store, and nothing it builds is persisted. It never
+//! binds a foreign, malformed, colliding or other estate's object as owned, and never prints.
 
 mod b64;
 pub mod declared;

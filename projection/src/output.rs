@@ -245,8 +245,9 @@ pub struct Projection {
     pub deposed: Vec<DeposedObject>,
     /// How many listed objects carry another estate's marker, by estate (never bound, never touched).
     pub other_estates: BTreeMap<String, u64>,
-    /// Types whose live picture is incomplete: no create or delete of their objects may be planned beyond
-    /// what this projection bound.
+    /// Types whose removal picture is incomplete (a listing, the tagging sweep or a confirming read
+    /// failed): no deletion of an owned, undeclared object of these types may be planned from this
+    /// projection. Declared instances that depended on a failed call are [`Withheld`] one by one.
     pub withheld_types: BTreeSet<String>,
     /// Findings, sorted by severity, code, address and ids.
     pub diagnostics: Vec<Diagnostic>,

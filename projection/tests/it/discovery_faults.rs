@@ -109,3 +109,24 @@ async fn a_stale_tagging_hit_is_not_reported_as_owned_undeclared() {
         "the hit was checked with a strongly consistent read"
     );
 }
+
+#[tokio::test]
+async fn a_failed_read_at_an_identity_withholds_that_instance_and_names_it() {
+    let faults = json!([{ "operation": "iam:GetRole", "kind": "access-denied" }]);
+    let cloud = cloud_with(vec![], faults, json!([]));
+    let declared = declare(vec![named("aws_iam_role.app", "name", "app")]);
+    let p = run(&cloud, &declared).await;
+    assert_eq!(
+        p.instance(&a("aws_iam_role.app")).unwrap().binding,
+        Binding::Withheld(Withheld::DiscoveryIncomplete),
+        "could not look is not absent"
+    );
+    assert_eq!(
+        codes(&p),
+        [diag("discovery-incomplete", Some("aws_iam_role.app"), &[])]
+    );
+    assert_eq!(
+        p.cost.api_calls_by_operation["iam:GetRole"], 1,
+        "a denial is not retried"
+    );
+}
