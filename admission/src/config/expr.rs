@@ -93,6 +93,50 @@ pub enum TemplatePart {
     Literal(String),
     /// A `${...}` interpolation.
     Interpolation(Expr),
+    /// `%{if cond}...%{else}...%{endif}`.
+    If {
+        /// The condition.
+        cond: Expr,
+        /// The parts used when it holds.
+        then: Vec<TemplatePart>,
+        /// The parts used otherwise (empty without `%{else}`).
+        otherwise: Vec<TemplatePart>,
+    },
+    /// `%{for k, v in coll}...%{endfor}`.
+    For {
+        /// The name bound to the key or index, if given.
+        key_var: Option<String>,
+        /// The name bound to the element.
+        value_var: String,
+        /// The collection iterated.
+        collection: Expr,
+        /// The parts repeated for every element.
+        body: Vec<TemplatePart>,
+    },
+}
+
+impl TemplatePart {
+    /// The expressions directly inside this part and its nested parts, in source order.
+    fn exprs<'a>(&'a self, out: &mut Vec<&'a Expr>) {
+        match self {
+            TemplatePart::Literal(_) => {}
+            TemplatePart::Interpolation(e) => out.push(e),
+            TemplatePart::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                out.push(cond);
+                then.iter().chain(otherwise).for_each(|p| p.exprs(out));
+            }
+            TemplatePart::For {
+                collection, body, ..
+            } => {
+                out.push(collection);
+                body.iter().for_each(|p| p.exprs(out));
+            }
+        }
+    }
 }
 
 /// One traversal step.
@@ -195,13 +239,11 @@ impl Expr {
             | ExprKind::Number(_)
             | ExprKind::String(_)
             | ExprKind::Variable(_) => Vec::new(),
-            ExprKind::Template(parts) => parts
-                .iter()
-                .filter_map(|p| match p {
-                    TemplatePart::Interpolation(e) => Some(e),
-                    TemplatePart::Literal(_) => None,
-                })
-                .collect(),
+            ExprKind::Template(parts) => {
+                let mut out = Vec::new();
+                parts.iter().for_each(|p| p.exprs(&mut out));
+                out
+            }
             ExprKind::List(items) => items.iter().collect(),
             ExprKind::Object(items) => items.iter().flat_map(|(k, v)| [k, v]).collect(),
             ExprKind::Traversal(base, steps) => std::iter::once(&**base)
@@ -252,6 +294,7 @@ impl Expr {
                         }
                     }
                 }
+                ExprKind::Template(parts) => collect_parts(parts, out),
                 ExprKind::For(fe) => {
                     collect(&fe.collection, out);
                     let mut inner = Vec::new();
@@ -265,6 +308,36 @@ impl Expr {
                 _ => {
                     for child in e.children() {
                         collect(child, out);
+                    }
+                }
+            }
+        }
+        fn collect_parts(parts: &[TemplatePart], out: &mut Vec<(Vec<String>, Loc)>) {
+            for part in parts {
+                match part {
+                    TemplatePart::Literal(_) => {}
+                    TemplatePart::Interpolation(e) => collect(e, out),
+                    TemplatePart::If {
+                        cond,
+                        then,
+                        otherwise,
+                    } => {
+                        collect(cond, out);
+                        collect_parts(then, out);
+                        collect_parts(otherwise, out);
+                    }
+                    TemplatePart::For {
+                        key_var,
+                        value_var,
+                        collection,
+                        body,
+                    } => {
+                        collect(collection, out);
+                        let mut inner = Vec::new();
+                        collect_parts(body, &mut inner);
+                        let bound =
+                            |name: &str| value_var == name || key_var.as_deref() == Some(name);
+                        out.extend(inner.into_iter().filter(|(path, _)| !bound(&path[0])));
                     }
                 }
             }
@@ -296,7 +369,7 @@ impl Expr {
                 for part in parts {
                     match part {
                         TemplatePart::Literal(s) => out.push_str(s),
-                        TemplatePart::Interpolation(_) => return None,
+                        _ => return None,
                     }
                 }
                 Some(out)

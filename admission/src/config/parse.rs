@@ -1080,48 +1080,110 @@ impl Parser<'_> {
     }
 
     fn template(&mut self, t: &ht::Template, loc: &Loc) -> Option<ExprKind> {
-        let mut parts: Vec<TemplatePart> = Vec::new();
         let mut strip_next = false;
-        for element in t.iter() {
-            match element {
-                ht::Element::Literal(s) => {
-                    let mut text = s.value().as_str();
-                    if strip_next {
-                        text = text.trim_start();
-                        strip_next = false;
-                    }
-                    parts.push(TemplatePart::Literal(text.to_string()));
-                }
-                ht::Element::Interpolation(i) => {
-                    if i.strip.strip_start()
-                        && let Some(TemplatePart::Literal(prev)) = parts.last_mut()
-                    {
-                        *prev = prev.trim_end().to_string();
-                    }
-                    strip_next = i.strip.strip_end();
-                    parts.push(TemplatePart::Interpolation(self.expr(&i.expr, loc)?));
-                }
-                ht::Element::Directive(_) => {
-                    self.unsupported(
-                        loc,
-                        "template directives (`%{if}`, `%{for}`) are not supported".into(),
-                        "use a conditional or a `for` expression with join() inside `${...}`",
-                    );
-                    return None;
-                }
-            }
-        }
-        // A template with no interpolation is a plain string.
+        let parts = self.template_parts(t, loc, &mut strip_next)?;
+        // A template with no interpolation or directive is a plain string.
         if parts.iter().all(|p| matches!(p, TemplatePart::Literal(_))) {
             let text: String = parts
                 .into_iter()
                 .map(|p| match p {
                     TemplatePart::Literal(s) => s,
-                    TemplatePart::Interpolation(_) => String::new(),
+                    _ => String::new(),
                 })
                 .collect();
             return Some(ExprKind::String(text));
         }
         Some(ExprKind::Template(parts))
+    }
+
+    /// Lowers the elements of a template. `strip_next` carries a `~}` over to the next literal, which may
+    /// be the first one of the enclosing sequence after a directive ends.
+    fn template_parts(
+        &mut self,
+        t: &ht::Template,
+        loc: &Loc,
+        strip_next: &mut bool,
+    ) -> Option<Vec<TemplatePart>> {
+        fn trim_last(parts: &mut [TemplatePart]) {
+            if let Some(TemplatePart::Literal(prev)) = parts.last_mut() {
+                *prev = prev.trim_end().to_string();
+            }
+        }
+        let mut parts: Vec<TemplatePart> = Vec::new();
+        for element in t.iter() {
+            match element {
+                ht::Element::Literal(s) => {
+                    let mut text = s.value().as_str();
+                    if std::mem::take(strip_next) {
+                        text = text.trim_start();
+                    }
+                    parts.push(TemplatePart::Literal(text.to_string()));
+                }
+                ht::Element::Interpolation(i) => {
+                    *strip_next = false;
+                    if i.strip.strip_start() {
+                        trim_last(&mut parts);
+                    }
+                    parts.push(TemplatePart::Interpolation(self.expr(&i.expr, loc)?));
+                    *strip_next = i.strip.strip_end();
+                }
+                ht::Element::Directive(d) => {
+                    *strip_next = false;
+                    match &**d {
+                        ht::Directive::If(dir) => {
+                            if dir.if_expr.strip.strip_start() {
+                                trim_last(&mut parts);
+                            }
+                            let cond = self.expr(&dir.if_expr.cond_expr, loc)?;
+                            let mut inner = dir.if_expr.strip.strip_end();
+                            let mut then =
+                                self.template_parts(&dir.if_expr.template, loc, &mut inner)?;
+                            let mut otherwise = Vec::new();
+                            if let Some(else_expr) = &dir.else_expr {
+                                if else_expr.strip.strip_start() {
+                                    trim_last(&mut then);
+                                }
+                                inner = else_expr.strip.strip_end();
+                                otherwise =
+                                    self.template_parts(&else_expr.template, loc, &mut inner)?;
+                            }
+                            if dir.endif_expr.strip.strip_start() {
+                                trim_last(if dir.else_expr.is_some() {
+                                    &mut otherwise
+                                } else {
+                                    &mut then
+                                });
+                            }
+                            parts.push(TemplatePart::If {
+                                cond,
+                                then,
+                                otherwise,
+                            });
+                            *strip_next = dir.endif_expr.strip.strip_end();
+                        }
+                        ht::Directive::For(dir) => {
+                            let f = &dir.for_expr;
+                            if f.strip.strip_start() {
+                                trim_last(&mut parts);
+                            }
+                            let collection = self.expr(&f.collection_expr, loc)?;
+                            let mut inner = f.strip.strip_end();
+                            let mut body = self.template_parts(&f.template, loc, &mut inner)?;
+                            if dir.endfor_expr.strip.strip_start() {
+                                trim_last(&mut body);
+                            }
+                            parts.push(TemplatePart::For {
+                                key_var: f.key_var.as_ref().map(|k| k.as_str().to_string()),
+                                value_var: f.value_var.as_str().to_string(),
+                                collection,
+                                body,
+                            });
+                            *strip_next = dir.endfor_expr.strip.strip_end();
+                        }
+                    }
+                }
+            }
+        }
+        Some(parts)
     }
 }

@@ -100,16 +100,59 @@ pub fn classify(e: &Expr) -> IndexUse {
                 && classify(&args[0]) == IndexUse::Free
                 && args[1..].iter().all(|a| classify(a) != IndexUse::Refused),
         ),
-        ExprKind::Template(parts) => admitted(parts.iter().all(|p| match p {
-            TemplatePart::Literal(_) => true,
-            TemplatePart::Interpolation(i) => classify(i) != IndexUse::Refused,
-        })),
+        ExprKind::Template(parts) => admitted(parts_admitted(parts)),
         ExprKind::Conditional(c, t, f) => admitted(
             classify(c) == IndexUse::Free
                 && classify(t) != IndexUse::Refused
                 && classify(f) != IndexUse::Refused,
         ),
         _ => IndexUse::Refused,
+    }
+}
+
+/// Whether every index-reading piece of a template is admitted: interpolations as expressions are, and
+/// `%{if}` as a conditional is; a `%{for}` that reads the index is never admitted.
+fn parts_admitted(parts: &[TemplatePart]) -> bool {
+    parts.iter().all(|p| match p {
+        TemplatePart::Literal(_) => true,
+        TemplatePart::Interpolation(i) => classify(i) != IndexUse::Refused,
+        TemplatePart::If {
+            cond,
+            then,
+            otherwise,
+        } => classify(cond) == IndexUse::Free && parts_admitted(then) && parts_admitted(otherwise),
+        TemplatePart::For {
+            collection, body, ..
+        } => {
+            let mut reads = reads_index(collection);
+            let mut inner = Vec::new();
+            body.iter().for_each(|b| collect_exprs(b, &mut inner));
+            reads |= inner.iter().any(|e| reads_index(e));
+            !reads
+        }
+    })
+}
+
+fn collect_exprs<'a>(part: &'a TemplatePart, out: &mut Vec<&'a Expr>) {
+    match part {
+        TemplatePart::Literal(_) => {}
+        TemplatePart::Interpolation(e) => out.push(e),
+        TemplatePart::If {
+            cond,
+            then,
+            otherwise,
+        } => {
+            out.push(cond);
+            then.iter()
+                .chain(otherwise)
+                .for_each(|p| collect_exprs(p, out));
+        }
+        TemplatePart::For {
+            collection, body, ..
+        } => {
+            out.push(collection);
+            body.iter().for_each(|p| collect_exprs(p, out));
+        }
     }
 }
 

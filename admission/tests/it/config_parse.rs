@@ -185,7 +185,6 @@ output "o" {}
             unsupported-construct main.tf:22:5 argument `replace_triggered_by` is not supported in `lifecycle`
             unsupported-construct main.tf:25:1 resource `aws_vpc.v` is declared twice
             unsupported-construct main.tf:29:17 provider-defined functions are not supported
-            unsupported-construct main.tf:30:14 template directives (`%{if}`, `%{for}`) are not supported
             unsupported-construct main.tf:28:3 resource `aws_vpc.w` sets both `count` and `for_each`
             unsupported-construct main.tf:32:1 provider `google` is not supported
             unsupported-construct main.tf:34:3 block `validation` is not supported in `variable`

@@ -155,6 +155,16 @@ fn eval_literals_operators_and_conditionals() {
             r#"var.n > 2 ? "big" : "small""#,
             r#""${var.name}-%{if false}x%{endif}""#,
             r#""a ${var.name} b""#,
+            r#""%{if var.n > 2}big%{else}small%{endif}""#,
+            r#""%{for k, v in var.tags}${k}=${v};%{endfor}""#,
+            r#""%{if aws_vpc.pending.id == ""}x%{endif}""#,
+            r#""%{for s in aws_vpc.pending.id}${s}%{endfor}""#,
+            r#""%{if var.secret == ""}empty%{else}set%{endif}""#,
+            r#"<<EOT
+%{ for z in ["a", "b"] ~}
+zone ${z}
+%{ endfor ~}
+EOT"#,
             r#"<<-EOT
   hello ${var.name}
   EOT"#,
@@ -176,8 +186,18 @@ fn eval_literals_operators_and_conditionals() {
             [1, "a"] == [1, "a"]  =>  true
             "1" != 1  =>  true
             var.n > 2 ? "big" : "small"  =>  "big"
-            "${var.name}-%{if false}x%{endif}"  =>  parse error: template directives (`%{if}`, `%{for}`) are not supported
+            "${var.name}-%{if false}x%{endif}"  =>  "web-"
             "a ${var.name} b"  =>  "a web b"
+            "%{if var.n > 2}big%{else}small%{endif}"  =>  "big"
+            "%{for k, v in var.tags}${k}=${v};%{endfor}"  =>  "env=prod;team=net;"
+            "%{if aws_vpc.pending.id == ""}x%{endif}"  =>  unknown(string)
+            "%{for s in aws_vpc.pending.id}${s}%{endfor}"  =>  unknown(string)
+            "%{if var.secret == ""}empty%{else}set%{endif}"  =>  sensitive("set")
+            <<EOT
+            %{ for z in ["a", "b"] ~}
+            zone ${z}
+            %{ endfor ~}
+            EOT  =>  "zone a\nzone b\n"
             <<-EOT
               hello ${var.name}
               EOT  =>  "hello web\n"
