@@ -12,7 +12,7 @@
 //! This module never writes: no create, update, delete or tag call, and no store write. It never binds a
 //! foreign, malformed, colliding or other estate's object as owned.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use admission::address::{BlockAddress, InstanceAddress, InstanceKey};
 use admission::catalog::Catalog;
@@ -110,7 +110,13 @@ pub async fn project(
         listings: BTreeMap::new(),
         failed_types: BTreeSet::new(),
         sweep: None,
+        sweep_index: HashMap::new(),
         children: Vec::new(),
+        children_index: HashMap::new(),
+        children_by_id: HashMap::new(),
+        by_block: BTreeMap::new(),
+        deposed_index: HashMap::new(),
+        located_index: HashMap::new(),
         instances: BTreeMap::new(),
         consumed: BTreeSet::new(),
         claims: BTreeMap::new(),
@@ -122,6 +128,7 @@ pub async fn project(
         other_estates: BTreeMap::new(),
         withheld_types: BTreeSet::new(),
     };
+    run.build_indexes();
     run.fetch_bulk().await;
     run.classify_listed();
     run.bind_client_named().await?;
@@ -141,6 +148,24 @@ pub async fn project(
 struct Listing {
     objects: Vec<LiveObject>,
     tags_included: bool,
+    /// Position of each object by id and by its client-named identity value.
+    index: HashMap<String, usize>,
+}
+
+impl Listing {
+    fn build_index(&mut self, identity_argument: Option<&str>) {
+        self.index.clear();
+        for (i, o) in self.objects.iter().enumerate() {
+            if let Some(v) = identity_argument.and_then(|arg| o.attribute_str(arg)) {
+                self.index.entry(v.to_owned()).or_insert(i);
+            }
+            self.index.insert(o.id.clone(), i);
+        }
+    }
+
+    fn get(&self, id_or_identity: &str) -> Option<&LiveObject> {
+        self.index.get(id_or_identity).map(|&i| &self.objects[i])
+    }
 }
 
 #[derive(Debug)]
@@ -193,7 +218,15 @@ struct Run<'a> {
     listings: BTreeMap<String, Listing>,
     failed_types: BTreeSet<String>,
     sweep: Option<Vec<TaggedResource>>,
+    sweep_index: HashMap<(String, String), usize>,
     children: Vec<LiveObject>,
+    /// Inline children by (type, identity components in schema order).
+    children_index: HashMap<(String, Vec<String>), usize>,
+    children_by_id: HashMap<(String, String), usize>,
+    /// Declared addresses, grouped by block.
+    by_block: BTreeMap<BlockAddress, Vec<InstanceAddress>>,
+    deposed_index: HashMap<(String, String), InstanceAddress>,
+    located_index: HashMap<(String, String), InstanceAddress>,
     instances: BTreeMap<InstanceAddress, InstanceState>,
     consumed: BTreeSet<(String, String)>,
     claims: BTreeMap<String, Vec<Claim>>,
@@ -222,11 +255,68 @@ impl<'a> Run<'a> {
     }
 
     fn addresses_on(&self, path: AdmissionPath) -> Vec<InstanceAddress> {
-        self.declared
-            .addresses()
-            .into_iter()
+        self.by_block
+            .values()
+            .flatten()
             .filter(|a| self.admission(a.type_name()) == Some(path))
+            .cloned()
             .collect()
+    }
+
+    /// The lookups binding needs, so that it stays linear in the size of the estate.
+    fn build_indexes(&mut self) {
+        for address in self.declared.addresses() {
+            self.by_block
+                .entry(address.block().clone())
+                .or_default()
+                .push(address);
+        }
+        for (block, _) in self.declared.blocks() {
+            self.by_block.entry(block.clone()).or_default();
+        }
+        for (address, record) in &self.records.deposed {
+            for id in &record.body.ids {
+                self.deposed_index.insert(
+                    (address.type_name().to_owned(), id.clone()),
+                    address.clone(),
+                );
+            }
+        }
+        for (address, record) in &self.records.located {
+            self.located_index.insert(
+                (address.type_name().to_owned(), record.body.id.clone()),
+                address.clone(),
+            );
+        }
+    }
+
+    /// The inline child of `type_name` with `identity`, from the parents' listings.
+    fn inline_child(
+        &self,
+        type_name: &str,
+        arguments: &[String],
+        identity: &Identity,
+    ) -> Option<LiveObject> {
+        let Identity::Composite(parts) = identity else {
+            return None;
+        };
+        let values: Option<Vec<String>> = arguments.iter().map(|a| parts.get(a).cloned()).collect();
+        let i = self.children_index.get(&(type_name.to_owned(), values?))?;
+        self.children
+            .get(*i)
+            .filter(|c| identity.matches(arguments, c))
+            .cloned()
+    }
+
+    /// The identity components of a live child, in its schema's order.
+    fn child_key(&self, object: &LiveObject) -> Option<(String, Vec<String>)> {
+        let schema = self.catalog.get(&object.type_name)?;
+        let parts: Option<Vec<String>> = schema
+            .identity
+            .iter()
+            .map(|arg| object.attribute_str(arg).map(str::to_owned))
+            .collect();
+        Some((object.type_name.clone(), parts?))
     }
 
     fn set(&mut self, address: &InstanceAddress, binding: Binding, slot: Option<Slot>) {
@@ -382,6 +472,33 @@ impl<'a> Run<'a> {
             self.withheld_types.extend(swept);
         }
         self.children.sort_by_key(key_of);
+        for (i, child) in self.children.iter().enumerate() {
+            self.children_by_id.insert(key_of(child), i);
+            if let Some(key) = self.child_key(child) {
+                self.children_index.entry(key).or_insert(i);
+            }
+        }
+        let arguments: BTreeMap<String, Option<String>> = self
+            .listings
+            .keys()
+            .map(|t| {
+                (
+                    t.clone(),
+                    self.catalog
+                        .get(t)
+                        .and_then(|s| s.identity.first().cloned()),
+                )
+            })
+            .collect();
+        for (t, listing) in &mut self.listings {
+            listing.build_index(arguments.get(t).and_then(|a| a.as_deref()));
+        }
+        if let Some(hits) = &self.sweep {
+            for (i, hit) in hits.iter().enumerate() {
+                self.sweep_index
+                    .insert((hit.type_name.clone(), hit.id.clone()), i);
+            }
+        }
     }
 
     #[tracing::instrument(skip_all, err)]
@@ -418,11 +535,9 @@ impl<'a> Run<'a> {
     }
 
     fn deposed_address(&self, type_name: &str, id: &str) -> Option<InstanceAddress> {
-        self.records
-            .deposed
-            .iter()
-            .find(|(a, r)| a.type_name() == type_name && r.body.ids.iter().any(|x| x == id))
-            .map(|(a, _)| a.clone())
+        self.deposed_index
+            .get(&(type_name.to_owned(), id.to_owned()))
+            .cloned()
     }
 
     /// Sorts every object of the listings that carry tags into claims, foreign objects, other estates'
@@ -487,11 +602,10 @@ impl<'a> Run<'a> {
     }
 
     fn sweep_tags(&self, type_name: &str, id: &str) -> Option<&BTreeMap<String, String>> {
-        self.sweep
-            .as_ref()?
-            .iter()
-            .find(|r| r.type_name == type_name && r.id == id)
-            .map(|r| &r.tags)
+        let i = self
+            .sweep_index
+            .get(&(type_name.to_owned(), id.to_owned()))?;
+        self.sweep.as_ref()?.get(*i).map(|r| &r.tags)
     }
 
     /// Path 1: the object at each declared client-named identity, from the bulk pages where they say
@@ -532,9 +646,8 @@ impl<'a> Run<'a> {
                 continue;
             };
             let found = listing
-                .objects
-                .iter()
-                .find(|o| o.id == name || o.attribute_str(&argument) == Some(name.as_str()));
+                .get(&name)
+                .filter(|o| o.id == name || o.attribute_str(&argument) == Some(name.as_str()));
             match found {
                 Some(o) if listing.tags_included => known.push((address, Some(o.clone()))),
                 Some(o) => match self.sweep_tags(&type_name, &o.id) {
@@ -809,12 +922,8 @@ impl<'a> Run<'a> {
             .map(|(b, e)| (b.clone(), e))
             .collect();
         for (block, expansion) in blocks {
-            let addresses: Vec<InstanceAddress> = self
-                .declared
-                .addresses()
-                .into_iter()
-                .filter(|a| a.block() == &block)
-                .collect();
+            let addresses: Vec<InstanceAddress> =
+                self.by_block.get(&block).cloned().unwrap_or_default();
             if self.failed_types.contains(block.type_name()) {
                 for a in &addresses {
                     self.set(a, Binding::Withheld(Withheld::DiscoveryIncomplete), None);
@@ -880,8 +989,10 @@ impl<'a> Run<'a> {
         let head = format!("{}.{}:", block.type_name(), block.name());
         let keys: Vec<String> = self
             .claims
-            .keys()
-            .filter(|k| k.strip_prefix(&head).is_some_and(is_index))
+            .range(head.clone()..)
+            .map(|(k, _)| k)
+            .take_while(|k| k.starts_with(&head))
+            .filter(|k| is_index(&k[head.len()..]))
             .cloned()
             .collect();
         let mut members: Vec<(u64, String, Claim)> = Vec::new();
@@ -1079,14 +1190,8 @@ impl<'a> Run<'a> {
                                 None,
                             ),
                             Some(p) if self.listings.contains_key(&p) => {
-                                let found = self
-                                    .children
-                                    .iter()
-                                    .find(|c| {
-                                        c.type_name == type_name
-                                            && identity.matches(&schema.identity, c)
-                                    })
-                                    .cloned();
+                                let found =
+                                    self.inline_child(&type_name, &schema.identity, &identity);
                                 match found {
                                     Some(object) => self.set(
                                         &address,
@@ -1353,12 +1458,7 @@ impl<'a> Run<'a> {
             }
         }
         for object in objects {
-            let owner = self
-                .records
-                .located
-                .iter()
-                .find(|(a, r)| a.type_name() == type_name && r.body.id == object.id)
-                .map(|(a, _)| a.clone());
+            let owner = self.located_index.get(&key_of(&object)).cloned();
             self.consumed.insert(key_of(&object));
             match owner {
                 Some(address) => self.owned_undeclared.push(OwnedUndeclared {
@@ -1443,7 +1543,7 @@ impl<'a> Run<'a> {
                     continue;
                 }
                 if let Some(l) = self.listings.get(&hit.type_name)
-                    && !l.objects.iter().any(|o| o.id == hit.id)
+                    && l.get(&hit.id).is_none_or(|o| o.id != hit.id)
                 {
                     // The strongly consistent listing does not show it: a stale index entry.
                     continue;
@@ -1486,7 +1586,7 @@ impl<'a> Run<'a> {
             if let Some(p) = inline
                 && self.listings.contains_key(&p)
             {
-                if let Some(child) = self.children.iter().find(|c| key_of(c) == key) {
+                if let Some(child) = self.children_by_id.get(&key).map(|&i| &self.children[i]) {
                     seen_inline.push((address.clone(), child.clone()));
                 }
                 continue;
@@ -1790,18 +1890,20 @@ impl<'a> Run<'a> {
 
     /// Owned-undeclared objects whose rename is plausible are kept and hinted instead of deleted.
     fn rename_hints(&mut self) -> Vec<RenameHint> {
+        let members = |block: &BlockAddress| {
+            self.by_block
+                .get(block)
+                .into_iter()
+                .flatten()
+                .filter_map(|a| self.instances.get(a))
+        };
         let unbound = |block: &BlockAddress| -> Vec<InstanceAddress> {
-            self.instances
-                .iter()
-                .filter(|(a, s)| a.block() == block && s.binding == Binding::Create)
-                .map(|(a, _)| a.clone())
+            members(block)
+                .filter(|s| s.binding == Binding::Create)
+                .map(|s| s.address.clone())
                 .collect()
         };
-        let has_live = |block: &BlockAddress| {
-            self.instances
-                .iter()
-                .any(|(a, s)| a.block() == block && s.binding.object().is_some())
-        };
+        let has_live = |block: &BlockAddress| members(block).any(|s| s.binding.object().is_some());
         let mut targets: Vec<(usize, Vec<InstanceAddress>)> = Vec::new();
         for (i, orphan) in self.owned_undeclared.iter().enumerate() {
             if orphan.reason != Removal::NoLongerDeclared {
