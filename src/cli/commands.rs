@@ -344,7 +344,7 @@ pub async fn records(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
         Ok(store) => store,
         Err(d) => return setup_failure(common, term, &d),
     };
-    let prefix = engine::records::estate_prefix(&estate);
+    let prefix = format!("{}{estate}/", inputs.key_prefix);
     let mut keys = store
         .list(&prefix)
         .await

@@ -37,6 +37,8 @@ pub struct Inputs {
     pub config: Config,
     /// The variables' values as far as they resolve.
     pub values: BTreeMap<String, Value>,
+    /// The record key prefix of an S3 record store (empty, or ending with `/`).
+    pub key_prefix: String,
 }
 
 impl Inputs {
@@ -73,22 +75,44 @@ impl Inputs {
         };
         let (config, _) = admission::config::parse_config(&read.tf_files);
         let (values, _) = admission::config::resolve_variables(&config, &variables);
-        Ok(Inputs {
+        let mut inputs = Inputs {
             dir,
             files: read.tf_files,
             variables,
             config,
             values,
-        })
+            key_prefix: String::new(),
+        };
+        inputs.key_prefix = inputs.s3_key_prefix();
+        Ok(inputs)
+    }
+
+    /// The `key_prefix` of a `record_store "s3"` block, ending with `/` when not empty.
+    fn s3_key_prefix(&self) -> String {
+        let block = self
+            .config
+            .live
+            .as_ref()
+            .and_then(|l| l.record_store.as_ref())
+            .filter(|b| b.kind == RecordStoreKind::S3);
+        let prefix = block
+            .and_then(|b| self.setting_str(b.settings.get("key_prefix")))
+            .unwrap_or_default();
+        let prefix = prefix.trim_matches('/');
+        if prefix.is_empty() {
+            String::new()
+        } else {
+            format!("{prefix}/")
+        }
     }
 
     /// The engine's view of these inputs.
     pub fn request<'a>(&'a self, common: &'a Common) -> engine::PlanRequest<'a> {
         engine::PlanRequest {
-            files: &self.files,
-            inputs: &self.variables,
             estate_flag: common.estate.as_deref(),
-            retry: engine::RetryPolicy::default(),
+            read_concurrency: common.read_concurrency as usize,
+            key_prefix: &self.key_prefix,
+            ..engine::PlanRequest::new(&self.files, &self.variables)
         }
     }
 
@@ -277,17 +301,22 @@ async fn open_s3(
         }
     }
     let client = staterecord::s3::client_from_env(setting("region"), None).await;
-    let mut store = S3Store::new(client, bucket.clone());
-    if let Some(prefix) = setting("key_prefix") {
-        store = store.with_key_prefix(prefix);
-    }
-    let findings = store.check_bucket_contract(&[]).await.map_err(|e| {
-        Diagnostic::new(
-            Code::BucketContract,
-            format!("the record bucket {bucket} cannot be checked"),
-            format!("{e}; check the bucket name, the region and the credentials"),
-        )
-    })?;
+    // The key prefix is applied by the engine to every record key (`Inputs::key_prefix`), not by the store.
+    let store = S3Store::new(client, bucket.clone());
+    let namespaces: Vec<&str> = Some(inputs.key_prefix.as_str())
+        .filter(|p| !p.is_empty())
+        .into_iter()
+        .collect();
+    let findings = store
+        .check_bucket_contract(&namespaces)
+        .await
+        .map_err(|e| {
+            Diagnostic::new(
+                Code::BucketContract,
+                format!("the record bucket {bucket} cannot be checked"),
+                format!("{e}; check the bucket name, the region and the credentials"),
+            )
+        })?;
     let (refused, _) = staterecord::split_waived(&findings, &waived);
     if !refused.is_empty() {
         let found: Vec<String> = refused.iter().map(ToString::to_string).collect();

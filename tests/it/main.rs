@@ -3,3 +3,4 @@
 #[cfg(feature = "aws")]
 mod aws_provider;
 mod cli;
+mod golden;

@@ -1,0 +1,225 @@
+//! The golden plan cases: every directory under `fixtures/cases/` planned through the `liveplan` binary.
+//!
+//! A case holds a configuration (`*.tf`), a live snapshot (`live.json`), optionally a local record store
+//! (`records/`) and the command line (`args`, one argument per line, `plan` when absent). The runner copies
+//! the case into a temporary directory laid out as the CLI's embedded defaults (`.liveplan/cloud.json`,
+//! `.liveplan/records/`), so the case directory itself is never written, and runs the command twice:
+//! the text (`plan.txt`) and the `--json` document (`plan.json`) are compared with `expect_file!`
+//! (`UPDATE_EXPECT=1 cargo test -p liveplan golden` rewrites them; review the diff line by line). Then the
+//! case's hand-written `expect.json` (exit code, summary, the action per address, the ids of each report,
+//! the diagnostic codes) is checked against the JSON document on its own, so that a golden rewritten in
+//! haste cannot make a wrong plan pass.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use expect_test::expect_file;
+use fixtures::case::{Case, load_cases};
+use serde_json::{Value as Json, json};
+
+/// What a case expects, written by hand.
+#[derive(Debug)]
+struct Expected {
+    exit_code: i64,
+    doc: Json,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// Lays the case out as a configuration directory with the CLI's default sim file and record store.
+fn workdir(case: &Case) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    for (path, text) in &case.config {
+        std::fs::write(tmp.path().join(path.file_name().unwrap()), text).unwrap();
+    }
+    for entry in std::fs::read_dir(&case.dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.ends_with(".tfvars") || name.ends_with(".tfvars.json") {
+            std::fs::copy(&path, tmp.path().join(&name)).unwrap();
+        }
+    }
+    let state = tmp.path().join(".liveplan");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::copy(case.live_path(), state.join("cloud.json")).unwrap();
+    if let Some(records) = &case.records {
+        copy_dir(records, &state.join("records"));
+    }
+    tmp
+}
+
+/// Runs the case's command (without `--json`) plus `extra`, in `dir`; returns stdout and the exit code.
+fn run(case: &Case, dir: &Path, extra: &str) -> (String, i32) {
+    let mut args: Vec<String> = if case.args.is_empty() {
+        vec!["plan".to_owned()]
+    } else {
+        case.args
+            .iter()
+            .filter(|a| *a != "--json")
+            .cloned()
+            .collect()
+    };
+    args.push(extra.to_owned());
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_liveplan"));
+    cmd.args(&args).arg("-C").arg(dir).env_remove("RUST_LOG");
+    for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("TF_VAR_")) {
+        cmd.env_remove(k);
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.stderr.is_empty(),
+        "case {}: unexpected stderr: {}",
+        case.name,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+fn expected(case: &Case) -> Expected {
+    let path = case.dir.join("expect.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("case {}: expect.json is required: {e}", case.name));
+    let doc: Json = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("case {}: expect.json does not parse: {e}", case.name));
+    Expected {
+        exit_code: doc["exit_code"].as_i64().expect("expect.json: exit_code"),
+        doc,
+    }
+}
+
+fn ids(list: &Json) -> Json {
+    let mut out: Vec<String> = list
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|o| o["id"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    out.sort();
+    json!(out)
+}
+
+/// The facts `expect.json` states, extracted from the plan document.
+fn facts(plan: &Json) -> Json {
+    let mut actions = BTreeMap::new();
+    for c in plan["resource_changes"].as_array().into_iter().flatten() {
+        let mut key = c["address"].as_str().unwrap_or_default().to_owned();
+        if let Some(d) = c["deposed"].as_str() {
+            key = format!("{key} deposed {d}");
+        }
+        let mut action = c["action"].as_str().unwrap_or_default().to_owned();
+        if let Some(order) = c["replace_order"].as_str() {
+            action = format!("{action} {order}");
+        }
+        actions.insert(key, action);
+    }
+    let unowned: BTreeMap<String, String> = plan["unowned"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|u| {
+            (
+                u["id"].as_str().unwrap_or_default().to_owned(),
+                u["verdict"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let mut codes: Vec<String> = plan["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| d["code"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    codes.sort();
+    json!({
+        "applicable": plan["applicable"],
+        "summary": plan["summary"],
+        "actions": actions,
+        "foreign": ids(&plan["foreign"]),
+        "bind_candidates": ids(&plan["bind_candidates"]),
+        "unowned": unowned,
+        "owned_undeclared": ids(&plan["owned_undeclared"]),
+        "rename_hints": ids(&plan["rename_hints"]),
+        "diagnostics": codes,
+    })
+}
+
+fn check_case(case: &Case) {
+    let dir = workdir(case);
+    let (text, text_code) = run(case, dir.path(), "--no-color");
+    let (json_text, json_code) = run(case, dir.path(), "--json");
+    expect_file![case.dir.join("plan.txt")].assert_eq(&text);
+    expect_file![case.dir.join("plan.json")].assert_eq(&json_text);
+    let expected = expected(case);
+    assert_eq!(
+        i64::from(text_code),
+        expected.exit_code,
+        "case {}: exit code of the text plan",
+        case.name
+    );
+    assert_eq!(
+        i64::from(json_code),
+        expected.exit_code,
+        "case {}: exit code of the JSON plan",
+        case.name
+    );
+    let plan: Json = serde_json::from_str(&json_text).unwrap();
+    let found = facts(&plan);
+    for (key, want) in expected.doc.as_object().unwrap() {
+        if key == "exit_code" || key == "about" {
+            continue;
+        }
+        assert_eq!(
+            &found[key], want,
+            "case {}: expect.json's {key:?} does not hold",
+            case.name
+        );
+    }
+    let stated: Vec<&String> = expected.doc.as_object().unwrap().keys().collect();
+    for key in ["summary", "actions", "diagnostics"] {
+        assert!(
+            stated.iter().any(|k| *k == key),
+            "case {}: expect.json must state {key:?}",
+            case.name
+        );
+    }
+    // Planning writes nothing: the sim file and the record store are as the case gave them.
+    let cloud = std::fs::read(dir.path().join(".liveplan/cloud.json")).unwrap();
+    assert_eq!(
+        cloud,
+        std::fs::read(case.live_path()).unwrap(),
+        "case {}: plan changed the sim file",
+        case.name
+    );
+}
+
+#[test]
+fn golden_cases_plan_as_recorded() {
+    let cases = load_cases(fixtures::case::cases_dir()).unwrap();
+    assert!(
+        cases.len() >= 40,
+        "at least 40 golden cases, found {}",
+        cases.len()
+    );
+    let mut failed = Vec::new();
+    for case in &cases {
+        if std::panic::catch_unwind(|| check_case(case)).is_err() {
+            failed.push(case.name.clone());
+        }
+    }
+    assert!(failed.is_empty(), "golden cases failed: {failed:?}");
+}
