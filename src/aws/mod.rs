@@ -294,7 +294,7 @@ impl Provider for AwsProvider {
         }
     }
 
-    #[tracing::instrument(skip_all, fields(type_name, id), err)]
+    #[tracing::instrument(skip_all, fields(type_name = %type_name, id = %id), err)]
     async fn delete(&self, type_name: &str, id: &str) -> Result<(), ProviderError> {
         match type_name {
             BUCKET => self.delete_bucket(id).await,
@@ -303,7 +303,7 @@ impl Provider for AwsProvider {
         }
     }
 
-    #[tracing::instrument(skip_all, fields(type_name, identity = %identity), err)]
+    #[tracing::instrument(skip_all, fields(type_name = %type_name, identity = %identity), err)]
     async fn read(
         &self,
         type_name: &str,
@@ -322,7 +322,7 @@ impl Provider for AwsProvider {
         self.read_by_id(type_name, name).await
     }
 
-    #[tracing::instrument(skip_all, fields(type_name, id), err)]
+    #[tracing::instrument(skip_all, fields(type_name = %type_name, id = %id), err)]
     async fn read_by_id(
         &self,
         type_name: &str,
@@ -340,7 +340,7 @@ impl Provider for AwsProvider {
         self.get_resources(&query).await
     }
 
-    #[tracing::instrument(skip_all, fields(type_name, id), err)]
+    #[tracing::instrument(skip_all, fields(type_name = %type_name, id = %id), err)]
     async fn update_tags(
         &self,
         type_name: &str,

@@ -159,7 +159,7 @@ impl AwsProvider {
 
     /// Whether the bucket exists and this caller may see it; `None` when S3 will not say (a 403: another
     /// account's bucket, or no `s3:ListBucket` permission).
-    #[tracing::instrument(skip_all, fields(operation = HEAD_BUCKET, bucket), err)]
+    #[tracing::instrument(skip_all, fields(operation = HEAD_BUCKET, bucket = %bucket), err)]
     async fn call_head_bucket(&self, bucket: &str) -> Result<Option<bool>, ProviderError> {
         self.calls.record(HEAD_BUCKET);
         match self.s3.head_bucket().bucket(bucket).send().await {
@@ -178,7 +178,7 @@ impl AwsProvider {
     }
 
     /// The bucket's tags; `None` when the bucket does not exist.
-    #[tracing::instrument(skip_all, fields(operation = GET_BUCKET_TAGGING, bucket), err)]
+    #[tracing::instrument(skip_all, fields(operation = GET_BUCKET_TAGGING, bucket = %bucket), err)]
     async fn call_get_bucket_tagging(
         &self,
         bucket: &str,
@@ -197,7 +197,7 @@ impl AwsProvider {
         }
     }
 
-    #[tracing::instrument(skip_all, fields(operation = PUT_BUCKET_TAGGING, bucket), err)]
+    #[tracing::instrument(skip_all, fields(operation = PUT_BUCKET_TAGGING, bucket = %bucket), err)]
     async fn call_put_bucket_tagging(
         &self,
         bucket: &str,
@@ -218,7 +218,7 @@ impl AwsProvider {
         Ok(())
     }
 
-    #[tracing::instrument(skip_all, fields(operation = DELETE_BUCKET_TAGGING, bucket), err)]
+    #[tracing::instrument(skip_all, fields(operation = DELETE_BUCKET_TAGGING, bucket = %bucket), err)]
     async fn call_delete_bucket_tagging(&self, bucket: &str) -> Result<(), ProviderError> {
         self.calls.record(DELETE_BUCKET_TAGGING);
         self.s3
@@ -230,7 +230,7 @@ impl AwsProvider {
         Ok(())
     }
 
-    #[tracing::instrument(skip_all, fields(operation = CREATE_BUCKET, bucket), err)]
+    #[tracing::instrument(skip_all, fields(operation = CREATE_BUCKET, bucket = %bucket), err)]
     async fn call_create_bucket(
         &self,
         bucket: &str,
@@ -255,7 +255,7 @@ impl AwsProvider {
         Ok(())
     }
 
-    #[tracing::instrument(skip_all, fields(operation = DELETE_BUCKET, bucket), err)]
+    #[tracing::instrument(skip_all, fields(operation = DELETE_BUCKET, bucket = %bucket), err)]
     async fn call_delete_bucket(&self, bucket: &str) -> Result<(), ProviderError> {
         self.calls.record(DELETE_BUCKET);
         self.s3
@@ -268,7 +268,7 @@ impl AwsProvider {
     }
 
     /// The bucket's versioning status; `None` when the bucket does not exist.
-    #[tracing::instrument(skip_all, fields(operation = GET_BUCKET_VERSIONING, bucket), err)]
+    #[tracing::instrument(skip_all, fields(operation = GET_BUCKET_VERSIONING, bucket = %bucket), err)]
     async fn call_get_bucket_versioning(
         &self,
         bucket: &str,
@@ -284,7 +284,7 @@ impl AwsProvider {
         }
     }
 
-    #[tracing::instrument(skip_all, fields(operation = PUT_BUCKET_VERSIONING, bucket, status), err)]
+    #[tracing::instrument(skip_all, fields(operation = PUT_BUCKET_VERSIONING, bucket = %bucket, status = %status), err)]
     async fn call_put_bucket_versioning(
         &self,
         bucket: &str,

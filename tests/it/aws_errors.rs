@@ -1,0 +1,412 @@
+//! The AWS provider's answers to what the emulator never does (throttling, server errors, denials,
+//! redirects, paged bucket listings, tags in the create call), served by a fake endpoint: each failure is a
+//! typed `ProviderError` naming the operation, each attempt is exactly one request (the SDK's retries are
+//! off), and the requests carry what AWS expects.
+
+use std::collections::BTreeMap;
+
+use admission::provider::{CreateRequest, ListRequest, TagFilter, TagQuery};
+use admission::{Provider, ProviderErrorKind, Value};
+use liveplan::aws::{AwsProviderConfig, BucketTagging};
+
+use crate::aws_fake::{Answer, FakeAws};
+
+fn calls<const N: usize>(pairs: [(&str, u64); N]) -> BTreeMap<String, u64> {
+    pairs.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect()
+}
+
+fn bucket(name: &str, tags: &[(&str, &str)]) -> CreateRequest {
+    CreateRequest {
+        type_name: "aws_s3_bucket".to_owned(),
+        attributes: BTreeMap::from([("bucket".to_owned(), Value::from(name))]),
+        tags: tags
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect(),
+    }
+}
+
+#[tokio::test]
+async fn aws_errors_slow_down_is_throttled_after_exactly_one_request() {
+    let fake = FakeAws::start(vec![Answer::s3_error(
+        503,
+        "SlowDown",
+        "Please reduce your request rate.",
+    )])
+    .await;
+    let provider = fake
+        .provider("eu-west-1", AwsProviderConfig::default())
+        .await;
+    let err = provider
+        .list(ListRequest::all("aws_s3_bucket"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "s3:ListBuckets: throttled: Please reduce your request rate."
+    );
+    assert!(err.is_retryable());
+    assert_eq!(fake.received().len(), 1, "the SDK does not retry");
+    assert_eq!(provider.api_calls(), calls([("s3:ListBuckets", 1)]));
+}
+
+#[tokio::test]
+async fn aws_errors_server_errors_and_timeouts_are_retryable() {
+    let fake = FakeAws::start(vec![
+        Answer::s3_error(500, "InternalError", "We encountered an internal error."),
+        Answer::s3_error(
+            400,
+            "RequestTimeout",
+            "Your socket connection to the server was not read from or written to within the timeout period.",
+        ),
+        Answer::tagging_error(400, "ThrottlingException", "Rate exceeded"),
+    ])
+    .await;
+    let provider = fake
+        .provider("eu-west-1", AwsProviderConfig::default())
+        .await;
+    let err = provider
+        .read_by_id("aws_s3_bucket", "acme-logs")
+        .await
+        .unwrap_err();
+    assert_eq!(err.operation, "s3:GetBucketTagging");
+    assert_eq!(err.kind, ProviderErrorKind::ServerError);
+    let err = provider
+        .read_by_id("aws_s3_bucket_versioning", "acme-logs")
+        .await
+        .unwrap_err();
+    assert_eq!(err.operation, "s3:GetBucketVersioning");
+    assert_eq!(err.kind, ProviderErrorKind::TimedOut);
+    let err = provider
+        .tagged_resources(TagQuery::default())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tagging:GetResources: throttled: Rate exceeded"
+    );
+    assert!(err.is_retryable());
+    assert_eq!(fake.received().len(), 3);
+    assert_eq!(
+        provider.api_calls(),
+        calls([
+            ("s3:GetBucketTagging", 1),
+            ("s3:GetBucketVersioning", 1),
+            ("tagging:GetResources", 1),
+        ])
+    );
+}
+
+#[tokio::test]
+async fn aws_errors_access_denied_names_the_missing_permission() {
+    let fake = FakeAws::start(vec![
+        Answer::s3_error(
+            403,
+            "AccessDenied",
+            "User: arn:aws:iam::123456789012:user/ci is not authorized to perform: s3:GetBucketTagging on resource: \"arn:aws:s3:::acme-logs\" because no identity-based policy allows the s3:GetBucketTagging action",
+        ),
+        Answer::s3_error(403, "AccessDenied", "Access Denied"),
+        Answer::tagging_error(400, "AccessDeniedException", "Access Denied"),
+    ])
+    .await;
+    let provider = fake
+        .provider("eu-west-1", AwsProviderConfig::default())
+        .await;
+    let err = provider
+        .read_by_id("aws_s3_bucket", "acme-logs")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.kind,
+        ProviderErrorKind::AccessDenied {
+            permission: "s3:GetBucketTagging".to_owned()
+        }
+    );
+    assert!(!err.is_retryable());
+    // A bare denial: the permission the operation needs, which is not always its own name.
+    let err = provider
+        .list(ListRequest::all("aws_s3_bucket"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "s3:ListBuckets: access denied (missing permission s3:ListAllMyBuckets): Access Denied"
+    );
+    let err = provider
+        .tagged_resources(TagQuery::default())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.kind,
+        ProviderErrorKind::AccessDenied {
+            permission: "tag:GetResources".to_owned()
+        }
+    );
+}
+
+#[tokio::test]
+async fn aws_errors_a_bucket_in_another_region_is_named_not_followed() {
+    let fake = FakeAws::start(vec![
+        Answer::s3_error(
+            301,
+            "PermanentRedirect",
+            "The bucket you are attempting to access must be addressed using the specified endpoint.",
+        )
+        .with_header("x-amz-bucket-region", "us-west-2"),
+    ])
+    .await;
+    let provider = fake
+        .provider("eu-west-1", AwsProviderConfig::default())
+        .await;
+    let err = provider
+        .read_by_id("aws_s3_bucket", "acme-logs")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "s3:GetBucketTagging: invalid argument: the bucket is in region us-west-2, not this provider's region"
+    );
+}
+
+#[tokio::test]
+async fn aws_errors_taken_names_outside_us_east_1_are_refused_by_the_create() {
+    let fake = FakeAws::start(vec![
+        Answer::s3_error(
+            409,
+            "BucketAlreadyExists",
+            "The requested bucket name is not available.",
+        ),
+        Answer::s3_error(
+            409,
+            "BucketAlreadyOwnedByYou",
+            "Your previous request to create the named bucket succeeded and you already own it.",
+        ),
+    ])
+    .await;
+    let provider = fake
+        .provider(
+            "eu-west-1",
+            AwsProviderConfig {
+                bucket_tagging: Some(BucketTagging::AfterCreate),
+                ..AwsProviderConfig::default()
+            },
+        )
+        .await;
+    for _ in 0..2 {
+        let err = provider
+            .create(bucket("acme-logs", &[("tofu-estate", "acme")]))
+            .await
+            .unwrap_err();
+        assert_eq!(err.operation, "s3:CreateBucket");
+        assert_eq!(err.kind, ProviderErrorKind::AlreadyExists);
+    }
+    let received = fake.received();
+    assert_eq!(
+        received.len(),
+        2,
+        "no HeadBucket outside us-east-1, no tagging"
+    );
+    assert_eq!(received[0].route(), "PUT /acme-logs");
+    assert!(
+        received[0]
+            .body
+            .contains("<LocationConstraint>eu-west-1</LocationConstraint>"),
+        "{}",
+        received[0].body
+    );
+}
+
+#[tokio::test]
+async fn aws_errors_tags_go_in_the_create_call_against_aws() {
+    let fake = FakeAws::start(vec![
+        Answer::empty(200).with_header("location", "/acme-logs"),
+    ])
+    .await;
+    let provider = fake
+        .provider(
+            "eu-west-1",
+            AwsProviderConfig {
+                bucket_tagging: Some(BucketTagging::InCreateCall),
+                ..AwsProviderConfig::default()
+            },
+        )
+        .await;
+    let created = provider
+        .create(bucket("acme-logs", &[("tofu-estate", "acme")]))
+        .await
+        .unwrap();
+    assert_eq!(
+        created.tags.get("tofu-estate").map(String::as_str),
+        Some("acme")
+    );
+    let received = fake.received();
+    assert_eq!(
+        received.len(),
+        1,
+        "one call: the bucket never exists unmarked"
+    );
+    let body = &received[0].body;
+    assert!(
+        body.contains("<LocationConstraint>eu-west-1</LocationConstraint>")
+            && body.contains("<Tag><Key>tofu-estate</Key><Value>acme</Value></Tag>"),
+        "{body}"
+    );
+    assert_eq!(provider.api_calls(), calls([("s3:CreateBucket", 1)]));
+}
+
+#[tokio::test]
+async fn aws_errors_a_failed_tagging_after_the_create_deletes_the_bucket_again() {
+    let fake = FakeAws::start(vec![
+        Answer::empty(200),
+        Answer::s3_error(403, "AccessDenied", "Access Denied"),
+        Answer::empty(204),
+    ])
+    .await;
+    let provider = fake
+        .provider(
+            "eu-west-1",
+            AwsProviderConfig {
+                bucket_tagging: Some(BucketTagging::AfterCreate),
+                ..AwsProviderConfig::default()
+            },
+        )
+        .await;
+    let err = provider
+        .create(bucket("acme-logs", &[("tofu-estate", "acme")]))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "s3:PutBucketTagging: access denied (missing permission s3:PutBucketTagging): Access Denied; \
+         the bucket was deleted again"
+    );
+    let sent: Vec<String> = fake.received().iter().map(|r| r.route()).collect();
+    assert_eq!(
+        sent,
+        [
+            "PUT /acme-logs",
+            "PUT /acme-logs?tagging",
+            "DELETE /acme-logs"
+        ]
+    );
+    assert_eq!(
+        provider.api_calls(),
+        calls([
+            ("s3:CreateBucket", 1),
+            ("s3:DeleteBucket", 1),
+            ("s3:PutBucketTagging", 1),
+        ])
+    );
+}
+
+#[tokio::test]
+async fn aws_errors_bucket_listings_page_by_continuation_token() {
+    let page = |names: &[&str], token: Option<&str>| {
+        let buckets: String = names
+            .iter()
+            .map(|n| {
+                format!(
+                    "<Bucket><Name>{n}</Name><CreationDate>2026-01-01T00:00:00.000Z</CreationDate><BucketRegion>eu-west-1</BucketRegion></Bucket>"
+                )
+            })
+            .collect();
+        let token = token
+            .map(|t| format!("<ContinuationToken>{t}</ContinuationToken>"))
+            .unwrap_or_default();
+        Answer::xml(
+            200,
+            &format!(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ListAllMyBucketsResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Owner><ID>o</ID></Owner><Buckets>{buckets}</Buckets>{token}</ListAllMyBucketsResult>"
+            ),
+        )
+    };
+    let fake = FakeAws::start(vec![
+        page(&["a-1", "a-2"], Some("tok-2")),
+        page(&["b-1"], None),
+    ])
+    .await;
+    let provider = fake
+        .provider("eu-west-1", AwsProviderConfig::default())
+        .await;
+    let first = provider
+        .list(ListRequest::all("aws_s3_bucket"))
+        .await
+        .unwrap();
+    assert_eq!(first.next_page_token.as_deref(), Some("tok-2"));
+    assert!(!first.tags_included);
+    let ids: Vec<&str> = first.objects.iter().map(|o| o.id.as_str()).collect();
+    assert_eq!(ids, ["a-1", "a-2"]);
+    assert_eq!(first.objects[0].region, "eu-west-1");
+    assert_eq!(
+        first.objects[0].attribute_str("arn"),
+        Some("arn:aws:s3:::a-1")
+    );
+    let second = provider
+        .list(ListRequest {
+            page_token: first.next_page_token.clone(),
+            ..ListRequest::all("aws_s3_bucket")
+        })
+        .await
+        .unwrap();
+    assert_eq!(second.next_page_token, None);
+    assert_eq!(second.objects.len(), 1);
+    let sent: Vec<String> = fake.received().iter().map(|r| r.route()).collect();
+    assert_eq!(
+        sent,
+        [
+            "GET /?max-buckets=10000",
+            "GET /?continuation-token=tok-2&max-buckets=10000"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn aws_errors_tagging_pages_map_bucket_arns_and_skip_the_rest() {
+    let fake = FakeAws::start(vec![Answer::json(
+        200,
+        r#"{"PaginationToken":"","ResourceTagMappingList":[
+            {"ResourceARN":"arn:aws:s3:::acme-logs","Tags":[{"Key":"tofu-estate","Value":"acme"}]},
+            {"ResourceARN":"arn:aws:s3:eu-west-1:123456789012:accesspoint/ap","Tags":[{"Key":"tofu-estate","Value":"acme"}]}
+        ]}"#,
+    )])
+    .await;
+    let provider = fake
+        .provider("eu-west-1", AwsProviderConfig::default())
+        .await;
+    let page = provider
+        .tagged_resources(TagQuery {
+            tag_filters: vec![TagFilter::equals("tofu-estate", "acme")],
+            ..TagQuery::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(page.next_page_token, None, "AWS ends with an empty token");
+    assert_eq!(page.resources.len(), 1);
+    assert_eq!(page.resources[0].type_name, "aws_s3_bucket");
+    assert_eq!(page.resources[0].id, "acme-logs");
+    let received = fake.received();
+    assert_eq!(
+        received[0].header("x-amz-target"),
+        Some("ResourceGroupsTaggingAPI_20170126.GetResources")
+    );
+    let sent: serde_json::Value = serde_json::from_str(&received[0].body).unwrap();
+    assert_eq!(
+        sent,
+        serde_json::json!({
+            "TagFilters": [{"Key": "tofu-estate", "Values": ["acme"]}],
+            "ResourcesPerPage": 100,
+            "ResourceTypeFilters": ["s3"]
+        })
+    );
+
+    // A type this provider does not serve is not asked for at all.
+    let none = provider
+        .tagged_resources(TagQuery {
+            type_names: vec!["aws_vpc".to_owned()],
+            ..TagQuery::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(none.resources, []);
+    assert_eq!(fake.received().len(), 1);
+}
