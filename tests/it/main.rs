@@ -1,6 +1,10 @@
 //! Integration tests of the root package: the CLI end to end.
 
 #[cfg(feature = "aws")]
+mod aws_errors;
+#[cfg(feature = "aws")]
+mod aws_fake;
+#[cfg(feature = "aws")]
 mod aws_provider;
 mod cli;
 mod golden;
