@@ -1,4 +1,7 @@
 //! What discovery concludes about a live object found under one of this estate's identities or markers.
+//!
+//! This module is vocabulary only: it names the verdicts and which of them allow a change. It must never
+//! decide a verdict itself (that is [`crate::discover`]'s work, from the marker grammar in `admission`).
 
 /// The ownership verdict of a live object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

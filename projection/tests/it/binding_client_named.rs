@@ -206,3 +206,103 @@ async fn an_owned_bucket_whose_declared_name_changed_stays_bound_for_a_replace()
     );
     assert!(p.owned_undeclared.is_empty());
 }
+
+#[tokio::test]
+async fn client_named_count_members_bind_by_identity_and_carry_slots() {
+    let mut first = ours("aws_s3_bucket.logs:0");
+    first.push(("tofu-slot", "4".to_owned()));
+    let cloud = cloud(vec![
+        bucket("acme-logs-0", &tags_of(&first)),
+        bucket("acme-logs-1", &tags_of(&ours("aws_s3_bucket.logs:1"))),
+    ]);
+    let declared = declare(vec![
+        named("aws_s3_bucket.logs[0]", "bucket", "acme-logs-0"),
+        named("aws_s3_bucket.logs[1]", "bucket", "acme-logs-1"),
+        named("aws_s3_bucket.logs[2]", "bucket", "acme-logs-2"),
+    ]);
+    let p = run(&cloud, &declared).await;
+    let slots: Vec<(Option<String>, Option<u32>)> = (0..3)
+        .map(|i| {
+            let addr = format!("aws_s3_bucket.logs[{i}]");
+            (
+                bound_id(&p, &addr),
+                p.instance(&a(&addr)).unwrap().slot.map(|s| s.0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        slots,
+        [
+            (Some("acme-logs-0".to_owned()), Some(4)),
+            (Some("acme-logs-1".to_owned()), Some(5)),
+            (None, Some(6)),
+        ]
+    );
+    assert_eq!(
+        p.marker_change(&a("aws_s3_bucket.logs[1]"))
+            .unwrap()
+            .unwrap()
+            .set["tofu-slot"],
+        "5"
+    );
+}
+
+#[tokio::test]
+async fn a_second_owned_object_claiming_a_client_named_address_is_a_collision() {
+    let cloud = cloud(vec![
+        bucket("acme-data", &tags_of(&ours("aws_s3_bucket.data"))),
+        bucket("acme-data-copy", &tags_of(&ours("aws_s3_bucket.data"))),
+    ]);
+    let declared = declare(vec![named("aws_s3_bucket.data", "bucket", "acme-data")]);
+    let p = run(&cloud, &declared).await;
+    assert_eq!(
+        p.instance(&a("aws_s3_bucket.data")).unwrap().binding,
+        Binding::Withheld(Withheld::Collision)
+    );
+    assert_eq!(
+        codes(&p),
+        [diag(
+            "marker-collision",
+            Some("aws_s3_bucket.data"),
+            &["acme-data", "acme-data-copy"]
+        )]
+    );
+    assert!(
+        p.owned_undeclared.is_empty(),
+        "neither object is ever deleted"
+    );
+}
+
+#[tokio::test]
+async fn residue_from_the_records_rides_with_the_bound_instance_and_stays_sensitive() {
+    use projection::record::{InstanceNamespace, RecordBody, ResidueRecord};
+    let cloud = cloud(vec![bucket(
+        "acme-data",
+        &tags_of(&ours("aws_s3_bucket.data")),
+    )]);
+    let residue = RecordBody::Residue(ResidueRecord {
+        values: [
+            ("force_destroy".to_owned(), json!(true)),
+            ("token".to_owned(), json!("s3cr3t")),
+        ]
+        .into(),
+        sensitive_paths: vec!["token".into()],
+    });
+    let records = vec![record(
+        InstanceNamespace::Residue,
+        "aws_s3_bucket.data",
+        residue,
+    )];
+    let declared = declare(vec![named("aws_s3_bucket.data", "bucket", "acme-data")]);
+    let p = run_with(&cloud, &declared, records).await.projection;
+    let state = p.instance(&a("aws_s3_bucket.data")).unwrap();
+    assert_eq!(state.residue["force_destroy"], admission::Value::Bool(true));
+    assert!(state.residue["token"].is_sensitive());
+    assert!(
+        !format!(
+            "{:?}",
+            p.records.residue.values().next().map(|r| r.version.clone())
+        )
+        .contains("s3cr3t")
+    );
+}

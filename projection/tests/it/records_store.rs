@@ -161,3 +161,46 @@ async fn an_unknown_format_reads_as_no_record_with_a_record_format_warning() {
             .contains("\"liveplan-record-v9\" is not known")
     );
 }
+
+#[tokio::test]
+async fn outputs_and_located_records_are_loaded_by_name_and_address() {
+    use projection::record::{LocatedRecord, OutputRecord};
+    let keys = RecordKeys::new("", &estate()).unwrap();
+    let memory: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let output = RecordBody::Output(OutputRecord {
+        value: serde_json::json!("vpc-00000001"),
+        sensitive: false,
+    });
+    memory
+        .put_if_absent(&keys.output("vpc_id"), &output.to_payload())
+        .await
+        .unwrap();
+    let located = RecordBody::Located(LocatedRecord {
+        id: "app".into(),
+        identity: [("name".to_owned(), "app".to_owned())].into(),
+    });
+    memory
+        .put_if_absent(
+            &keys.instance(InstanceNamespace::Located, &addr("aws_iam_role.app")),
+            &located.to_payload(),
+        )
+        .await
+        .unwrap();
+    // A body of the wrong kind for its namespace is read as no record.
+    memory
+        .put_if_absent(
+            &keys.instance(InstanceNamespace::Records, &addr("random_id.x")),
+            &output.to_payload(),
+        )
+        .await
+        .unwrap();
+    let set = load_records(memory.as_ref(), &keys).await.unwrap();
+    assert_eq!(
+        set.outputs["vpc_id"].body.value,
+        serde_json::json!("vpc-00000001")
+    );
+    assert_eq!(set.located[&addr("aws_iam_role.app")].body.id, "app");
+    assert!(set.objects.is_empty());
+    assert_eq!(set.diagnostics.len(), 1);
+    assert_eq!(set.diagnostics[0].code, Code::RecordFormat);
+}
