@@ -17,7 +17,7 @@ use admission::{
 use staterecord::Store;
 
 use crate::planner::PlanRequest;
-use crate::records::{self, Namespace, Payload};
+use projection::record::{InstanceNamespace as Namespace, RecordBody, RecordKeys};
 
 /// What to adopt.
 #[derive(Debug, Clone, Copy)]
@@ -202,7 +202,7 @@ pub async fn adopt(
         {
             target = match crate::apply::read_identity(
                 provider,
-                config.retry,
+                &config.retry,
                 address.type_name(),
                 name,
             )
@@ -307,15 +307,16 @@ pub async fn mv(
             at_old = at_address(e, None, olds.iter().collect());
             old_object = olds.into_iter().next();
         } else if !taggable {
-            let key = records::instance_key(e.as_str(), Namespace::Located, &old);
-            if let Some(Payload::Located { id, .. }) = store
+            let keys = RecordKeys::new(config.key_prefix, e)?;
+            let key = keys.instance(Namespace::Located, &old);
+            if let Some(RecordBody::Located(located)) = store
                 .get(&key)
                 .await?
-                .and_then(|r| records::decode(&r.payload))
+                .and_then(|r| RecordBody::from_payload(&r.payload).ok())
             {
-                at_old = ObjectAtAddress::Ours { id };
+                at_old = ObjectAtAddress::Ours { id: located.id };
             }
-            let new_key = records::instance_key(e.as_str(), Namespace::Located, &new);
+            let new_key = keys.instance(Namespace::Located, &new);
             new_claimed = store.get(&new_key).await?.is_some();
         }
     }
@@ -367,6 +368,7 @@ pub async fn mv(
         }
     }
     let mut diagnostics = Vec::new();
+    let keys = RecordKeys::new(config.key_prefix, &estate)?;
     for ns in [
         Namespace::Records,
         Namespace::Residue,
@@ -374,25 +376,12 @@ pub async fn mv(
         Namespace::Intent,
         Namespace::Located,
     ] {
-        let from = records::instance_key(estate.as_str(), ns, &old);
-        let to = records::instance_key(estate.as_str(), ns, &new);
+        let from = keys.instance(ns, &old);
+        let to = keys.instance(ns, &new);
         let Some(record) = store.get(&from).await? else {
             continue;
         };
-        let payload = match records::decode(&record.payload) {
-            Some(Payload::Object {
-                id,
-                attributes,
-                sensitive,
-                ..
-            }) => records::encode(&Payload::Object {
-                address: new.to_string(),
-                id,
-                attributes,
-                sensitive,
-            }),
-            _ => record.payload.clone(),
-        };
+        let payload = record.payload.clone();
         let moved = match store.put_if_version(&to, &payload, None).await {
             Ok(_) => store.delete(&from, Some(&record.version)).await,
             Err(e) => Err(e),

@@ -35,9 +35,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::graph::{self, EngineFamily, FinalKind, FinalPlan, GraphValue, Meta};
 use crate::model::{Action, PlanContext, ResourceChange, ReviewedPlan};
-use crate::records::{self, IntentState, Namespace, Payload};
 use crate::refs;
-use crate::retry::RetryPolicy;
+use projection::RetryPolicy;
+use projection::record::{
+    DeposedRecord, InstanceNamespace as Namespace, IntentRecord, IntentState, LocatedRecord,
+    ObjectRecord, OutputRecord, RecordBody, RecordKeys, ResidueRecord, SlotsRecord,
+};
 
 /// What an apply event reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -216,17 +219,13 @@ pub async fn apply(
     let p = plan.plan();
     let graph = graph::build(p).map_err(|e| crate::Error::InvalidGraph(e.to_string()))?;
     let ctx = Arc::clone(&p.context);
-    let versions: BTreeMap<String, Option<Version>> = ctx
-        .records
-        .records
+    let estate = admission::Estate::new(p.estate.clone())
+        .map_err(|e| crate::Error::InvalidGraph(e.to_string()))?;
+    let keys = RecordKeys::new(&ctx.key_prefix, &estate)?;
+    let seen = records_seen(&keys, &ctx.records);
+    let versions: BTreeMap<String, Option<Version>> = seen
         .iter()
         .map(|(k, (_, v))| (k.clone(), Some(v.clone())))
-        .chain(
-            ctx.records
-                .unreadable
-                .iter()
-                .map(|(k, v)| (k.clone(), Some(v.clone()))),
-        )
         .collect();
     let changes: BTreeMap<(InstanceAddress, Option<String>), Arc<ResourceChange>> = p
         .effective_changes()
@@ -239,7 +238,8 @@ pub async fn apply(
         .collect();
     let ops = Arc::new(Executor {
         ctx: Arc::clone(&ctx),
-        estate: p.estate.clone(),
+        keys,
+        seen,
         changes,
         in_graph: in_graph.clone(),
         provider,
@@ -309,7 +309,9 @@ fn to_diagnostic(d: GraphDiagnostic) -> Diagnostic {
 
 struct Executor {
     ctx: Arc<PlanContext>,
-    estate: String,
+    keys: RecordKeys,
+    /// Every record as the plan saw it, by key.
+    seen: BTreeMap<String, (RecordBody, Version)>,
     changes: BTreeMap<(InstanceAddress, Option<String>), Arc<ResourceChange>>,
     in_graph: BTreeSet<InstanceAddress>,
     provider: Arc<dyn Provider>,
@@ -426,7 +428,7 @@ impl Executor {
     async fn write_record(
         &self,
         key: &str,
-        payload: Option<&Payload>,
+        payload: Option<&RecordBody>,
         address: &InstanceAddress,
     ) -> Result<(), GraphDiagnostic> {
         let mut versions = self.versions.lock().await;
@@ -434,7 +436,7 @@ impl Executor {
         let result = match payload {
             Some(p) => self
                 .store
-                .put_if_version(key, &records::encode(p), expected.as_ref())
+                .put_if_version(key, &p.to_payload(), expected.as_ref())
                 .await
                 .map(Some),
             None => match &expected {
@@ -452,13 +454,13 @@ impl Executor {
     }
 
     /// Reads a record past every cache, remembering its version (for read-modify-write sites).
-    async fn read_record(&self, key: &str) -> Result<Option<Payload>, StoreError> {
+    async fn read_record(&self, key: &str) -> Result<Option<RecordBody>, StoreError> {
         let got = self.store.get(key).await?;
         let mut versions = self.versions.lock().await;
         match got {
             Some(r) => {
                 versions.insert(key.to_owned(), Some(r.version.clone()));
-                Ok(records::decode(&r.payload))
+                Ok(RecordBody::from_payload(&r.payload).ok())
             }
             None => {
                 versions.insert(key.to_owned(), None);
@@ -541,12 +543,13 @@ impl Executor {
         }
         // The create intent, compare-and-swap against the version the plan saw: a second apply of the same
         // view loses here instead of creating a duplicate.
-        let intent_key = records::instance_key(&self.estate, Namespace::Intent, address);
-        let pending = Payload::Intent {
+        let intent_key = self.keys.instance(Namespace::Intent, address);
+        let pending = RecordBody::Intent(IntentRecord {
             state: IntentState::Pending,
+            client_token: hex(&random_bytes(16)),
+            time: now_secs(),
             id: None,
-            at: now_secs(),
-        };
+        });
         self.write_record(&intent_key, Some(&pending), address)
             .await?;
         let mut attributes = desired.clone();
@@ -589,7 +592,7 @@ impl Executor {
             Ok(o) => o,
             Err(e) => {
                 // The provider refused: nothing was created, so the intent goes back to what it was.
-                let previous = self.ctx.records.get(&intent_key).cloned();
+                let previous = self.seen.get(&intent_key).map(|(b, _)| b.clone());
                 let failed = gdiag(
                     Code::ApplyFailed,
                     format!("creating {address} failed: {e}"),
@@ -601,11 +604,15 @@ impl Executor {
                 return Err(failed);
             }
         };
-        let done = Payload::Intent {
+        let done = RecordBody::Intent(IntentRecord {
             state: IntentState::Done,
+            client_token: match &pending {
+                RecordBody::Intent(i) => i.client_token.clone(),
+                _ => String::new(),
+            },
+            time: now_secs(),
             id: Some(created.id.clone()),
-            at: now_secs(),
-        };
+        });
         self.write_record(&intent_key, Some(&done), address).await?;
         self.after_create(fp, schema, &desired, &created).await?;
         Ok(created)
@@ -631,29 +638,32 @@ impl Executor {
                         .map(|v| (a.clone(), v.to_owned()))
                 })
                 .collect();
-            let located = Payload::Located {
-                type_name: address.type_name().to_owned(),
+            let located = RecordBody::Located(LocatedRecord {
                 id: created.id.clone(),
                 identity,
-            };
-            let key = records::instance_key(&self.estate, Namespace::Located, address);
+            });
+            let key = self.keys.instance(Namespace::Located, address);
             self.write_record(&key, Some(&located), address).await?;
         }
         self.write_residue(address, schema, desired, created)
             .await?;
         if let Some(slot) = fp.change.slot {
-            let key = records::slots_key(&self.estate, &address.block().to_string());
+            let key = self.keys.slots(address.block());
             let current = self
                 .read_record(&key)
                 .await
                 .map_err(|e| store_diag(&e, &key, address))?;
             let high = match current {
-                Some(Payload::Slots { highest }) => Some(highest),
+                Some(RecordBody::Slots(r)) => Some(r.highest),
                 _ => None,
             };
-            if high.is_none_or(|h| h < slot.0) {
-                self.write_record(&key, Some(&Payload::Slots { highest: slot.0 }), address)
-                    .await?;
+            if high.is_none_or(|h| h < slot) {
+                self.write_record(
+                    &key,
+                    Some(&RecordBody::Slots(SlotsRecord { highest: slot })),
+                    address,
+                )
+                .await?;
             }
         }
         Ok(())
@@ -667,23 +677,27 @@ impl Executor {
         object: &LiveObject,
     ) -> Result<(), GraphDiagnostic> {
         let mut values = BTreeMap::new();
+        let mut sensitive_paths = Vec::new();
         for name in schema.residue_attributes() {
             let v = object.attribute(name).or_else(|| desired.get(name));
             if let Some(v) = v
                 && let Ok(json) = v.to_json()
             {
+                if v.contains_sensitive() {
+                    sensitive_paths.push(name.to_owned());
+                }
                 values.insert(name.to_owned(), json);
             }
         }
         if values.is_empty() {
             return Ok(());
         }
-        let key = records::instance_key(&self.estate, Namespace::Residue, address);
-        let payload = Payload::Residue {
-            id: object.id.clone(),
+        let key = self.keys.instance(Namespace::Residue, address);
+        let payload = RecordBody::Residue(ResidueRecord {
             values,
-        };
-        if self.ctx.records.get(&key) == Some(&payload) {
+            sensitive_paths,
+        });
+        if self.seen.get(&key).map(|(b, _)| b) == Some(&payload) {
             return Ok(());
         }
         self.write_record(&key, Some(&payload), address).await
@@ -722,7 +736,7 @@ impl Executor {
                         )
                     })?;
                 let bytes = random_bytes(n as usize);
-                let b64 = records::b64url(&bytes);
+                let b64 = b64url(&bytes);
                 attributes.insert("hex".to_owned(), Value::from(hex(&bytes)));
                 attributes.insert("b64_url".to_owned(), Value::from(b64.clone()));
                 attributes.insert("dec".to_owned(), Value::from(decimal(&bytes)));
@@ -770,13 +784,12 @@ impl Executor {
                 json.insert(k.clone(), j);
             }
         }
-        let payload = Payload::Object {
-            address: address.to_string(),
+        let payload = RecordBody::Object(ObjectRecord {
             id: object.id.clone(),
             attributes: json,
-            sensitive,
-        };
-        let key = records::instance_key(&self.estate, Namespace::Records, address);
+            sensitive_paths: sensitive,
+        });
+        let key = self.keys.instance(Namespace::Records, address);
         self.write_record(&key, Some(&payload), address).await
     }
 
@@ -872,17 +885,16 @@ impl Executor {
         self.write_residue(address, schema, &desired, &object)
             .await?;
         // A pending intent left by an interrupted apply is settled now that the object is known.
-        let intent_key = records::instance_key(&self.estate, Namespace::Intent, address);
-        if let Some(Payload::Intent {
-            state: IntentState::Pending,
-            ..
-        }) = self.ctx.records.get(&intent_key)
+        let intent_key = self.keys.instance(Namespace::Intent, address);
+        if let Some((RecordBody::Intent(intent), _)) = self.seen.get(&intent_key)
+            && intent.state == IntentState::Pending
         {
-            let done = Payload::Intent {
+            let done = RecordBody::Intent(IntentRecord {
                 state: IntentState::Done,
+                client_token: intent.client_token.clone(),
+                time: now_secs(),
                 id: Some(object.id.clone()),
-                at: now_secs(),
-            };
+            });
             self.write_record(&intent_key, Some(&done), address).await?;
         }
         Ok(object)
@@ -944,7 +956,7 @@ impl Executor {
             Namespace::Located,
             Namespace::Intent,
         ] {
-            let key = records::instance_key(&self.estate, ns, address);
+            let key = self.keys.instance(ns, address);
             self.write_record(&key, None, address).await?;
         }
         Ok(())
@@ -955,17 +967,17 @@ impl Executor {
         address: &InstanceAddress,
         id: &str,
     ) -> Result<(), GraphDiagnostic> {
-        let key = records::instance_key(&self.estate, Namespace::Deposed, address);
+        let key = self.keys.instance(Namespace::Deposed, address);
         let current = self
             .read_record(&key)
             .await
             .map_err(|e| store_diag(&e, &key, address))?;
         let mut ids = match current {
-            Some(Payload::Deposed { ids }) => ids,
+            Some(RecordBody::Deposed(r)) => r.ids,
             _ => return Ok(()),
         };
         ids.retain(|x| x != id);
-        let payload = (!ids.is_empty()).then_some(Payload::Deposed { ids });
+        let payload = (!ids.is_empty()).then_some(RecordBody::Deposed(DeposedRecord { ids }));
         self.write_record(&key, payload.as_ref(), address).await
     }
 
@@ -974,21 +986,25 @@ impl Executor {
         address: &InstanceAddress,
         id: &str,
     ) -> Result<(), GraphDiagnostic> {
-        let key = records::instance_key(&self.estate, Namespace::Deposed, address);
+        let key = self.keys.instance(Namespace::Deposed, address);
         let current = self
             .read_record(&key)
             .await
             .map_err(|e| store_diag(&e, &key, address))?;
         let mut ids = match current {
-            Some(Payload::Deposed { ids }) => ids,
+            Some(RecordBody::Deposed(r)) => r.ids,
             _ => Vec::new(),
         };
         if !ids.iter().any(|x| x == id) {
             ids.push(id.to_owned());
             ids.sort();
         }
-        self.write_record(&key, Some(&Payload::Deposed { ids }), address)
-            .await
+        self.write_record(
+            &key,
+            Some(&RecordBody::Deposed(DeposedRecord { ids })),
+            address,
+        )
+        .await
     }
 
     /// Evaluates the outputs with the final values and writes the changed ones.
@@ -1059,12 +1075,12 @@ impl Executor {
             let value = value.mark_sensitive_if(sensitive);
             let (plain, _) = value.clone().unmark_deep();
             if let Ok(json) = plain.to_json() {
-                let key = records::output_key(&self.estate, &name);
-                let payload = Payload::Output {
+                let key = self.keys.output(&name);
+                let payload = RecordBody::Output(OutputRecord {
                     value: json,
                     sensitive: value.contains_sensitive(),
-                };
-                if self.ctx.records.get(&key) != Some(&payload) {
+                });
+                if self.seen.get(&key).map(|(b, _)| b) != Some(&payload) {
                     let addr = InstanceAddress::single("output", &name).ok();
                     let result = match &addr {
                         Some(a) => self.write_record(&key, Some(&payload), a).await,
@@ -1408,10 +1424,79 @@ impl Operations<EngineFamily> for Executor {
 /// Reads the live object of a client-named identity (used by adoption).
 pub(crate) async fn read_identity(
     provider: &dyn Provider,
-    retry: RetryPolicy,
+    retry: &RetryPolicy,
     type_name: &str,
     name: &str,
 ) -> Result<Option<LiveObject>, ProviderError> {
     let identity = Identity::Name(name.to_owned());
     retry.run(|| provider.read(type_name, &identity)).await
+}
+
+/// Unpadded base64url of `bytes`.
+fn b64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..=chunk.len() {
+            out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+        }
+    }
+    out
+}
+
+/// Every record of a plan's record set by key, with the version the plan saw.
+fn records_seen(
+    keys: &RecordKeys,
+    records: &projection::RecordSet,
+) -> BTreeMap<String, (RecordBody, Version)> {
+    let mut out = BTreeMap::new();
+    for (a, r) in &records.objects {
+        out.insert(
+            keys.instance(Namespace::Records, a),
+            (RecordBody::Object(r.body.clone()), r.version.clone()),
+        );
+    }
+    for (a, r) in &records.residue {
+        out.insert(
+            keys.instance(Namespace::Residue, a),
+            (RecordBody::Residue(r.body.clone()), r.version.clone()),
+        );
+    }
+    for (a, r) in &records.deposed {
+        out.insert(
+            keys.instance(Namespace::Deposed, a),
+            (RecordBody::Deposed(r.body.clone()), r.version.clone()),
+        );
+    }
+    for (a, r) in &records.intents {
+        out.insert(
+            keys.instance(Namespace::Intent, a),
+            (RecordBody::Intent(r.body.clone()), r.version.clone()),
+        );
+    }
+    for (a, r) in &records.located {
+        out.insert(
+            keys.instance(Namespace::Located, a),
+            (RecordBody::Located(r.body.clone()), r.version.clone()),
+        );
+    }
+    for (b, r) in &records.slots {
+        out.insert(
+            keys.slots(b),
+            (RecordBody::Slots(r.body), r.version.clone()),
+        );
+    }
+    for (n, r) in &records.outputs {
+        out.insert(
+            keys.output(n),
+            (RecordBody::Output(r.body.clone()), r.version.clone()),
+        );
+    }
+    out
 }

@@ -12,6 +12,9 @@ pub enum Error {
     /// The micro-state store could not be read or written.
     #[error("record store unavailable")]
     Store(#[from] StoreError),
+    /// The projection could not be built (unreadable records, a declared model that breaks its rules).
+    #[error("the live system could not be projected")]
+    Projection(#[from] projection::ProjectionError),
     /// The plan carries error diagnostics, so it cannot be reviewed or applied.
     #[error("the plan is not applicable: {errors} error diagnostic(s)")]
     NotApplicable {

@@ -19,10 +19,8 @@ pub mod error;
 pub mod graph;
 pub mod model;
 pub mod planner;
-pub mod records;
 pub mod refs;
 pub mod render;
-pub mod retry;
 pub mod summary;
 
 pub use adopt::{AdoptRequest, MvRequest, OwnershipOutcome, adopt, mv};
@@ -30,5 +28,5 @@ pub use apply::{ApplyConfig, ApplyEvent, ApplyEventKind, ApplyOutcome, apply};
 pub use error::Error;
 pub use model::{Action, Plan, ReplaceOrder, ResourceChange, ReviewedPlan};
 pub use planner::{PlanRequest, plan};
-pub use retry::RetryPolicy;
+pub use projection::RetryPolicy;
 pub use summary::Summary;

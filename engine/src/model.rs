@@ -13,7 +13,6 @@ use admission::{
     AdmissionPath, Catalog, Diagnostic, InstanceAddress, LiveObject, Severity, Slot, Value,
 };
 
-use crate::records::RecordSet;
 use crate::summary::Summary;
 
 /// What a plan does to one resource instance.
@@ -217,8 +216,10 @@ pub struct PlanContext {
     pub deposed: BTreeMap<InstanceAddress, Vec<LiveObject>>,
     /// Each declared instance's repetition (for `count.index` and `each.*`).
     pub declared: BTreeMap<InstanceAddress, admission::eval::Instance>,
-    /// The records as the plan saw them.
-    pub records: RecordSet,
+    /// The records as the plan saw them, with the versions every compare-and-swap names.
+    pub records: projection::RecordSet,
+    /// The record key prefix (empty, or ending with `/`).
+    pub key_prefix: String,
 }
 
 /// The result of planning.

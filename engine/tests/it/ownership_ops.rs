@@ -8,10 +8,8 @@ use crate::support::{World, live_tags, text};
 
 fn request<'a>(files: &'a [SourceFile], inputs: &'a VariableInputs) -> PlanRequest<'a> {
     PlanRequest {
-        files,
-        inputs,
-        estate_flag: None,
         retry: RetryPolicy::immediate(3),
+        ..PlanRequest::new(files, inputs)
     }
 }
 

@@ -39,11 +39,11 @@ async fn network_converged() {
               "applicable": true,
               "bind_candidates": [],
               "cost": {
-                "api_calls": 10,
+                "api_calls": 7,
                 "api_calls_by_operation": {
                   "ec2:DescribeAddresses": 1,
                   "ec2:DescribeInternetGateways": 1,
-                  "ec2:DescribeRouteTables": 4,
+                  "ec2:DescribeRouteTables": 1,
                   "ec2:DescribeSecurityGroups": 1,
                   "ec2:DescribeSubnets": 1,
                   "ec2:DescribeVpcs": 1,
@@ -417,7 +417,7 @@ resource "aws_vpc" "main" {
                 }
 
               # aws_s3_bucket.data must be replaced
-              # (identity changed in the configuration)
+              # (bucket forces replacement)
             +/- resource "aws_s3_bucket" "data" {
                   ~ arn           = "arn:aws:s3:::acme-old" -> (known after apply)
                   ~ bucket        = "acme-old" -> "acme-new" # forces replacement
@@ -451,12 +451,13 @@ resource "aws_vpc" "main" {
               "applicable": true,
               "bind_candidates": [],
               "cost": {
-                "api_calls": 6,
+                "api_calls": 7,
                 "api_calls_by_operation": {
                   "ec2:DescribeVpcs": 1,
                   "iam:GetUser": 1,
                   "s3:GetBucketTagging": 1,
                   "s3:HeadBucket": 2,
+                  "s3:ListBuckets": 1,
                   "tagging:GetResources": 1
                 },
                 "store_trips": 1
@@ -516,6 +517,7 @@ resource "aws_vpc" "main" {
                   "before": {
                     "arn": "arn:aws:s3:::acme-old",
                     "bucket": "acme-old",
+                    "force_destroy": false,
                     "id": "acme-old",
                     "tags": {
                       "tofu-address": "aws_s3_bucket.data",
@@ -523,7 +525,7 @@ resource "aws_vpc" "main" {
                     }
                   },
                   "id": "acme-old",
-                  "reason": "identity changed in the configuration",
+                  "reason": "bucket forces replacement",
                   "replace_order": "create-before-destroy",
                   "type": "aws_s3_bucket"
                 },
@@ -1049,15 +1051,15 @@ resource "aws_s3_bucket" "web" {
               aws_s3_bucket.data: acme-data has no estate marker; to adopt it: liveplan adopt aws_s3_bucket.data
               aws_s3_bucket.web: acme-web belongs to the estate other
 
-            Warning: acme-web at the identity of aws_s3_bucket.web belongs to the estate other [in-the-way]
+            Warning: aws_s3_bucket acme-web belongs to estate other [in-the-way]
               on aws_s3_bucket.web
               objects: acme-web
-              choose another identity in the configuration; objects of another estate are never changed
+              No change is planned for aws_s3_bucket.web. Choose another identity, or remove the object from estate other first.
 
-            Warning: acme-data exists at the identity of aws_s3_bucket.data with no estate marker [unowned]
+            Warning: aws_s3_bucket acme-data exists but carries no estate marker [unowned]
               on aws_s3_bucket.data
               objects: acme-data
-              adopt it with `liveplan adopt aws_s3_bucket.data`, or rename it in the configuration
+              No change is planned for aws_s3_bucket.data. To manage the object, run `liveplan adopt aws_s3_bucket.data`.
 
             No changes. The live system matches the configuration.
         "#]],
@@ -1066,10 +1068,11 @@ resource "aws_s3_bucket" "web" {
               "applicable": true,
               "bind_candidates": [],
               "cost": {
-                "api_calls": 5,
+                "api_calls": 6,
                 "api_calls_by_operation": {
                   "s3:GetBucketTagging": 2,
                   "s3:HeadBucket": 2,
+                  "s3:ListBuckets": 1,
                   "tagging:GetResources": 1
                 },
                 "store_trips": 1
@@ -1078,22 +1081,22 @@ resource "aws_s3_bucket" "web" {
                 {
                   "address": "aws_s3_bucket.web",
                   "code": "in-the-way",
-                  "detail": "choose another identity in the configuration; objects of another estate are never changed",
+                  "detail": "No change is planned for aws_s3_bucket.web. Choose another identity, or remove the object from estate other first.",
                   "ids": [
                     "acme-web"
                   ],
                   "severity": "warning",
-                  "summary": "acme-web at the identity of aws_s3_bucket.web belongs to the estate other"
+                  "summary": "aws_s3_bucket acme-web belongs to estate other"
                 },
                 {
                   "address": "aws_s3_bucket.data",
                   "code": "unowned",
-                  "detail": "adopt it with `liveplan adopt aws_s3_bucket.data`, or rename it in the configuration",
+                  "detail": "No change is planned for aws_s3_bucket.data. To manage the object, run `liveplan adopt aws_s3_bucket.data`.",
                   "ids": [
                     "acme-data"
                   ],
                   "severity": "warning",
-                  "summary": "acme-data exists at the identity of aws_s3_bucket.data with no estate marker"
+                  "summary": "aws_s3_bucket acme-data exists but carries no estate marker"
                 }
               ],
               "estate": "acme",
@@ -1181,11 +1184,10 @@ resource "aws_s3_bucket" "logs" {
               "applicable": true,
               "bind_candidates": [],
               "cost": {
-                "api_calls": 4,
+                "api_calls": 3,
                 "api_calls_by_operation": {
                   "ec2:DescribeVpcs": 1,
-                  "s3:GetBucketTagging": 1,
-                  "s3:HeadBucket": 1,
+                  "s3:ListBuckets": 1,
                   "tagging:GetResources": 1
                 },
                 "store_trips": 1

@@ -37,10 +37,8 @@ impl World {
         let files = [SourceFile::new("main.tf", config)];
         let inputs = VariableInputs::default();
         let request = PlanRequest {
-            files: &files,
-            inputs: &inputs,
-            estate_flag: None,
             retry: RetryPolicy::immediate(4),
+            ..PlanRequest::new(&files, &inputs)
         };
         engine::plan(
             &request,
