@@ -26,7 +26,16 @@ fn admission_path_names_match_the_plan_json_contract() {
     .iter()
     .map(|p| p.to_string())
     .collect();
-    assert_eq!(names, ["client-named", "marker", "parent-derived", "list-match", "record"]);
+    assert_eq!(
+        names,
+        [
+            "client-named",
+            "marker",
+            "parent-derived",
+            "list-match",
+            "record"
+        ]
+    );
 }
 
 #[test]
@@ -42,6 +51,12 @@ fn diagnostic_codes_round_trip_and_warnings_are_the_contract_five() {
         .collect();
     assert_eq!(
         warnings,
-        ["unowned", "in-the-way", "ambiguous-candidates", "record-format", "interrupted-create"]
+        [
+            "unowned",
+            "in-the-way",
+            "ambiguous-candidates",
+            "record-format",
+            "interrupted-create"
+        ]
     );
 }
