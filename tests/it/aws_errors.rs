@@ -4,10 +4,14 @@
 //! off), and the requests carry what AWS expects.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 use admission::provider::{CreateRequest, ListRequest, TagFilter, TagQuery};
 use admission::{Provider, ProviderErrorKind, Value};
-use liveplan::aws::{AwsProviderConfig, BucketTagging};
+use liveplan::aws::{AwsError, AwsProvider, AwsProviderConfig, BucketTagging};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id};
+use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
 
 use crate::aws_fake::{Answer, FakeAws};
 
@@ -409,4 +413,113 @@ async fn aws_errors_tagging_pages_map_bucket_arns_and_skip_the_rest() {
         .unwrap();
     assert_eq!(none.resources, []);
     assert_eq!(fake.received().len(), 1);
+}
+
+#[tokio::test]
+async fn aws_errors_no_region_is_a_typed_error_and_aws_tags_in_the_create_call() {
+    let bare = aws_config::SdkConfig::builder().build();
+    let err = AwsProvider::from_sdk_config(&bare, &AwsProviderConfig::default()).unwrap_err();
+    assert_eq!(err, AwsError::NoRegion);
+    assert_eq!(
+        err.to_string(),
+        "no AWS region is configured: set AWS_REGION or the provider's region"
+    );
+    // Against AWS itself (no endpoint override) new buckets take their tags in the create call.
+    let regional = aws_config::SdkConfig::builder()
+        .region(aws_config::Region::new("eu-west-1"))
+        .build();
+    let provider = AwsProvider::from_sdk_config(&regional, &AwsProviderConfig::default()).unwrap();
+    assert_eq!(provider.bucket_tagging(), BucketTagging::InCreateCall);
+    assert_eq!(provider.region(), "eu-west-1");
+    // The configuration's region wins over the SDK's.
+    let overridden = AwsProvider::from_sdk_config(
+        &regional,
+        &AwsProviderConfig {
+            region: Some("cn-north-1".to_owned()),
+            ..AwsProviderConfig::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(overridden.region(), "cn-north-1");
+}
+
+/// Records the `operation` field of every span the provider opens, and its error events.
+#[derive(Clone, Default)]
+struct Spans {
+    operations: Arc<Mutex<Vec<String>>>,
+    errors: Arc<Mutex<Vec<String>>>,
+}
+
+#[derive(Default)]
+struct Fields(Vec<(String, String)>);
+
+impl Visit for Fields {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.push((field.name().to_owned(), value.to_owned()));
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.0.push((field.name().to_owned(), format!("{value:?}")));
+    }
+}
+
+impl<S: tracing::Subscriber> Layer<S> for Spans {
+    fn on_new_span(&self, attrs: &Attributes<'_>, _id: &Id, _ctx: Context<'_, S>) {
+        if !attrs.metadata().target().starts_with("liveplan::aws") {
+            return;
+        }
+        let mut fields = Fields::default();
+        attrs.record(&mut fields);
+        if let Some((_, op)) = fields.0.into_iter().find(|(k, _)| k == "operation") {
+            self.operations.lock().unwrap().push(op);
+        }
+    }
+
+    fn on_event(&self, event: &tracing::Event<'_>, _ctx: Context<'_, S>) {
+        if event.metadata().target().starts_with("liveplan::aws")
+            && *event.metadata().level() == tracing::Level::ERROR
+        {
+            let mut fields = Fields::default();
+            event.record(&mut fields);
+            let text: Vec<String> = fields.0.into_iter().map(|(_, v)| v).collect();
+            self.errors.lock().unwrap().push(text.join(" "));
+        }
+    }
+}
+
+#[tokio::test]
+async fn aws_errors_each_api_call_has_a_span_naming_its_operation() {
+    let fake = FakeAws::start(vec![
+        Answer::empty(200),
+        Answer::s3_error(503, "SlowDown", "Please reduce your request rate."),
+    ])
+    .await;
+    let provider = fake
+        .provider(
+            "eu-west-1",
+            AwsProviderConfig {
+                bucket_tagging: Some(BucketTagging::AfterCreate),
+                ..AwsProviderConfig::default()
+            },
+        )
+        .await;
+    let spans = Spans::default();
+    let subscriber = tracing_subscriber::registry().with(spans.clone());
+    // The test runs on one thread, so the thread's default subscriber sees every span of the calls.
+    let _default = tracing::subscriber::set_default(subscriber);
+    provider
+        .create(bucket("acme-logs", &[("tofu-estate", "acme")]))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        *spans.operations.lock().unwrap(),
+        ["s3:CreateBucket", "s3:PutBucketTagging", "s3:DeleteBucket"]
+    );
+    let errors = spans.errors.lock().unwrap().clone();
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("s3:PutBucketTagging: throttled")),
+        "{errors:?}"
+    );
 }
