@@ -111,14 +111,39 @@ pub struct Config {
     pub resources: Vec<Resource>,
     /// The `output` blocks by name.
     pub outputs: BTreeMap<String, Output>,
+    /// Where each resource sits in `resources`, by type then name: references are resolved once per
+    /// expression, so a linear search would make large configurations quadratic.
+    resource_index: BTreeMap<String, BTreeMap<String, usize>>,
+    /// How many resources the index covers.
+    indexed: usize,
 }
 
 impl Config {
     /// The resource block `type_name.name`, if declared.
     pub fn resource(&self, type_name: &str, name: &str) -> Option<&Resource> {
-        self.resources
-            .iter()
-            .find(|r| r.type_name == type_name && r.name == name)
+        let is = |r: &&Resource| r.type_name == type_name && r.name == name;
+        match self
+            .resource_index
+            .get(type_name)
+            .and_then(|names| names.get(name))
+        {
+            Some(&i) if self.resources.get(i).is_some_and(|r| is(&r)) => self.resources.get(i),
+            None if self.indexed == self.resources.len() => None,
+            // The list was changed by hand (not through [`Config::add_resource`]): search it.
+            _ => self.resources.iter().find(is),
+        }
+    }
+
+    /// Adds a resource block, keeping the lookup index up to date.
+    pub fn add_resource(&mut self, resource: Resource) {
+        self.resource_index
+            .entry(resource.type_name.clone())
+            .or_default()
+            .insert(resource.name.clone(), self.resources.len());
+        self.resources.push(resource);
+        if self.indexed + 1 == self.resources.len() {
+            self.indexed += 1;
+        }
     }
 }
 

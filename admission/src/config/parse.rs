@@ -416,7 +416,7 @@ impl Parser<'_> {
                     return;
                 }
                 if let Some(r) = self.resource(block, labels[0].clone(), labels[1].clone(), loc) {
-                    config.resources.push(r);
+                    config.add_resource(r);
                 }
             }
             "output" => {
