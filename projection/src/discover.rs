@@ -787,8 +787,17 @@ impl<'a> Run<'a> {
                     );
                     return;
                 }
+                let same_count_block = |other: &InstanceAddress| {
+                    other.block() == address.block()
+                        && self.declared.count_of(address.block()).is_some()
+                };
                 match marker::decode_address(&escaped_address) {
-                    Ok(other) if other != *address && self.declared.is_declared(&other) => {
+                    // Another index of its own count block: a stale address, repaired, never a rival.
+                    Ok(other)
+                        if other != *address
+                            && self.declared.is_declared(&other)
+                            && !same_count_block(&other) =>
+                    {
                         self.diags.push(
                             Diagnostic::new(
                                 Code::MarkedForAnotherAddress,
@@ -1695,11 +1704,17 @@ impl<'a> Run<'a> {
             }
             return;
         }
+        let reason = match (self.declared.count_of(address.block()), address.key()) {
+            (Some(_), InstanceKey::Int(_)) => Removal::CountSurplus {
+                slot: valid_slot(&object),
+            },
+            _ => Removal::NoLongerDeclared,
+        };
         self.owned_undeclared.push(OwnedUndeclared {
             address: address.clone(),
             type_name: object.type_name.clone(),
             id: object.id.clone(),
-            reason: Removal::NoLongerDeclared,
+            reason,
             action: UndeclaredAction::Delete,
             object: Some(object),
         });

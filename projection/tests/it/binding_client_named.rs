@@ -306,3 +306,38 @@ async fn residue_from_the_records_rides_with_the_bound_instance_and_stays_sensit
         .contains("s3cr3t")
     );
 }
+
+#[tokio::test]
+async fn a_client_named_count_member_marked_for_another_index_is_stale_not_a_rival() {
+    let mut swapped = ours("aws_s3_bucket.logs:1");
+    swapped.push(("tofu-slot", "1".to_owned()));
+    let mut dropped = ours("aws_s3_bucket.logs:2");
+    dropped.push(("tofu-slot", "2".to_owned()));
+    let cloud = cloud(vec![
+        bucket("acme-logs-b", &tags_of(&swapped)),
+        bucket("acme-logs-c", &tags_of(&dropped)),
+    ]);
+    let declared = declare(vec![
+        named("aws_s3_bucket.logs[0]", "bucket", "acme-logs-b"),
+        named("aws_s3_bucket.logs[1]", "bucket", "acme-logs-new"),
+    ]);
+    let p = run(&cloud, &declared).await;
+    assert_eq!(
+        bound_id(&p, "aws_s3_bucket.logs[0]").as_deref(),
+        Some("acme-logs-b")
+    );
+    assert!(matches!(
+        &p.instance(&a("aws_s3_bucket.logs[0]")).unwrap().binding,
+        Binding::Bound { repairs, .. } if repairs == &[Repair::Address { from: Some("aws_s3_bucket.logs:1".into()) }]
+    ));
+    assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+    assert_eq!(p.owned_undeclared.len(), 1);
+    assert_eq!(p.owned_undeclared[0].id, "acme-logs-c");
+    assert_eq!(
+        p.owned_undeclared[0].reason,
+        projection::Removal::CountSurplus {
+            slot: Some(admission::Slot(2))
+        }
+    );
+    assert!(p.rename_hints.is_empty(), "a surplus is not a rename");
+}
