@@ -2,7 +2,7 @@
 //! surplus is the highest slots, unslotted and mixed sets migrate by address.
 
 use admission::Slot;
-use projection::record::{InstanceNamespace, RecordBody, SlotsRecord};
+use projection::record::{RecordBody, SlotsRecord};
 use projection::{Binding, Declared, Projection, RecordKeys, Removal, Repair, Withheld};
 use serde_json::json;
 
@@ -117,7 +117,6 @@ async fn a_deficit_mints_above_the_recorded_high_water_mark() {
         .projection;
     let minted: Vec<(String, Option<u32>, Vec<Repair>)> = members(&p, 4).split_off(2);
     assert_eq!(minted, [m("create", 8, vec![]), m("create", 9, vec![])]);
-    let _ = InstanceNamespace::Records;
 }
 
 #[tokio::test]
