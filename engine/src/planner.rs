@@ -838,7 +838,7 @@ impl Planner<'_> {
             let mut after = desired;
             if schema.taggable {
                 let (tags, _) = self.desired_tags(&d.address, configured.get("tags"), None);
-                after.insert("tags".to_owned(), string_map(&tags));
+                after.insert("tags".to_owned(), tags_value(&tags, configured.get("tags")));
             }
             change.after = Some(after);
             return change;
@@ -891,8 +891,11 @@ impl Planner<'_> {
         if schema.taggable {
             let (tags, tag_change) =
                 self.desired_tags(&d.address, configured.get("tags"), Some(&prior.tags));
-            before.insert("tags".to_owned(), string_map(&prior.tags));
-            after.insert("tags".to_owned(), string_map(&tags));
+            before.insert(
+                "tags".to_owned(),
+                tags_value(&prior.tags, configured.get("tags")),
+            );
+            after.insert("tags".to_owned(), tags_value(&tags, configured.get("tags")));
             if !tag_change.is_empty() {
                 change.changed.push("tags".to_owned());
             }
@@ -914,7 +917,7 @@ impl Planner<'_> {
             }
             if schema.taggable {
                 let (tags, _) = self.desired_tags(&d.address, configured.get("tags"), None);
-                after.insert("tags".to_owned(), string_map(&tags));
+                after.insert("tags".to_owned(), tags_value(&tags, configured.get("tags")));
             }
         } else if !change.changed.is_empty() {
             change.action = Action::Update;
@@ -934,6 +937,28 @@ impl Planner<'_> {
         change.after = Some(after);
         change
     }
+}
+
+/// Tags as a value, each marked sensitive where the configuration's value for its key is (or the whole
+/// configured map is), so that a secret written into a tag is never shown.
+fn tags_value(tags: &BTreeMap<String, String>, configured: Option<&Value>) -> Value {
+    let all = configured.is_some_and(Value::is_sensitive);
+    let marked = |k: &str| {
+        all || configured
+            .and_then(|c| c.peel().as_map())
+            .and_then(|m| m.get(k))
+            .is_some_and(Value::contains_sensitive)
+    };
+    Value::Map(
+        tags.iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    Value::from(v.clone()).mark_sensitive_if(marked(k)),
+                )
+            })
+            .collect(),
+    )
 }
 
 fn string_map(tags: &BTreeMap<String, String>) -> Value {

@@ -1,9 +1,11 @@
 //! Integration tests of plan and apply, one binary for the crate.
 
+mod apply_dependencies;
 mod apply_failures;
 mod apply_greenfield;
 mod apply_lifecycle;
 mod ownership_ops;
+mod plan_secrets;
 mod plan_shapes;
 mod support;
 
