@@ -159,9 +159,13 @@ fn sorted(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
             .then_with(|| a.pos.cmp(&b.pos))
             .then_with(|| a.summary.cmp(&b.summary))
     });
-    // The same place and code is one problem, whichever check found it first.
-    diags.dedup_by(|a, b| {
-        a.code == b.code && a.pos.is_some() && a.pos == b.pos && a.address == b.address
+    // One problem at one place is reported once: the reference check and the evaluation find the same
+    // undeclared name, and every instance of a repeated block evaluates the same expression. The first in
+    // order (the block address sorts before its instances) is kept.
+    let mut seen = BTreeSet::new();
+    diags.retain(|d| match &d.pos {
+        Some(pos) => seen.insert((d.code, pos.clone(), d.summary.clone())),
+        None => true,
     });
     diags
 }
@@ -746,6 +750,9 @@ impl Lint<'_, '_> {
                     static_values.insert(name.clone(), sv);
                 }
                 configured.insert(name.clone(), v);
+            } else {
+                // Already reported; an argument that fails to evaluate is still set.
+                configured.insert(name.clone(), Value::unknown());
             }
         }
         for problem in schema.check_configured(&configured) {

@@ -397,3 +397,30 @@ resource "aws_route_table" "t" {{
         aws_vpc.main marker [] {cidr_block="10.0.0.0/16"}"#]]
     .assert_eq(&shown.join("\n"));
 }
+
+#[test]
+fn lint_reports_each_problem_once_and_every_distinct_one() {
+    lint(
+        &format!(
+            r#"{LIVE}resource "aws_vpc" "v" {{
+  count      = 3
+  cidr_block = 1 + "x"
+  colour     = "blue"
+}}
+resource "aws_route" "r" {{
+}}
+resource "aws_subnet" "s" {{
+  for_each   = toset(["a", "b"])
+  vpc_id     = var.nope
+  cidr_block = "10.0.0.0/24"
+}}
+"#
+        ),
+        expect![[r#"
+            identity-not-set main.tf:9:1 aws_route.r: identity argument `destination_cidr_block` of `aws_route.r` is not set
+            identity-not-set main.tf:9:1 aws_route.r: identity argument `route_table_id` of `aws_route.r` is not set
+            unknown-reference main.tf:13:16 aws_subnet.s: variable `nope` is not declared
+            unsupported-construct main.tf:6:20 aws_vpc.v[0]: invalid expression: "x" is not a number
+            unsupported-construct main.tf:7:3 aws_vpc.v[0]: `aws_vpc` has no argument `colour`"#]],
+    );
+}
