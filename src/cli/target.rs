@@ -198,18 +198,24 @@ pub async fn open_live(common: &Common, inputs: &Inputs) -> Result<Live, Diagnos
         region,
         ..SimConfig::default()
     };
+    // Shown relative to the configuration directory when it lies inside it, so messages stay short.
+    let shown = path
+        .strip_prefix(&inputs.dir)
+        .unwrap_or(&path)
+        .display()
+        .to_string();
     match SimCloud::open_file(&path, config) {
         Ok(cloud) => Ok(Live {
             provider: Arc::new(cloud),
         }),
         Err(e) if e.is_invalid_snapshot() => Err(Diagnostic::new(
             Code::InvalidSnapshot,
-            format!("the live snapshot {} is not valid", path.display()),
+            format!("the live snapshot {shown} is not valid"),
             format!("{e}; fix the file or remove it to start from an empty simulated cloud"),
         )),
         Err(e) => Err(Diagnostic::new(
             Code::InvalidSnapshot,
-            format!("the simulated cloud {} cannot be opened", path.display()),
+            format!("the simulated cloud {shown} cannot be opened"),
             e.to_string(),
         )),
     }

@@ -1,6 +1,168 @@
-//! The `liveplan` binary as a user runs it.
+//! The `liveplan` binary as a user runs it: the quickstart, exit codes, confirmation, JSON output,
+//! validation, the record listing and a broken snapshot.
 
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value as Json;
+
+/// A configuration directory of its own for one test.
+pub struct Dir {
+    tmp: tempfile::TempDir,
+}
+
+impl Dir {
+    /// An empty directory.
+    pub fn new() -> Dir {
+        Dir {
+            tmp: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// A copy of `examples/quickstart` (its `*.tf` files only).
+    pub fn quickstart() -> Dir {
+        let dir = Dir::new();
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart");
+        for entry in std::fs::read_dir(src).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "tf") {
+                std::fs::copy(&path, dir.path().join(path.file_name().unwrap())).unwrap();
+            }
+        }
+        dir
+    }
+
+    /// A directory holding `main.tf`.
+    pub fn with_config(main_tf: &str) -> Dir {
+        let dir = Dir::new();
+        dir.write("main.tf", main_tf);
+        dir
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    /// Writes a file in the directory.
+    pub fn write(&self, name: &str, text: &str) {
+        let path = self.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// The simulated cloud's file.
+    pub fn cloud_file(&self) -> PathBuf {
+        self.path().join(".liveplan/cloud.json")
+    }
+
+    /// Runs `liveplan ARGS -C DIR` with no terminal.
+    pub fn run(&self, args: &[&str]) -> Run {
+        let out = Command::new(env!("CARGO_BIN_EXE_liveplan"))
+            .args(args)
+            .arg("-C")
+            .arg(self.path())
+            .env_remove("RUST_LOG")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        Run::from(out)
+    }
+
+    /// The live objects in the sim file as `type id` lines, sorted.
+    pub fn live_objects(&self) -> Vec<String> {
+        let text = std::fs::read_to_string(self.cloud_file()).unwrap();
+        let doc: Json = serde_json::from_str(&text).unwrap();
+        let mut out: Vec<String> = doc["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {}",
+                    r["type"].as_str().unwrap(),
+                    r["id"].as_str().unwrap()
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    }
+}
+
+/// What one run of the binary gave.
+pub struct Run {
+    /// The exit code.
+    pub code: i32,
+    /// stdout.
+    pub stdout: String,
+    /// stderr.
+    pub stderr: String,
+}
+
+impl From<Output> for Run {
+    fn from(out: Output) -> Run {
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8(out.stdout).unwrap(),
+            stderr: String::from_utf8(out.stderr).unwrap(),
+        }
+    }
+}
+
+impl Run {
+    /// The last non-empty line of stdout.
+    pub fn last_line(&self) -> &str {
+        self.stdout
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+    }
+
+    /// stdout as one JSON document.
+    pub fn json(&self) -> Json {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}): {}", self.stdout))
+    }
+
+    /// Asserts the exit code, showing both streams when it differs.
+    #[track_caller]
+    pub fn expect_code(&self, code: i32) -> &Run {
+        assert_eq!(
+            self.code, code,
+            "exit code\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+}
+
+/// `address action` for every resource change of a plan document.
+pub fn actions(plan: &Json) -> Vec<String> {
+    plan["resource_changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {}",
+                c["address"].as_str().unwrap(),
+                c["action"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+/// The diagnostic codes of a JSON document.
+pub fn codes(doc: &Json) -> Vec<String> {
+    doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_owned())
+        .collect()
+}
 
 #[test]
 fn cli_version_names_the_product_and_its_version() {
@@ -13,4 +175,328 @@ fn cli_version_names_the_product_and_its_version() {
         String::from_utf8_lossy(&out.stdout).trim(),
         format!("liveplan {}", env!("CARGO_PKG_VERSION"))
     );
+}
+
+#[test]
+fn cli_help_lists_every_command() {
+    let run = Run::from(
+        Command::new(env!("CARGO_BIN_EXE_liveplan"))
+            .arg("--help")
+            .output()
+            .unwrap(),
+    );
+    run.expect_code(0);
+    for command in [
+        "plan", "apply", "validate", "adopt", "mv", "graph", "records",
+    ] {
+        assert!(
+            run.stdout
+                .lines()
+                .any(|l| l.trim_start().starts_with(command)),
+            "{command} missing from --help:\n{}",
+            run.stdout
+        );
+    }
+    assert!(run.stdout.contains("--chdir"));
+    assert!(run.stdout.contains("--auto-approve") || run.stdout.contains("apply"));
+}
+
+#[test]
+fn cli_quickstart_applies_then_plans_no_changes() {
+    let dir = Dir::quickstart();
+    let apply = dir.run(&["apply", "--auto-approve"]);
+    apply.expect_code(0);
+    assert!(apply.stdout.contains("aws_vpc.main: Creating..."));
+    assert!(
+        apply
+            .stdout
+            .contains("aws_vpc.main: Creation complete after 0s [id=vpc-00000001]")
+    );
+    assert!(
+        apply
+            .stdout
+            .contains("Apply complete! Resources: 12 added, 0 changed, 0 destroyed.")
+    );
+    assert!(apply.stdout.contains("vpc_id = \"vpc-00000001\""));
+    assert!(
+        !apply.stdout.contains('\x1b'),
+        "no colors without a terminal"
+    );
+
+    let plan = dir.run(&["plan", "--detailed-exitcode"]);
+    plan.expect_code(0);
+    assert_eq!(
+        plan.stdout,
+        "No changes. The live system matches the configuration.\n"
+    );
+}
+
+#[test]
+fn cli_quickstart_count_up_adds_one_and_count_down_destroys_the_highest_slot() {
+    let dir = Dir::quickstart();
+    dir.run(&["apply", "--auto-approve"]).expect_code(0);
+
+    let up = dir.run(&["plan", "--detailed-exitcode", "--var", "subnet_count=4"]);
+    up.expect_code(2);
+    assert_eq!(up.last_line(), "Plan: 1 to add, 0 to change, 0 to destroy.");
+    let up_json = dir.run(&["plan", "--json", "--var", "subnet_count=4"]);
+    assert_eq!(actions(&up_json.json()), ["aws_subnet.public[3] create"]);
+
+    let down = dir.run(&["plan", "--json", "--var", "subnet_count=2"]);
+    down.expect_code(0);
+    let plan = down.json();
+    assert_eq!(actions(&plan), ["aws_subnet.public[2] delete"]);
+    assert_eq!(plan["resource_changes"][0]["id"], "subnet-00000003");
+    assert_eq!(
+        plan["resource_changes"][0]["reason"],
+        "count surplus (slot 2)"
+    );
+
+    dir.run(&["apply", "--auto-approve", "--var", "subnet_count=2"])
+        .expect_code(0);
+    let subnets: Vec<String> = dir
+        .live_objects()
+        .into_iter()
+        .filter(|o| o.starts_with("aws_subnet "))
+        .collect();
+    assert_eq!(
+        subnets,
+        ["aws_subnet subnet-00000001", "aws_subnet subnet-00000002"]
+    );
+    dir.run(&["plan", "--detailed-exitcode", "--var", "subnet_count=2"])
+        .expect_code(0);
+}
+
+#[test]
+fn cli_plan_writes_nothing() {
+    let dir = Dir::quickstart();
+    let plan = dir.run(&["plan"]);
+    plan.expect_code(0);
+    assert_eq!(
+        plan.last_line(),
+        "Plan: 12 to add, 0 to change, 0 to destroy."
+    );
+    assert!(!dir.cloud_file().exists(), "plan created the sim file");
+    assert!(
+        !dir.path().join(".liveplan/records").exists(),
+        "plan created the record store"
+    );
+    let detailed = dir.run(&["plan", "--detailed-exitcode"]);
+    detailed.expect_code(2);
+}
+
+#[test]
+fn cli_apply_without_a_terminal_needs_auto_approve() {
+    let dir = Dir::quickstart();
+    let run = dir.run(&["apply"]);
+    run.expect_code(1);
+    assert!(run.stderr.contains("pass --auto-approve"), "{}", run.stderr);
+    assert!(!dir.cloud_file().exists(), "nothing was applied");
+}
+
+#[test]
+fn cli_apply_json_prints_one_event_per_line() {
+    let dir = Dir::with_config(
+        r#"
+live {
+  estate = "events"
+}
+
+resource "aws_vpc" "main" {
+  cidr_block = "10.0.0.0/16"
+}
+
+resource "random_id" "suffix" {
+  byte_length = 2
+}
+"#,
+    );
+    let run = dir.run(&["apply", "--json", "--auto-approve"]);
+    run.expect_code(0);
+    let events: Vec<Json> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let kinds: Vec<(&str, &str)> = events
+        .iter()
+        .map(|e| {
+            (
+                e["type"].as_str().unwrap(),
+                e["address"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert!(kinds.contains(&("apply_start", "aws_vpc.main")));
+    assert!(kinds.contains(&("apply_complete", "aws_vpc.main")));
+    assert!(kinds.contains(&("apply_complete", "random_id.suffix")));
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "summary");
+    assert_eq!(last["add"], 2);
+    assert_eq!(last["applied"], true);
+}
+
+#[test]
+fn cli_plan_with_errors_exits_one_and_apply_refuses_it() {
+    let dir = Dir::with_config(
+        r#"
+resource "aws_vpc" "main" {
+  cidr_block = "10.0.0.0/16"
+}
+"#,
+    );
+    let plan = dir.run(&["plan", "--json"]);
+    plan.expect_code(1);
+    let doc = plan.json();
+    assert_eq!(doc["applicable"], false);
+    assert_eq!(codes(&doc), ["no-estate"]);
+    let apply = dir.run(&["apply", "--auto-approve"]);
+    apply.expect_code(1);
+    assert!(apply.stdout.contains("[no-estate]"));
+    assert!(!dir.cloud_file().exists());
+    // The same configuration with --estate plans.
+    dir.run(&["plan", "--estate", "named"]).expect_code(0);
+}
+
+#[test]
+fn cli_warnings_never_change_the_exit_code() {
+    let dir = Dir::with_config(
+        r#"
+live {
+  estate = "warned"
+}
+
+resource "aws_s3_bucket" "data" {
+  bucket = "taken-name"
+}
+"#,
+    );
+    dir.write(
+        ".liveplan/cloud.json",
+        r#"{ "resources": [ { "type": "aws_s3_bucket", "id": "taken-name" } ] }"#,
+    );
+    let run = dir.run(&["plan", "--detailed-exitcode", "--json"]);
+    run.expect_code(0);
+    assert_eq!(codes(&run.json()), ["unowned"]);
+}
+
+#[test]
+fn cli_broken_snapshot_is_invalid_snapshot() {
+    let dir = Dir::quickstart();
+    dir.write("broken.json", "{ \"resources\": [ { \"type\": ");
+    let run = dir.run(&["plan", "--json", "--sim"]);
+    // `--sim` needs a value: clap refuses with its usage error code.
+    assert_eq!(run.code, 2);
+    let broken = dir.path().join("broken.json");
+    let run = dir.run(&["plan", "--json", "--sim", broken.to_str().unwrap()]);
+    run.expect_code(1);
+    let doc = run.json();
+    assert_eq!(codes(&doc), ["invalid-snapshot"]);
+    assert_eq!(doc["resource_changes"], serde_json::json!([]));
+}
+
+#[test]
+fn cli_validate_reads_no_live_system() {
+    let dir = Dir::quickstart();
+    dir.write(".liveplan/cloud.json", "not json at all");
+    let ok = dir.run(&["validate"]);
+    ok.expect_code(0);
+    assert_eq!(ok.last_line(), "Success! The configuration is valid.");
+
+    let bad = Dir::with_config(
+        "live {\n  estate = \"v\"\n}\n\nresource \"aws_vpc\" \"main\" {\n  cidr_block           = \"10.0.0.0/16\"\n  enable_dns_hostnames = var.missing\n}\n",
+    );
+    let run = bad.run(&["validate", "--json"]);
+    run.expect_code(1);
+    let doc = run.json();
+    assert_eq!(doc["valid"], false);
+    assert_eq!(codes(&doc), ["unknown-reference"]);
+}
+
+#[test]
+fn cli_var_flags_files_and_environment_follow_terraform_precedence() {
+    let dir = Dir::with_config(
+        r#"
+live {
+  estate = "vars"
+}
+
+variable "cidr" {
+  type = string
+}
+
+resource "aws_vpc" "main" {
+  cidr_block = var.cidr
+}
+"#,
+    );
+    let cidr_of = |run: &Run| {
+        run.json()["resource_changes"][0]["after"]["cidr_block"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    dir.write("terraform.tfvars", "cidr = \"10.1.0.0/16\"\n");
+    assert_eq!(cidr_of(&dir.run(&["plan", "--json"])), "10.1.0.0/16");
+    dir.write("z.auto.tfvars", "cidr = \"10.2.0.0/16\"\n");
+    assert_eq!(cidr_of(&dir.run(&["plan", "--json"])), "10.2.0.0/16");
+    dir.write("extra.tfvars", "cidr = \"10.3.0.0/16\"\n");
+    let file = dir.path().join("extra.tfvars");
+    let file = file.to_str().unwrap();
+    assert_eq!(
+        cidr_of(&dir.run(&["plan", "--json", "--var-file", file])),
+        "10.3.0.0/16"
+    );
+    // Later command-line inputs win, in the order given.
+    assert_eq!(
+        cidr_of(&dir.run(&[
+            "plan",
+            "--json",
+            "--var-file",
+            file,
+            "--var",
+            "cidr=10.4.0.0/16"
+        ])),
+        "10.4.0.0/16"
+    );
+    assert_eq!(
+        cidr_of(&dir.run(&[
+            "plan",
+            "--json",
+            "--var",
+            "cidr=10.4.0.0/16",
+            "--var-file",
+            file
+        ])),
+        "10.3.0.0/16"
+    );
+}
+
+#[test]
+fn cli_records_lists_the_estate_records() {
+    let dir = Dir::quickstart();
+    let empty = dir.run(&["records"]);
+    empty.expect_code(0);
+    assert_eq!(empty.stdout, "No records for estate quickstart.\n");
+    dir.run(&["apply", "--auto-approve"]).expect_code(0);
+    let run = dir.run(&["records", "--json"]);
+    run.expect_code(0);
+    let doc = run.json();
+    assert_eq!(doc["estate"], "quickstart");
+    let records = doc["records"].as_array().unwrap();
+    let kinds: std::collections::BTreeSet<&str> = records
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    for kind in ["intent", "located", "records", "slots", "outputs"] {
+        assert!(kinds.contains(kind), "no {kind} record in {kinds:?}");
+    }
+    for r in records {
+        assert!(r["key"].as_str().unwrap().starts_with("quickstart/"));
+        assert!(r["version"].as_str().unwrap().starts_with("sha256:"));
+        assert!(r["size"].as_u64().unwrap() > 0);
+    }
+    let text = dir.run(&["records"]);
+    assert!(text.stdout.starts_with("KEY "));
+    assert_eq!(text.stdout.lines().count(), records.len() + 1);
 }

@@ -7,4 +7,6 @@ mod aws_fake;
 #[cfg(feature = "aws")]
 mod aws_provider;
 mod cli;
+mod cli_ownership;
+mod cli_terminal;
 mod golden;
