@@ -181,3 +181,40 @@ fn config_variables_var_files_are_read_in_terraform_order() {
         ]
     );
 }
+
+#[test]
+fn config_variables_read_dir_collects_configuration_and_var_files_in_order() {
+    use admission::config::read_dir;
+    let dir = std::env::temp_dir().join(format!(
+        "liveplan-admission-read-dir-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("nested.tf")).unwrap();
+    for (name, text) in [
+        ("b.tf", "locals {}\n"),
+        ("a.tf", "live {}\n"),
+        ("notes.txt", "not configuration"),
+        ("z.auto.tfvars", "x = 1\n"),
+        ("terraform.tfvars", "x = 0\n"),
+        ("a.auto.tfvars", "x = 2\n"),
+        ("manual.tfvars", "x = 3\n"),
+    ] {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let read = read_dir(&dir).unwrap();
+    let tf: Vec<&str> = read.tf_files.iter().map(|f| f.name.as_str()).collect();
+    let vars: Vec<&str> = read.var_files.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(tf, ["a.tf", "b.tf"]);
+    assert_eq!(vars, ["terraform.tfvars", "a.auto.tfvars", "z.auto.tfvars"]);
+    assert_eq!(read.tf_files[0].text, "live {}\n");
+
+    std::fs::write(dir.join("c.tf"), [0xff, 0xfe, b'x']).unwrap();
+    let err = read_dir(&dir).unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+    assert!(err.to_string().ends_with("c.tf: not UTF-8 text"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let missing = read_dir(&dir).unwrap_err();
+    assert_eq!(missing.kind(), std::io::ErrorKind::NotFound);
+}
