@@ -15,7 +15,7 @@ use std::fmt;
 use std::hash::{BuildHasher, Hasher};
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use admission::eval::Evaluator;
 use admission::provider::{CreateRequest, Identity, UpdateRequest};
@@ -31,6 +31,7 @@ use execgraph::{
 };
 use futures::future::{Either, select};
 use staterecord::{Store, StoreError, Version};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::graph::{self, EngineFamily, FinalKind, FinalPlan, GraphValue, Meta};

@@ -1,6 +1,7 @@
 //! Integration tests of plan and apply, one binary for the crate.
 
 mod apply_dependencies;
+mod apply_events;
 mod apply_failures;
 mod apply_greenfield;
 mod apply_lifecycle;

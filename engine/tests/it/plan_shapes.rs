@@ -1635,3 +1635,140 @@ async fn renamed_block_is_a_rename_hint_not_a_delete() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn for_each_keys_and_ignore_changes() {
+    check(
+        r#"{"resources": [
+          { "type": "aws_vpc", "id": "vpc-00000001",
+            "attributes": { "cidr_block": "10.0.0.0/16", "enable_dns_support": false },
+            "tags": { "tofu-estate": "acme", "tofu-address": "aws_vpc.main" } },
+          { "type": "aws_subnet", "id": "subnet-00000001",
+            "attributes": { "vpc_id": "vpc-00000001", "cidr_block": "10.0.1.0/24" },
+            "tags": { "tofu-estate": "acme", "tofu-address": "aws_subnet.s:alice@dsmith" } }
+        ]}"#,
+        r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_vpc" "main" {
+  cidr_block = "10.0.0.0/16"
+  lifecycle {
+    ignore_changes = [enable_dns_support]
+  }
+}
+
+resource "aws_subnet" "s" {
+  for_each   = { "alice.smith" = 1, "bob" = 2 }
+  vpc_id     = aws_vpc.main.id
+  cidr_block = cidrsubnet("10.0.0.0/16", 8, each.value)
+}
+"#,
+        expect![[r#"
+            liveplan will perform the following actions:
+
+              # aws_subnet.s["bob"] will be created
+              + resource "aws_subnet" "s" {
+                  + arn                     = (known after apply)
+                  + availability_zone       = "us-east-1a"
+                  + cidr_block              = "10.0.2.0/24"
+                  + id                      = (known after apply)
+                  + map_public_ip_on_launch = false
+                  + tags                    = { tofu-address = "aws_subnet.s:bob", tofu-estate = "acme" }
+                  + vpc_id                  = "vpc-00000001"
+                }
+
+            Plan: 1 to add, 0 to change, 0 to destroy.
+        "#]],
+        expect![[r#"
+            {
+              "applicable": true,
+              "bind_candidates": [],
+              "cost": {
+                "api_calls": 3,
+                "api_calls_by_operation": {
+                  "ec2:DescribeSubnets": 1,
+                  "ec2:DescribeVpcs": 1,
+                  "tagging:GetResources": 1
+                },
+                "store_trips": 1
+              },
+              "diagnostics": [],
+              "estate": "acme",
+              "foreign": [],
+              "format_version": "1",
+              "owned_undeclared": [],
+              "rename_hints": [],
+              "resource_changes": [
+                {
+                  "action": "create",
+                  "address": "aws_subnet.s[\"bob\"]",
+                  "admission": "marker",
+                  "after": {
+                    "availability_zone": "us-east-1a",
+                    "cidr_block": "10.0.2.0/24",
+                    "map_public_ip_on_launch": false,
+                    "tags": {
+                      "tofu-address": "aws_subnet.s:bob",
+                      "tofu-estate": "acme"
+                    },
+                    "vpc_id": "vpc-00000001"
+                  },
+                  "after_unknown": [
+                    "arn",
+                    "id"
+                  ],
+                  "before": null,
+                  "id": null,
+                  "reason": null,
+                  "type": "aws_subnet"
+                }
+              ],
+              "summary": {
+                "add": 1,
+                "change": 0,
+                "destroy": 0
+              },
+              "unowned": []
+            }
+        "#]],
+        expect![[r#"
+            v[0] = { arn = (known after apply), availability_zone = "us-east-1a", cidr_block = "10.0.2.0/24", id = (known after apply), map_public_ip_on_launch = false, tags = { tofu-address = "aws_subnet.s:bob", tofu-estate = "acme" }, vpc_id = "vpc-00000001" };
+
+            r[0] = ResourceInstanceCurrentMeta(aws_subnet.s["bob"], nil);
+            r[1] = ResourceInstanceDesired(r[0]);
+            r[2] = ManagedFinalPlan(r[0], r[1], nil, v[0]);
+            r[3] = ManagedApply(r[2], nil, await());
+
+            aws_subnet.s["bob"] = r[3];
+        "#]],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn verbose_lists_no_ops() {
+    let world = World::new(
+        r#"{"resources": [
+          { "type": "aws_vpc", "id": "vpc-00000001",
+            "attributes": { "cidr_block": "10.0.0.0/16" },
+            "tags": { "tofu-estate": "acme", "tofu-address": "aws_vpc.main" } }
+        ]}"#,
+    );
+    let plan = world.plan(VPC).await;
+    let options = engine::render::RenderOptions { verbose: true };
+    expect![[r#"
+          # aws_vpc.main is up to date
+            resource "aws_vpc" "main" {
+                # (6 unchanged attributes hidden)
+            }
+
+        No changes. The live system matches the configuration.
+    "#]]
+    .assert_eq(&engine::render::text(&plan, options));
+    let doc: serde_json::Value =
+        serde_json::from_str(&engine::render::json(&plan, options)).expect("JSON");
+    assert_eq!(doc["resource_changes"][0]["action"], "no-op");
+    assert_eq!(doc["resource_changes"][0]["id"], "vpc-00000001");
+}
