@@ -140,6 +140,12 @@ pub fn lint(input: &LintInput<'_>) -> Linted {
         instances.extend(cx.resource(res));
     }
     cx.duplicate_identities(&instances);
+    // Every local and output is evaluated as the plan will, referenced or not, so that their errors show.
+    for (name, attr) in &input.config.locals {
+        if let Err(e) = cx.dynamic.local(name, &attr.loc) {
+            cx.push(e.into_diagnostic(Code::UnsupportedConstruct));
+        }
+    }
     for output in input.config.outputs.values() {
         cx.evaluate(&output.value, &Instance::Single, None);
     }

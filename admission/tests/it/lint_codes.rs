@@ -414,12 +414,16 @@ resource "aws_subnet" "s" {{
   vpc_id     = var.nope
   cidr_block = "10.0.0.0/24"
 }}
+locals {{
+  unused = upper([1])
+}}
 "#
         ),
         expect![[r#"
             identity-not-set main.tf:9:1 aws_route.r: identity argument `destination_cidr_block` of `aws_route.r` is not set
             identity-not-set main.tf:9:1 aws_route.r: identity argument `route_table_id` of `aws_route.r` is not set
             unknown-reference main.tf:13:16 aws_subnet.s: variable `nope` is not declared
+            unsupported-construct main.tf:17:12: invalid expression: a string is required
             unsupported-construct main.tf:6:20 aws_vpc.v[0]: invalid expression: "x" is not a number
             unsupported-construct main.tf:7:3 aws_vpc.v[0]: `aws_vpc` has no argument `colour`"#]],
     );
