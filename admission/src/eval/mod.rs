@@ -519,6 +519,14 @@ impl<'a> Evaluator<'a> {
                 let Some(var) = attr(0) else {
                     return Err(bad(loc, "`var` must be followed by a variable name"));
                 };
+                if self.config.variables.contains_key(var) && !self.vars.contains_key(var) {
+                    return Err(EvalError::invalid(
+                        Code::InvalidVariable,
+                        loc,
+                        format!("variable `{var}` has no value"),
+                        "give it a value with --var, a var file or TF_VAR_, or a default",
+                    ));
+                }
                 let Some(v) = self.vars.get(var) else {
                     return Err(unknown_ref(
                         loc,

@@ -185,7 +185,11 @@ struct Lint<'i, 'a> {
 
 impl Lint<'_, '_> {
     fn push(&mut self, d: Diagnostic) {
-        self.diags.push(d);
+        // A variable without a value was reported where its value was refused or missing; the expressions
+        // that read it add nothing.
+        if d.code != Code::InvalidVariable {
+            self.diags.push(d);
+        }
     }
 
     /// The estate from the `live` block and `--estate`: absent, conflicting or malformed names are errors.
