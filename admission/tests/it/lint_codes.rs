@@ -277,13 +277,23 @@ fn lint_identity_not_set() {
 
 #[test]
 fn lint_impure_identity() {
+    // Through a local, and directly: both are impure.
     lint(
         &format!(
-            "{LIVE}locals {{\n  suffix = substr_free(uuid())\n}}\nresource \"aws_s3_bucket\" \"b\" {{\n  bucket = \"acme-${{timestamp()}}\"\n}}\n"
-        )
-        .replace("substr_free(uuid())", "uuid()")
-        .replace("acme-${timestamp()}", "acme-${local.suffix}"),
-        expect![[r#"impure-identity main.tf:8:12 aws_s3_bucket.b: identity argument `bucket` of `aws_s3_bucket.b` is derived from uuid() or timestamp()"#]],
+            r#"{LIVE}locals {{
+  suffix = uuid()
+}}
+resource "aws_s3_bucket" "b" {{
+  bucket = "acme-${{local.suffix}}"
+}}
+resource "aws_iam_user" "u" {{
+  name = "user-${{timestamp()}}"
+}}
+"#
+        ),
+        expect![[r#"
+            impure-identity main.tf:11:10 aws_iam_user.u: identity argument `name` of `aws_iam_user.u` is derived from uuid() or timestamp()
+            impure-identity main.tf:8:12 aws_s3_bucket.b: identity argument `bucket` of `aws_s3_bucket.b` is derived from uuid() or timestamp()"#]],
     );
 }
 
