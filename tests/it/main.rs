@@ -9,4 +9,5 @@ mod aws_provider;
 mod cli;
 mod cli_ownership;
 mod cli_terminal;
+mod embed_example;
 mod golden;
