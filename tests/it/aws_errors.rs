@@ -489,11 +489,12 @@ impl<S: tracing::Subscriber> Layer<S> for Spans {
 
 #[tokio::test]
 async fn aws_errors_each_api_call_has_a_span_naming_its_operation() {
-    let fake = FakeAws::start(vec![
+    let sequence = [
         Answer::empty(200),
         Answer::s3_error(503, "SlowDown", "Please reduce your request rate."),
-    ])
-    .await;
+        Answer::empty(204),
+    ];
+    let fake = FakeAws::start([sequence.clone(), sequence].concat()).await;
     let provider = fake
         .provider(
             "eu-west-1",
@@ -503,6 +504,12 @@ async fn aws_errors_each_api_call_has_a_span_naming_its_operation() {
             },
         )
         .await;
+    // The first run registers every span's call site while tests on other threads may be registering
+    // theirs; the subscriber set afterwards recomputes their interest once, with nothing racing it.
+    provider
+        .create(bucket("acme-logs", &[("tofu-estate", "acme")]))
+        .await
+        .unwrap_err();
     let spans = Spans::default();
     let subscriber = tracing_subscriber::registry().with(spans.clone());
     // The test runs on one thread, so the thread's default subscriber sees every span of the calls.

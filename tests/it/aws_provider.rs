@@ -425,42 +425,40 @@ async fn aws_provider_versioning_enables_suspends_and_reads_back() {
 async fn aws_provider_tagging_pages_hold_at_most_100_and_chain_by_token() {
     let (emulator, provider) = setup().await;
     let estate = unique("estate150");
-    let mut names = BTreeSet::new();
-    for i in 0..150 {
-        let name = format!("{estate}-{i:03}");
-        emulator
-            .client
-            .create_bucket()
-            .bucket(&name)
-            .send()
-            .await
-            .unwrap();
-        let tagging = aws_sdk_s3::types::Tagging::builder()
-            .tag_set(
-                aws_sdk_s3::types::Tag::builder()
-                    .key("tofu-estate")
-                    .value(&estate)
+    let names: BTreeSet<String> = (0..150).map(|i| format!("{estate}-{i:03}")).collect();
+    // Ten writers at once: the emulator answers concurrent requests, and the test stays quick.
+    let mut writers = tokio::task::JoinSet::new();
+    for lane in 0..10 {
+        let client = emulator.client.clone();
+        let estate = estate.clone();
+        writers.spawn(async move {
+            for i in (lane..150).step_by(10) {
+                let name = format!("{estate}-{i:03}");
+                client.create_bucket().bucket(&name).send().await.unwrap();
+                let tag = |k: &str, v: String| {
+                    aws_sdk_s3::types::Tag::builder()
+                        .key(k)
+                        .value(v)
+                        .build()
+                        .unwrap()
+                };
+                let tagging = aws_sdk_s3::types::Tagging::builder()
+                    .tag_set(tag("tofu-estate", estate.clone()))
+                    .tag_set(tag("tofu-address", format!("aws_s3_bucket.b:{i}")))
                     .build()
-                    .unwrap(),
-            )
-            .tag_set(
-                aws_sdk_s3::types::Tag::builder()
-                    .key("tofu-address")
-                    .value(format!("aws_s3_bucket.b:{i}"))
-                    .build()
-                    .unwrap(),
-            )
-            .build()
-            .unwrap();
-        emulator
-            .client
-            .put_bucket_tagging()
-            .bucket(&name)
-            .tagging(tagging)
-            .send()
-            .await
-            .unwrap();
-        names.insert(name);
+                    .unwrap();
+                client
+                    .put_bucket_tagging()
+                    .bucket(&name)
+                    .tagging(tagging)
+                    .send()
+                    .await
+                    .unwrap();
+            }
+        });
+    }
+    while let Some(done) = writers.join_next().await {
+        done.unwrap();
     }
     let before = provider.api_calls();
     let pages = sweep_pages(&provider, &estate).await;
@@ -491,8 +489,18 @@ async fn aws_provider_tagging_pages_hold_at_most_100_and_chain_by_token() {
         pages.len() as u64,
         "one call a page"
     );
-    for name in &names {
-        provider.delete("aws_s3_bucket", name).await.unwrap();
+    let mut cleaners = tokio::task::JoinSet::new();
+    for lane in 0..10 {
+        let client = emulator.client.clone();
+        let mine: Vec<String> = names.iter().skip(lane).step_by(10).cloned().collect();
+        cleaners.spawn(async move {
+            for name in mine {
+                client.delete_bucket().bucket(&name).send().await.unwrap();
+            }
+        });
+    }
+    while let Some(done) = cleaners.join_next().await {
+        done.unwrap();
     }
 }
 
