@@ -1,6 +1,8 @@
 //! Integration tests of the root package: the CLI end to end.
 
 #[cfg(feature = "aws")]
+mod aws_engine;
+#[cfg(feature = "aws")]
 mod aws_errors;
 #[cfg(feature = "aws")]
 mod aws_fake;
