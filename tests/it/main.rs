@@ -8,6 +8,7 @@ mod aws_errors;
 mod aws_fake;
 #[cfg(feature = "aws")]
 mod aws_provider;
+mod bench_scenarios;
 mod cli;
 mod cli_ownership;
 mod cli_terminal;

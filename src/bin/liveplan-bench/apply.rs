@@ -1,0 +1,183 @@
+//! The apply benchmark, `apply-create`: a greenfield estate (VPCs, then subnets and route tables, then
+//! routes and associations) applied at parallelism `P` over a cloud with latency `L`.
+//!
+//! The plan is made first and is not measured; the apply is measured from its start to its outcome. The
+//! bound is `max(critical path × L, N × L / P)`: no apply of `N` creates of one call each can finish sooner,
+//! whatever the order. This module never changes the plan it measures.
+
+use std::collections::BTreeMap;
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use admission::InstanceAddress;
+use admission::config::{SourceFile, VariableInputs};
+use anyhow::{Context, bail, ensure};
+use engine::{Action, ApplyConfig, Plan, PlanRequest, RetryPolicy};
+use fixtures::{SimCloud, SimConfig};
+use serde_json::json;
+use staterecord::{CacheScope, MemoryStore, Store};
+
+use crate::estate::{self, Keying};
+use crate::plan::round3;
+use crate::report::Report;
+
+/// The knobs of the apply benchmark.
+#[derive(Debug, Clone, Copy)]
+pub struct ApplyOptions {
+    /// Instances in the estate.
+    pub n: usize,
+    /// Latency injected into every API call.
+    pub latency: Duration,
+    /// Provider operations in flight at once.
+    pub parallelism: NonZeroUsize,
+    /// How the blocks declare their instances.
+    pub keying: Keying,
+}
+
+/// The longest chain of creates in `plan`, each depending on the one before (1 for independent creates).
+pub fn critical_path(plan: &Plan) -> usize {
+    let deps: BTreeMap<&InstanceAddress, &[InstanceAddress]> = plan
+        .changes
+        .iter()
+        .filter(|c| c.action == Action::Create)
+        .map(|c| (&c.address, c.depends_on.as_slice()))
+        .collect();
+    // Changes come sorted by address, not by dependency: memoize depths over the dependency relation
+    // (acyclic, or the plan would have failed).
+    let mut depth: BTreeMap<&InstanceAddress, usize> = BTreeMap::new();
+    fn visit<'a>(
+        a: &'a InstanceAddress,
+        deps: &BTreeMap<&'a InstanceAddress, &'a [InstanceAddress]>,
+        depth: &mut BTreeMap<&'a InstanceAddress, usize>,
+    ) -> usize {
+        if let Some(d) = depth.get(a) {
+            return *d;
+        }
+        let below = deps
+            .get(a)
+            .map(|ds| {
+                ds.iter()
+                    .filter(|d| deps.contains_key(d))
+                    .map(|d| visit(d, deps, depth))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .unwrap_or(0);
+        depth.insert(a, below + 1);
+        below + 1
+    }
+    deps.keys()
+        .map(|a| visit(a, &deps, &mut depth))
+        .max()
+        .unwrap_or(0)
+}
+
+/// `apply-create`.
+pub async fn apply_create(options: ApplyOptions) -> anyhow::Result<Report> {
+    let mix = estate::greenfield_mix(options.n);
+    ensure!(
+        mix.total() == options.n,
+        "the estate has {} instances, not {}",
+        mix.total(),
+        options.n
+    );
+    let configuration = estate::configuration(&mix, options.keying);
+    let cloud = Arc::new(SimCloud::new(SimConfig {
+        latency: options.latency,
+        ..SimConfig::default()
+    }));
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let files = [SourceFile::new("main.tf", configuration.as_str())];
+    let inputs = VariableInputs::default();
+    let request = PlanRequest {
+        retry: RetryPolicy::immediate(4),
+        ..PlanRequest::new(&files, &inputs)
+    };
+    let plan = engine::plan(
+        &request,
+        cloud.as_ref(),
+        Arc::clone(&store),
+        &CacheScope::new(),
+    )
+    .await
+    .context("planning the greenfield estate")?;
+    let creates = plan.summary().add;
+    ensure!(
+        creates == options.n,
+        "the greenfield plan creates {creates} instances, not {}",
+        options.n
+    );
+    let path = critical_path(&plan);
+    let reviewed = plan.review().context("the generated estate has errors")?;
+    cloud.reset_api_calls();
+    let started = Instant::now();
+    let outcome = engine::apply(
+        &reviewed,
+        Arc::clone(&cloud) as Arc<dyn admission::Provider>,
+        Arc::clone(&store),
+        ApplyConfig {
+            parallelism: options.parallelism,
+            retry: RetryPolicy::immediate(4),
+            ..ApplyConfig::default()
+        },
+    )
+    .await
+    .context("applying the greenfield estate")?;
+    let wall = started.elapsed();
+    if !outcome.succeeded() {
+        let first = outcome
+            .diagnostics
+            .first()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        bail!("the apply failed: {first}");
+    }
+    let calls = cloud.api_calls();
+    let total_calls: u64 = calls.values().sum();
+    let live = cloud
+        .snapshot()
+        .await
+        .context("reading the live snapshot")?;
+    let latency_ms = options.latency.as_secs_f64() * 1000.0;
+    let p = options.parallelism.get() as f64;
+    let bound = (path as f64 * latency_ms).max(options.n as f64 * latency_ms / p);
+    let wall_ms = wall.as_secs_f64() * 1000.0;
+    let mut report = Report::new("apply-create");
+    report.input("n", json!(options.n));
+    report.input("latency_ms", json!(options.latency.as_millis() as u64));
+    report.input("parallelism", json!(options.parallelism.get()));
+    report.input("keying", json!(keying_name(options.keying)));
+    report.metric("wall_ms", json!(round3(wall_ms)));
+    report.metric("bound_ms", json!(round3(bound)));
+    report.metric(
+        "wall_over_bound",
+        json!((bound > 0.0).then(|| round3(wall_ms / bound))),
+    );
+    report.metric("max_in_flight", json!(cloud.max_in_flight()));
+    report.note("critical path (creates)", path.to_string());
+    report.note(
+        "API calls during the apply",
+        format!("{total_calls} {calls:?}"),
+    );
+    report.note(
+        "live objects after the apply",
+        live.resources.len().to_string(),
+    );
+    if live.resources.len() != options.n {
+        report.warn(format!(
+            "the apply left {} live objects, not {}",
+            live.resources.len(),
+            options.n
+        ));
+    }
+    Ok(report)
+}
+
+/// The `--keying` value of `keying`.
+pub fn keying_name(keying: Keying) -> &'static str {
+    match keying {
+        Keying::Count => "count",
+        Keying::ForEach => "for-each",
+    }
+}

@@ -1,0 +1,315 @@
+//! The plan benchmarks: `plan-converged` (the spec's mix of admission paths) and `plan-buckets` (bare
+//! client-named buckets), each over a converged estate in the in-memory simulated cloud.
+//!
+//! The estate is converged the way a user converges one: the generated configuration is planned and
+//! applied once on a cloud with no latency. Its live snapshot is then loaded into a fresh cloud with the
+//! injected latency, and the records into a counting view of the same store, and one plan is measured
+//! against them. Nothing here bends the engine: it is called exactly as the CLI calls it.
+
+use std::collections::BTreeMap;
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use admission::config::{SourceFile, VariableInputs};
+use anyhow::{Context, bail, ensure};
+use engine::{ApplyConfig, Plan, PlanRequest, RetryPolicy};
+use fixtures::{SimCloud, SimConfig, Snapshot};
+use serde_json::json;
+use staterecord::{CacheScope, CountingStore, MemoryStore, Store};
+
+use crate::estate::{self, Keying, Mix};
+use crate::probe;
+use crate::report::Report;
+
+/// The knobs of a plan benchmark.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanOptions {
+    /// Instances in the estate.
+    pub n: usize,
+    /// Latency injected into every API call.
+    pub latency: Duration,
+    /// Reads in flight during discovery.
+    pub read_concurrency: usize,
+    /// How the blocks declare their instances.
+    pub keying: Keying,
+}
+
+/// A converged estate: the live objects and the store holding its records.
+pub struct Converged {
+    /// The live objects after the converging apply.
+    pub snapshot: Snapshot,
+    /// The records the converging apply wrote.
+    pub store: Arc<dyn Store>,
+}
+
+fn plan_request<'a>(
+    files: &'a [SourceFile],
+    inputs: &'a VariableInputs,
+    read_concurrency: usize,
+) -> PlanRequest<'a> {
+    PlanRequest {
+        retry: RetryPolicy::immediate(4),
+        read_concurrency,
+        ..PlanRequest::new(files, inputs)
+    }
+}
+
+/// Plans and applies `configuration` on an empty cloud with no latency, one operation at a time.
+///
+/// One at a time because concurrent creates of one `count` block race on the block's slot record (see
+/// BENCHMARKS.md, missed targets); the estate this makes is the same either way.
+pub async fn converge(configuration: &str) -> anyhow::Result<Converged> {
+    let cloud = Arc::new(SimCloud::new(SimConfig::default()));
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let files = [SourceFile::new("main.tf", configuration)];
+    let inputs = VariableInputs::default();
+    let request = plan_request(&files, &inputs, 16);
+    let plan = engine::plan(
+        &request,
+        cloud.as_ref(),
+        Arc::clone(&store),
+        &CacheScope::new(),
+    )
+    .await
+    .context("planning the estate to converge")?;
+    let reviewed = plan.review().context("the generated estate has errors")?;
+    let outcome = engine::apply(
+        &reviewed,
+        Arc::clone(&cloud) as Arc<dyn admission::Provider>,
+        Arc::clone(&store),
+        ApplyConfig {
+            parallelism: NonZeroUsize::MIN,
+            retry: RetryPolicy::immediate(4),
+            ..ApplyConfig::default()
+        },
+    )
+    .await
+    .context("applying the estate to converge")?;
+    if !outcome.succeeded() {
+        let first = outcome
+            .diagnostics
+            .first()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        bail!("the converging apply failed: {first}");
+    }
+    let snapshot = cloud
+        .snapshot()
+        .await
+        .context("reading the live snapshot")?;
+    Ok(Converged { snapshot, store })
+}
+
+/// One measured plan.
+pub struct MeasuredPlan {
+    /// The plan.
+    pub plan: Plan,
+    /// API calls per operation, counted by the cloud.
+    pub calls: BTreeMap<String, u64>,
+    /// Trips to the record store, counted below the plan's cache.
+    pub store_trips: usize,
+    /// Wall time of the plan.
+    pub wall: Duration,
+    /// CPU time of the process during the plan.
+    pub cpu: Duration,
+    /// Peak resident set size during the plan (the whole run's when the peak could not be reset).
+    pub peak_rss: u64,
+    /// Whether the peak was reset before the plan.
+    pub peak_reset: bool,
+}
+
+/// Plans `configuration` against `converged` in a cloud with `options.latency`, measuring the plan only.
+pub async fn measure_plan(
+    configuration: &str,
+    converged: &Converged,
+    options: PlanOptions,
+) -> anyhow::Result<MeasuredPlan> {
+    let cloud = SimCloud::from_snapshot(
+        &converged.snapshot,
+        SimConfig {
+            latency: options.latency,
+            ..SimConfig::default()
+        },
+    )
+    .context("loading the converged snapshot")?;
+    let counting = Arc::new(CountingStore::new(Arc::clone(&converged.store), None));
+    let files = [SourceFile::new("main.tf", configuration)];
+    let inputs = VariableInputs::default();
+    let request = plan_request(&files, &inputs, options.read_concurrency);
+    let scope = CacheScope::new();
+    let peak_reset = probe::reset_peak_rss();
+    let cpu_before = probe::cpu_time()?;
+    let started = Instant::now();
+    let plan = engine::plan(
+        &request,
+        &cloud,
+        Arc::clone(&counting) as Arc<dyn Store>,
+        &scope,
+    )
+    .await
+    .context("planning the converged estate")?;
+    let wall = started.elapsed();
+    let cpu = probe::cpu_time()?.saturating_sub(cpu_before);
+    let peak_rss = probe::peak_rss_bytes()?;
+    Ok(MeasuredPlan {
+        plan,
+        calls: cloud.api_calls(),
+        store_trips: counting.total(),
+        wall,
+        cpu,
+        peak_rss,
+        peak_reset,
+    })
+}
+
+/// The page size of each listing operation, and which live objects it pages through.
+fn listing(operation: &str) -> Option<(usize, Pages)> {
+    Some(match operation {
+        "tagging:GetResources" => (100, Pages::EstateTagged),
+        "ec2:DescribeVpcs" => (1000, Pages::Type("aws_vpc")),
+        "ec2:DescribeSubnets" => (1000, Pages::Type("aws_subnet")),
+        "ec2:DescribeSecurityGroups" => (1000, Pages::Type("aws_security_group")),
+        "ec2:DescribeInternetGateways" => (1000, Pages::Type("aws_internet_gateway")),
+        "ec2:DescribeRouteTables" => (1000, Pages::Type("aws_route_table")),
+        "ec2:DescribeAddresses" => (1000, Pages::Type("aws_eip")),
+        "s3:ListBuckets" => (1000, Pages::Type("aws_s3_bucket")),
+        "iam:ListRoles" => (1000, Pages::Type("aws_iam_role")),
+        "iam:ListUsers" => (1000, Pages::Type("aws_iam_user")),
+        "logs:DescribeLogGroups" => (50, Pages::Type("aws_cloudwatch_log_group")),
+        _ => return None,
+    })
+}
+
+enum Pages {
+    /// Every object of the estate the tagging index covers (all taggable types but IAM roles and users).
+    EstateTagged,
+    /// Every object of one type.
+    Type(&'static str),
+}
+
+/// Types the tagging API covers.
+const TAGGING_TYPES: &[&str] = &[
+    "aws_s3_bucket",
+    "aws_cloudwatch_log_group",
+    "aws_vpc",
+    "aws_subnet",
+    "aws_security_group",
+    "aws_internet_gateway",
+    "aws_route_table",
+    "aws_eip",
+];
+
+/// The pages a listing of `operation` takes over `snapshot` (at least one).
+pub fn pages(operation: &str, snapshot: &Snapshot) -> Option<u64> {
+    let (size, what) = listing(operation)?;
+    let objects = snapshot
+        .resources
+        .iter()
+        .filter(|r| match what {
+            Pages::EstateTagged => {
+                TAGGING_TYPES.contains(&r.type_name.as_str())
+                    && r.tags.get("tofu-estate").map(String::as_str) == Some(estate::ESTATE)
+            }
+            Pages::Type(t) => r.type_name == t,
+        })
+        .count();
+    Some(objects.div_ceil(size).max(1) as u64)
+}
+
+/// The longest chain of calls each needing the answer of the one before: every listing is one chain of
+/// pages (each page needs the previous page's token), and every other call of a converged plan has its
+/// inputs from the configuration (static identities), so it is a chain of one.
+pub fn depth(calls: &BTreeMap<String, u64>, snapshot: &Snapshot) -> u64 {
+    calls
+        .iter()
+        .filter(|(_, n)| **n > 0)
+        .map(|(op, _)| pages(op, snapshot).unwrap_or(1))
+        .max()
+        .unwrap_or(0)
+}
+
+/// `L × max(depth, ceil(api_calls / read_concurrency))`, in milliseconds.
+pub fn bound_ms(latency: Duration, depth: u64, api_calls: u64, read_concurrency: usize) -> f64 {
+    let rounds = depth.max(api_calls.div_ceil(read_concurrency.max(1) as u64));
+    latency.as_secs_f64() * 1000.0 * rounds as f64
+}
+
+fn ratio(wall_ms: f64, bound_ms: f64) -> Option<f64> {
+    (bound_ms > 0.0).then(|| round3(wall_ms / bound_ms))
+}
+
+/// Rounds to three decimals, for reports.
+pub fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// Converges the estate of `mix`, measures one plan of it, and reports it under `scenario`.
+async fn run(scenario: &'static str, mix: &Mix, options: PlanOptions) -> anyhow::Result<Report> {
+    ensure!(
+        mix.total() == options.n,
+        "the estate has {} instances, not {}",
+        mix.total(),
+        options.n
+    );
+    let configuration = estate::configuration(mix, options.keying);
+    let converged = converge(&configuration).await?;
+    let measured = measure_plan(&configuration, &converged, options).await?;
+    let api_calls: u64 = measured.calls.values().sum();
+    let depth = depth(&measured.calls, &converged.snapshot);
+    let wall_ms = measured.wall.as_secs_f64() * 1000.0;
+    let bound = bound_ms(options.latency, depth, api_calls, options.read_concurrency);
+    let mut report = Report::new(scenario);
+    report.input("n", json!(options.n));
+    report.input("latency_ms", json!(options.latency.as_millis() as u64));
+    report.metric("api_calls", json!(api_calls));
+    report.metric("api_calls_by_operation", json!(measured.calls));
+    report.metric("store_trips", json!(measured.store_trips));
+    report.metric("wall_ms", json!(round3(wall_ms)));
+    report.metric("cpu_ms", json!(measured.cpu.as_millis() as u64));
+    report.metric(
+        "peak_rss_mb",
+        json!(round3(probe::mebibytes(measured.peak_rss))),
+    );
+    report.metric("bound_ms", json!(round3(bound)));
+    report.metric("wall_over_bound", json!(ratio(wall_ms, bound)));
+    report.note("depth (longest chain of calls)", depth.to_string());
+    report.note("plan summary", measured.plan.summary().to_string());
+    report.note(
+        "engine's own cost",
+        format!(
+            "{} API calls, {} store trips",
+            measured.plan.cost.api_calls, measured.plan.cost.store_trips
+        ),
+    );
+    if !measured.peak_reset {
+        report.note(
+            "peak_rss_mb",
+            "the kernel refused to reset the peak: it includes the converging apply".to_owned(),
+        );
+    }
+    if !measured.plan.summary().is_empty() || !measured.plan.applicable() {
+        report.warn(format!(
+            "the estate did not converge: {} ({} diagnostics)",
+            measured.plan.summary(),
+            measured.plan.diagnostics.len()
+        ));
+    }
+    Ok(report)
+}
+
+/// `plan-converged`: the spec's mix of admission paths, converged, planned once.
+pub async fn plan_converged(options: PlanOptions) -> anyhow::Result<Report> {
+    run("plan-converged", &estate::converged_mix(options.n), options).await
+}
+
+/// `plan-buckets`: `n` bare client-named buckets, converged, planned once.
+pub async fn plan_buckets(options: PlanOptions) -> anyhow::Result<Report> {
+    let mut report = run("plan-buckets", &estate::buckets_mix(options.n), options).await?;
+    let calls = report.metric_u64("api_calls").unwrap_or(0);
+    report.metric(
+        "calls_per_instance",
+        json!(round3(calls as f64 / options.n.max(1) as f64)),
+    );
+    Ok(report)
+}
