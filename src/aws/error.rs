@@ -46,11 +46,13 @@ fn kind_of(
     message: &str,
 ) -> ProviderErrorKind {
     use ProviderErrorKind as K;
-    match code.unwrap_or_default() {
+    let code = code.unwrap_or_default();
+    // Every service spells throttling its own way (`Throttling`, `ThrottlingException`, ...).
+    if code.starts_with("Throttl") {
+        return K::Throttled;
+    }
+    match code {
         "SlowDown"
-        | "Throttling"
-        | "ThrottlingException"
-        | "ThrottledException"
         | "TooManyRequestsException"
         | "RequestLimitExceeded"
         | "RequestThrottled"

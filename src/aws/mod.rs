@@ -25,7 +25,7 @@
 //! | create a bucket | `s3:HeadBucket` in `us-east-1` only, `s3:CreateBucket`, and `s3:PutBucketTagging` when tags are set after the create |
 //! | tags-only update of a bucket | `s3:GetBucketTagging`, then `s3:PutBucketTagging` (or `s3:DeleteBucketTagging` when no tag is left) |
 //! | delete a bucket | `s3:DeleteBucket` |
-//! | read, list under a bucket | `s3:GetBucketVersioning` |
+//! | read a versioning configuration (or list it under its bucket) | `s3:GetBucketVersioning` |
 //! | create, update, delete a versioning configuration | `s3:PutBucketVersioning` |
 //!
 //! Creates and tags. S3 takes a new bucket's tags in the `CreateBucket` call itself
@@ -37,6 +37,10 @@
 //! that clean-up fails too (the error says so). In `us-east-1`, S3 answers a `CreateBucket` of a bucket the
 //! account already owns with success, so the provider first looks with `HeadBucket` and refuses a taken name
 //! as already existing; a bucket created by someone else between the two calls would still be taken over.
+//!
+//! Reads. Bucket names are global, so `ListBuckets` lists the account's buckets of every region, each with
+//! its own region; a per-bucket call on a bucket of another region fails with an error naming that region
+//! rather than following the redirect. A bucket of another account reads as access denied, never as absent.
 //!
 //! Versioning. S3 has no way back to "never versioned": deleting an `aws_s3_bucket_versioning` suspends
 //! versioning, after which the configuration reads as `Suspended`. A read finds a configuration when the

@@ -370,7 +370,9 @@ async fn aws_errors_tagging_pages_map_bucket_arns_and_skip_the_rest() {
         200,
         r#"{"PaginationToken":"","ResourceTagMappingList":[
             {"ResourceARN":"arn:aws:s3:::acme-logs","Tags":[{"Key":"tofu-estate","Value":"acme"}]},
-            {"ResourceARN":"arn:aws:s3:eu-west-1:123456789012:accesspoint/ap","Tags":[{"Key":"tofu-estate","Value":"acme"}]}
+            {"ResourceARN":"arn:aws:s3:eu-west-1:123456789012:accesspoint/ap","Tags":[{"Key":"tofu-estate","Value":"acme"}]},
+            {"ResourceARN":"arn:aws-cn:s3:::acme-china","Tags":[{"Key":"tofu-estate","Value":"acme"}]},
+            {"ResourceARN":"arn:aws:ec2:eu-west-1:123456789012:vpc/vpc-1","Tags":[{"Key":"tofu-estate","Value":"acme"}]}
         ]}"#,
     )])
     .await;
@@ -385,9 +387,18 @@ async fn aws_errors_tagging_pages_map_bucket_arns_and_skip_the_rest() {
         .await
         .unwrap();
     assert_eq!(page.next_page_token, None, "AWS ends with an empty token");
-    assert_eq!(page.resources.len(), 1);
-    assert_eq!(page.resources[0].type_name, "aws_s3_bucket");
-    assert_eq!(page.resources[0].id, "acme-logs");
+    let found: Vec<(&str, &str)> = page
+        .resources
+        .iter()
+        .map(|r| (r.type_name.as_str(), r.id.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("aws_s3_bucket", "acme-logs"),
+            ("aws_s3_bucket", "acme-china")
+        ]
+    );
     let received = fake.received();
     assert_eq!(
         received[0].header("x-amz-target"),
