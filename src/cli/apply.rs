@@ -24,26 +24,49 @@ use super::{Common, Exit};
 /// How often a running operation says it is still running.
 const PROGRESS_INTERVAL: Duration = Duration::from_secs(10);
 
-/// Resolves when the process receives SIGINT or SIGTERM.
-async fn interrupted() {
+/// SIGINT and SIGTERM, listened to from the moment this is made (so a signal that arrives while apply
+/// starts is not lost to the default handler, which would kill the process mid-operation).
+struct Interrupts {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
+    streams: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>,
+}
+
+impl Interrupts {
+    fn listen() -> Interrupts {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            let streams = signal(SignalKind::interrupt())
+                .and_then(|int| signal(SignalKind::terminate()).map(|term| (int, term)))
+                .ok();
+            Interrupts { streams }
+        }
+        #[cfg(not(unix))]
+        {
+            Interrupts {}
         }
     }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
+
+    /// Resolves at the next SIGINT or SIGTERM.
+    async fn next(&mut self) {
+        #[cfg(unix)]
+        {
+            match &mut self.streams {
+                Some((int, term)) => {
+                    tokio::select! {
+                        _ = int.recv() => {}
+                        _ = term.recv() => {}
+                    }
+                }
+                None => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 
@@ -140,9 +163,10 @@ pub async fn run(common: &Common, term: &Terminal, auto_approve: bool) -> anyhow
         events: Some(view.sink()),
         progress_interval: PROGRESS_INTERVAL,
     };
+    let mut interrupts = Interrupts::listen();
     let applying = engine::apply(&reviewed, live.provider, store, config);
     tokio::pin!(applying);
-    let signal = interrupted();
+    let signal = interrupts.next();
     tokio::pin!(signal);
     let mut interrupted_once = false;
     let result = loop {

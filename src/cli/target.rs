@@ -222,12 +222,22 @@ pub async fn open_live(common: &Common, inputs: &Inputs) -> Result<Live, Diagnos
 }
 
 #[cfg(feature = "aws")]
-async fn open_aws(_region: Option<String>) -> Result<Live, Diagnostic> {
-    Err(Diagnostic::new(
-        Code::UnsupportedType,
-        "the aws provider is not part of this build of liveplan",
-        "remove the provider \"aws\" block to use the embedded simulated cloud",
-    ))
+async fn open_aws(region: Option<String>) -> Result<Live, Diagnostic> {
+    use liveplan::aws::{AwsProvider, AwsProviderConfig};
+    let config = AwsProviderConfig {
+        region,
+        ..AwsProviderConfig::default()
+    };
+    match AwsProvider::from_env(&config).await {
+        Ok(provider) => Ok(Live {
+            provider: Arc::new(provider),
+        }),
+        Err(e) => Err(Diagnostic::new(
+            Code::DiscoveryIncomplete,
+            "the aws provider cannot be configured",
+            format!("{e}; set the provider's region or the standard AWS SDK environment"),
+        )),
+    }
 }
 
 #[cfg(not(feature = "aws"))]

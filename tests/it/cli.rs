@@ -500,3 +500,76 @@ fn cli_records_lists_the_estate_records() {
     assert!(text.stdout.starts_with("KEY "));
     assert_eq!(text.stdout.lines().count(), records.len() + 1);
 }
+
+#[test]
+fn cli_apply_interrupted_finishes_in_flight_and_starts_nothing_new() {
+    use std::io::{BufRead, BufReader, Read};
+    let dir = Dir::quickstart();
+    // Four throttles keep the VPC's create in flight (retrying with backoff) long enough to interrupt it.
+    dir.write(
+        ".liveplan/cloud.json",
+        r#"{ "resources": [],
+             "faults": [ { "operation": "ec2:CreateVpc", "kind": "throttle", "times": 4 } ] }"#,
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_liveplan"))
+        .args(["apply", "--auto-approve", "-C"])
+        .arg(dir.path())
+        .env_remove("RUST_LOG")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        assert!(
+            stdout.read_line(&mut line).unwrap() > 0,
+            "apply ended before the VPC create started:\n{seen}"
+        );
+        seen.push_str(&line);
+        if line == "aws_vpc.main: Creating...\n" {
+            break;
+        }
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    stdout.read_to_string(&mut seen).unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let code = child.wait().unwrap().code();
+    assert_eq!(code, Some(1), "stdout:\n{seen}\nstderr:\n{stderr}");
+    assert!(seen.contains("[cancelled]"), "{seen}");
+    assert!(
+        seen.contains("aws_vpc.main: Creation complete after"),
+        "the operation in flight finished:\n{seen}"
+    );
+    let after_interrupt = seen.split("Interrupt received").nth(1).unwrap_or("");
+    assert!(
+        !after_interrupt.contains("Creating..."),
+        "an operation started after the interrupt:\n{seen}"
+    );
+    assert!(
+        !seen.contains("aws_subnet.public[0]: Creating..."),
+        "{seen}"
+    );
+
+    // The next apply finishes the job without a second VPC, and the plan after it is empty.
+    dir.run(&["apply", "--auto-approve"]).expect_code(0);
+    dir.run(&["plan", "--detailed-exitcode"]).expect_code(0);
+    let vpcs: Vec<String> = dir
+        .live_objects()
+        .into_iter()
+        .filter(|o| o.starts_with("aws_vpc "))
+        .collect();
+    assert_eq!(vpcs, ["aws_vpc vpc-00000001"]);
+}

@@ -10,6 +10,8 @@ mod aws_fake;
 mod aws_provider;
 mod bench_scenarios;
 mod cli;
+#[cfg(feature = "aws")]
+mod cli_aws;
 mod cli_ownership;
 mod cli_terminal;
 mod embed_example;

@@ -1,0 +1,130 @@
+//! The `liveplan` binary against the local AWS emulator (started by scripts/test, which sets the standard
+//! AWS SDK variables): `provider "aws"` selects the real provider and `record_store "s3"` the S3 store.
+//! Without the emulator these tests fail and say to use scripts/test; they never skip.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use staterecord::testkit::emulator::S3Emulator;
+
+use crate::cli::{Dir, actions};
+
+/// The emulator and a name no other test or process uses.
+fn emulator_and_name(hint: &str) -> (S3Emulator, String) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let emulator = runtime
+        .block_on(S3Emulator::from_env())
+        .expect("the AWS emulator is required: run the tests through scripts/test");
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    (
+        emulator,
+        format!("lp-{hint}-{}-{nanos:08x}", std::process::id()),
+    )
+}
+
+#[test]
+fn cli_aws_provider_applies_a_bucket_and_converges() {
+    let (_emulator, name) = emulator_and_name("cli");
+    let dir = Dir::with_config(&format!(
+        r#"
+live {{
+  estate = "{name}"
+}}
+
+provider "aws" {{}}
+
+resource "aws_s3_bucket" "data" {{
+  bucket = "{name}"
+  tags   = {{ Team = "cli" }}
+}}
+
+resource "aws_s3_bucket_versioning" "data" {{
+  bucket = aws_s3_bucket.data.bucket
+  status = "Enabled"
+}}
+"#
+    ));
+    let plan = dir.run(&["plan", "--json"]);
+    plan.expect_code(0);
+    assert_eq!(
+        actions(&plan.json()),
+        [
+            "aws_s3_bucket.data create",
+            "aws_s3_bucket_versioning.data create"
+        ]
+    );
+    dir.run(&["apply", "--auto-approve"]).expect_code(0);
+    assert!(
+        !dir.cloud_file().exists(),
+        "the simulated cloud is not used"
+    );
+    let again = dir.run(&["plan", "--detailed-exitcode"]);
+    again.expect_code(0);
+    assert_eq!(
+        again.stdout,
+        "No changes. The live system matches the configuration.\n"
+    );
+}
+
+#[test]
+fn cli_aws_s3_record_store_keeps_the_records() {
+    let (emulator, name) = emulator_and_name("rec");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let bucket = runtime
+        .block_on(emulator.fresh_bucket("lp-records"))
+        .unwrap();
+    let dir = Dir::with_config(&format!(
+        r#"
+live {{
+  estate = "{name}"
+  record_store "s3" {{
+    bucket         = "{bucket}"
+    key_prefix     = "teams/net"
+    allow_insecure = ["versioning", "lifecycle", "public_access_block"]
+  }}
+}}
+
+resource "random_id" "suffix" {{
+  byte_length = 4
+}}
+"#
+    ));
+    dir.run(&["apply", "--auto-approve"]).expect_code(0);
+    assert!(
+        !dir.path().join(".liveplan/records").exists(),
+        "the local store is not used"
+    );
+    let records = dir.run(&["records", "--json"]);
+    records.expect_code(0);
+    let keys: Vec<String> = records.json()["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["key"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        keys.iter()
+            .any(|k| k.starts_with(&format!("teams/net/{name}/records/random_id/"))),
+        "{keys:?}"
+    );
+    dir.run(&["plan", "--detailed-exitcode"]).expect_code(0);
+
+    // Without the waiver the bare bucket fails its contract, and nothing is planned.
+    dir.write(
+        "main.tf",
+        &format!(
+            "live {{\n  estate = \"{name}\"\n  record_store \"s3\" {{\n    bucket = \"{bucket}\"\n  }}\n}}\n"
+        ),
+    );
+    let refused = dir.run(&["plan", "--json"]);
+    refused.expect_code(1);
+    assert_eq!(crate::cli::codes(&refused.json()), ["bucket-contract"]);
+}
