@@ -379,7 +379,15 @@ impl Lint<'_, '_> {
                 // An attribute of a single-instance block must exist in its type's schema.
                 let attr = path.get(2)?;
                 if target.count.is_some() || target.for_each.is_some() {
-                    return None;
+                    let how = if target.count.is_some() {
+                        "[0]"
+                    } else {
+                        "[\"key\"]"
+                    };
+                    return Some(format!(
+                        "`{type_name}.{name}` has several instances: pick one (`{type_name}.{name}{how}.{attr}`) or all \
+                         (`{type_name}.{name}[*].{attr}`)"
+                    ));
                 }
                 let schema = self.input.catalog.get(type_name)?;
                 (schema.attribute(attr).is_none())

@@ -438,3 +438,27 @@ locals {{
             unsupported-construct main.tf:7:3 aws_vpc.v[0]: `aws_vpc` has no argument `colour`"#]],
     );
 }
+
+#[test]
+fn lint_unknown_reference_to_a_repeated_block_without_an_instance_key() {
+    lint(
+        &format!(
+            r#"{LIVE}resource "aws_vpc" "v" {{
+  count      = 2
+  cidr_block = "10.0.0.0/16"
+}}
+resource "aws_subnet" "s" {{
+  for_each   = toset(["a"])
+  vpc_id     = aws_vpc.v.id
+  cidr_block = "10.0.0.0/24"
+}}
+output "subnets" {{
+  value = [aws_subnet.s.arn, aws_vpc.v[*].id, aws_vpc.v[0].id, [for s in aws_subnet.s : s.id]]
+}}
+"#
+        ),
+        expect![[r#"
+            unknown-reference main.tf:14:12: `aws_subnet.s` has several instances: pick one (`aws_subnet.s["key"].arn`) or all (`aws_subnet.s[*].arn`)
+            unknown-reference main.tf:10:16 aws_subnet.s: `aws_vpc.v` has several instances: pick one (`aws_vpc.v[0].id`) or all (`aws_vpc.v[*].id`)"#]],
+    );
+}
