@@ -30,6 +30,7 @@ use admission::schema::{BindMatch, ResourceTypeSchema};
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use staterecord::Store;
+use tracing::Instrument;
 
 use crate::declared::{Declared, DeclaredInstance, DeclaredValue, Expansion};
 use crate::error::ProjectionError;
@@ -359,6 +360,18 @@ impl<'a> Run<'a> {
         self.diags.push(d);
     }
 
+    /// The span of one attempt of one provider call: what a user filters on to follow the reads of an
+    /// estate, an operation or a type.
+    fn call_span(&self, operation: &'static str, type_name: Option<&str>) -> tracing::Span {
+        tracing::info_span!(
+            "provider_call",
+            estate = %self.estate,
+            operation,
+            type_name,
+            identity = tracing::field::Empty,
+        )
+    }
+
     #[tracing::instrument(skip_all, fields(type_name = %request.type_name), err)]
     async fn list_all(
         &self,
@@ -371,7 +384,10 @@ impl<'a> Run<'a> {
             let page = self
                 .config
                 .retry
-                .run(|| self.provider.list(request.clone()))
+                .run(|| {
+                    let span = self.call_span("list", Some(&request.type_name));
+                    self.provider.list(request.clone()).instrument(span)
+                })
                 .await?;
             listing.tags_included = page.tags_included;
             listing.objects.extend(page.objects);
@@ -395,7 +411,12 @@ impl<'a> Run<'a> {
             let page = self
                 .config
                 .retry
-                .run(|| self.provider.tagged_resources(query.clone()))
+                .run(|| {
+                    let span = self.call_span("tagged_resources", None);
+                    self.provider
+                        .tagged_resources(query.clone())
+                        .instrument(span)
+                })
                 .await?;
             all.extend(page.resources);
             match page.next_page_token {
@@ -406,6 +427,7 @@ impl<'a> Run<'a> {
     }
 
     /// The tagging sweep and every bulk listing, concurrently.
+    #[tracing::instrument(name = "discover", skip_all, fields(estate = %self.estate, path = "bulk"))]
     async fn fetch_bulk(&mut self) {
         let mut types: BTreeSet<String> = BTreeSet::new();
         for type_name in self.declared.type_names() {
@@ -507,13 +529,21 @@ impl<'a> Run<'a> {
             ReadRequest::Identity(t, identity) => {
                 self.config
                     .retry
-                    .run(|| self.provider.read(t, identity))
+                    .run(|| {
+                        let span = self.call_span("read", Some(t));
+                        span.record("identity", tracing::field::display(identity));
+                        self.provider.read(t, identity).instrument(span)
+                    })
                     .await
             }
             ReadRequest::Id(t, id) => {
                 self.config
                     .retry
-                    .run(|| self.provider.read_by_id(t, id))
+                    .run(|| {
+                        let span = self.call_span("read_by_id", Some(t));
+                        span.record("identity", id.as_str());
+                        self.provider.read_by_id(t, id).instrument(span)
+                    })
                     .await
             }
         }
@@ -610,6 +640,7 @@ impl<'a> Run<'a> {
 
     /// Path 1: the object at each declared client-named identity, from the bulk pages where they say
     /// enough, else from one read.
+    #[tracing::instrument(name = "discover", skip_all, fields(estate = %self.estate, path = "client-named"), err)]
     async fn bind_client_named(&mut self) -> Result<(), ProjectionError> {
         let mut known: Vec<(InstanceAddress, Option<LiveObject>)> = Vec::new();
         let mut to_read: Vec<(InstanceAddress, ReadRequest)> = Vec::new();
@@ -923,6 +954,7 @@ impl<'a> Run<'a> {
     }
 
     /// Path 2: declared marker-path instances against the claims of their type's listing.
+    #[tracing::instrument(name = "discover", skip_all, fields(estate = %self.estate, path = "marker"))]
     fn bind_marker_blocks(&mut self) {
         let blocks: Vec<(BlockAddress, Expansion)> = self
             .declared
@@ -1166,6 +1198,7 @@ impl<'a> Run<'a> {
 
     /// Path 3: parent-derived children, in dependency order, from their parents' inline answers where
     /// the parent's listing carries them, else one read each.
+    #[tracing::instrument(name = "discover", skip_all, fields(estate = %self.estate, path = "parent-derived"), err)]
     async fn bind_parent_derived(&mut self) -> Result<(), ProjectionError> {
         let mut pending = self.addresses_on(AdmissionPath::ParentDerived);
         while !pending.is_empty() {
@@ -1261,6 +1294,7 @@ impl<'a> Run<'a> {
 
     /// Path 4: list-and-match instances, listed under each parent and bound by content; identical
     /// siblings are one fungible set bound by cardinality.
+    #[tracing::instrument(name = "discover", skip_all, fields(estate = %self.estate, path = "list-match"), err)]
     async fn bind_list_match(&mut self) -> Result<(), ProjectionError> {
         let addresses = self.addresses_on(AdmissionPath::ListMatch);
         let mut groups: ContentGroups = BTreeMap::new();
@@ -1500,6 +1534,7 @@ impl<'a> Run<'a> {
     }
 
     /// Record-backed instances: the record is the object.
+    #[tracing::instrument(name = "discover", skip_all, fields(estate = %self.estate, path = "record"))]
     fn bind_record_backed(&mut self) {
         for address in self.addresses_on(AdmissionPath::Record) {
             match self.records.objects.get(&address) {
@@ -1538,6 +1573,7 @@ impl<'a> Run<'a> {
 
     /// Owned objects only the sweep or a record points at, confirmed by a read before they count;
     /// deposed objects not seen in any listing, checked the same way.
+    #[tracing::instrument(name = "discover", skip_all, fields(estate = %self.estate, path = "sweep"))]
     async fn confirm_owned(&mut self) {
         let mut requests: Vec<(ConfirmSource, ReadRequest)> = Vec::new();
         let listed_with_tags = |t: &str| self.listings.get(t).is_some_and(|l| l.tags_included);

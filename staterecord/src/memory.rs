@@ -50,11 +50,13 @@ impl MemoryStore {
 
 #[async_trait]
 impl Store for MemoryStore {
+    #[tracing::instrument(skip_all, fields(key = %key), err)]
     async fn get(&self, key: &str) -> Result<Option<Record>, StoreError> {
         check_key(key)?;
         Ok(self.records().get(key).cloned())
     }
 
+    #[tracing::instrument(skip_all, fields(key = %key), err)]
     async fn put_if_version(
         &self,
         key: &str,
@@ -83,6 +85,7 @@ impl Store for MemoryStore {
         Ok(version)
     }
 
+    #[tracing::instrument(skip_all, fields(key = %key), err)]
     async fn delete(&self, key: &str, expected: Option<&Version>) -> Result<(), StoreError> {
         check_key(key)?;
         let mut records = self.records();
@@ -102,6 +105,7 @@ impl Store for MemoryStore {
         }
     }
 
+    #[tracing::instrument(skip_all, fields(prefix = %prefix), err)]
     async fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
         let records = self.records();
         Ok(records
@@ -118,6 +122,7 @@ impl Store for MemoryStore {
 
 #[async_trait]
 impl BulkReader for MemoryStore {
+    #[tracing::instrument(skip_all, fields(prefix = %prefix), err)]
     async fn get_all(&self, prefix: &str) -> Result<BTreeMap<String, Record>, StoreError> {
         let records = self.records();
         Ok(records

@@ -16,3 +16,4 @@ mod cli_ownership;
 mod cli_terminal;
 mod embed_example;
 mod golden;
+mod tracing_spans;
