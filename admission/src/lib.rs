@@ -1,8 +1,14 @@
 //! The configuration model and the rules that decide what may enter stateless mode.
 //!
-//! This crate holds the model every other crate speaks: the admission paths by which a live object's identity
-//! is recovered, and (as it grows) the parsed configuration, values with unknowns, addresses, the marker
-//! grammar, the provider protocol and the lint. It does no I/O: no cloud calls, no store access, no printing.
+//! This crate holds the model every other crate speaks: values with unknowns and sensitivity marks
+//! ([`value`]), resource addresses ([`address`]), the ownership-marker grammar ([`marker`]), resource type
+//! schemas and the contract's catalog ([`schema`], [`catalog`]), the provider protocol a live system implements
+//! ([`provider`]), the parsed configuration ([`config`]), expression evaluation ([`eval`]), the admission lint
+//! ([`lint`]) and diagnostics with their stable codes ([`diag`]).
+//!
+//! It never calls a cloud, never touches a store and never prints. Its one read of the file system is
+//! [`config::read_dir`], which loads a configuration directory's `*.tf` and variable files; everything else is
+//! a pure function of its inputs (the process environment, too, is passed in by the caller).
 
 pub mod address;
 pub mod catalog;
