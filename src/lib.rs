@@ -80,13 +80,18 @@
 //!
 //! | span | target | fields |
 //! |---|---|---|
-//! | `project` (discovery of one plan) | `projection::discover` | `estate` |
-//! | `discover` (one admission path) | `projection::discover` | `estate`, `path` |
-//! | `provider_call` (each attempt of a call to the [`Provider`] during a plan) | `projection::discover` | `estate`, `operation` (`list`, `read`, `read_by_id`, `tagged_resources`), `type_name` |
-//! | `call` (each simulated API call) | `fixtures::cloud` | `operation` (`ec2:DescribeVpcs`) |
+//! | `plan` | `engine::planner` | (none yet) |
+//! | `project` (the reads of one plan) | `projection::discover` | `estate` |
+//! | `discover` (one stage of discovery) | `projection::discover` | `estate`, `path` (`bulk`, `client-named`, `marker`, `parent-derived`, `list-match`, `record`, `sweep`) |
+//! | `provider_call` (each attempt of each [`Provider`] call of a plan) | `projection::discover` | `estate`, `operation` (`list`, `read`, `read_by_id`, `tagged_resources`), `type_name`, `identity` |
+//! | `call` (each API call of the simulated cloud) | `fixtures::cloud` | `operation` (`ec2:DescribeVpcs`) |
 //! | `apply` | `engine::apply` | `estate` |
-//! | `graph_op` (each operation of the execution graph) | `execgraph::exec` | `op`, `address` |
+//! | `graph_op` (each operation of the execution graph, level debug) | `execgraph::exec` | `op`, `address` |
 //! | store operations (`get`, `put_if_version`, `delete`, `list`, `get_all`) | `staterecord::memory`, `staterecord::local`, `staterecord::s3::store` | `key` or `prefix` |
+//!
+//! The `project`, `discover` and `provider_call` spans of a plan, the `apply` span and the store
+//! operations are at level info; a subscriber that keeps the spans whose `estate` is yours follows every
+//! read and write made for one estate.
 //!
 //! # The crates
 //!

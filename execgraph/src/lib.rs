@@ -67,6 +67,16 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! Lifecycle rules: a [`Graph`] never changes once finished, so it can be rendered, marshalled and
+//! compiled any number of times. [`CompiledGraph::execute`] runs in the caller's task and spawns none:
+//! dropping its future stops the graph without aborting a call in flight elsewhere, and cancelling the
+//! token in [`ExecuteConfig`] lets the calls in flight finish while starting no new one. An operation whose
+//! operand failed is skipped, and the failure is reported once, by the operation that failed.
+//!
+//! Each operation runs inside a `graph_op` span (level debug) carrying `op` (the opcode's name, such as
+//! `ManagedApply`) and `address` (the resource instance, when the operation has one), so a subscriber can
+//! attribute every provider call and store write of an apply to the operation that made it.
 
 mod builder;
 mod diag;

@@ -36,6 +36,18 @@
 //! # }).unwrap();
 //! ```
 //!
+//! An embedder with a front end of its own can skip HCL entirely: build the [`Declared`] model by hand,
+//! as above, and [`project()`] answers what the live system holds for it. A projection is a value of one
+//! plan: build a new one for the next plan rather than keeping it, since the live system moves on.
+//!
+//! Tracing: [`project()`] runs in a `project` span carrying `estate`; each stage of discovery in a
+//! `discover` span carrying `estate` and `path` (`bulk` for the listings and the tagging sweep,
+//! `client-named`, `marker`, `parent-derived`, `list-match`, `record`, and `sweep` for the reads that
+//! confirm owned objects before they are planned for deletion); and each attempt of each provider call
+//! in a `provider_call` span carrying `estate`, `operation` (`list`, `read`, `read_by_id`,
+//! `tagged_resources`), `type_name` and, for reads, `identity`. A provider's own spans (the simulated
+//! cloud's `call{operation=ec2:DescribeVpcs}`) nest inside them.
+//!
 //! It never writes: not to the cloud, not to the store, and nothing it builds is persisted. It never
 //! binds a foreign, malformed, colliding or other estate's object as owned, and never prints.
 

@@ -24,6 +24,17 @@
 //! # }).unwrap();
 //! ```
 //!
+//! Choosing a backend: a test or a short-lived tool takes [`MemoryStore`]; one machine takes
+//! [`LocalStore::open`] on a directory (records outlive the process, and concurrent processes on that
+//! machine still settle every write by compare-and-swap); a team takes `S3Store`, whose conditional
+//! writes hold across machines. All three pass the same conformance suite (the `testkit` module, behind
+//! the cargo feature of that name), so code written against `Arc<dyn Store>` behaves the same on each. A
+//! plan wraps its store in a [`RunCache`] so that all of an estate's records are read in one trip.
+//!
+//! Every backend operation runs in a span named after it (`get`, `put_if_version`, `delete`, `list`,
+//! `get_all`) carrying the `key` or `prefix` (and, on S3, the `bucket`); a failed operation records its
+//! error on the span.
+//!
 //! This crate knows nothing of estates, addresses or resources: keys and payloads are opaque. It never
 //! writes unconditionally: every write names the version it expects to replace. It never prints and never
 //! installs a tracing subscriber.
