@@ -14,6 +14,7 @@ mod cli;
 mod cli_aws;
 mod cli_ownership;
 mod cli_terminal;
+mod embed_configuration;
 mod embed_example;
 mod golden;
 mod tracing_spans;
