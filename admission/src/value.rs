@@ -337,7 +337,10 @@ impl fmt::Display for Type {
 /// The derived equality is structural and sees marks: `Sensitive("a") != "a"`, and `Unknown` equals only an
 /// unknown of the same type. For the language's `==` use [`Value::equals`]; to decide whether a desired value
 /// differs from a live one use [`Value::same_as`].
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// `Debug` prints the structure as a derived implementation would, except inside a sensitive value: that
+/// prints as `Sensitive(..)`, so a `{:?}` of a plan, a record or an error never shows a secret.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Value {
     /// `null`: the absence of a value.
     Null,
@@ -357,6 +360,23 @@ pub enum Value {
     Unknown(Type),
     /// A value marked sensitive: kept and compared as usual, never shown.
     Sensitive(Box<Value>),
+}
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("Null"),
+            Value::Bool(b) => f.debug_tuple("Bool").field(b).finish(),
+            Value::Number(n) => f.debug_tuple("Number").field(n).finish(),
+            Value::String(s) => f.debug_tuple("String").field(s).finish(),
+            Value::List(items) => f.debug_tuple("List").field(items).finish(),
+            Value::Set(items) => f.debug_tuple("Set").field(items).finish(),
+            Value::Map(map) => f.debug_tuple("Map").field(map).finish(),
+            Value::Unknown(t) => f.debug_tuple("Unknown").field(t).finish(),
+            // The content is a secret: its shape is not shown either.
+            Value::Sensitive(_) => f.write_str("Sensitive(..)"),
+        }
+    }
 }
 
 /// One step into a value: a map key or a list index.
