@@ -249,6 +249,7 @@ pub async fn apply(
         retry: config.retry,
         events: config.events.clone(),
         progress_interval: config.progress_interval,
+        read_modify_write: tokio::sync::Mutex::new(()),
         results: Mutex::new(BTreeMap::new()),
     });
     let compiled = graph
@@ -322,6 +323,8 @@ struct Executor {
     retry: RetryPolicy,
     events: Option<EventSink>,
     progress_interval: Duration,
+    /// Serializes read-modify-write sites on records shared between operations (slots, deposed sets).
+    read_modify_write: tokio::sync::Mutex<()>,
     /// Each instance's object after its apply.
     results: Mutex<BTreeMap<InstanceAddress, Option<LiveObject>>>,
 }
@@ -472,54 +475,41 @@ impl Executor {
 
     /// The value of a referenced block for the evaluator: from the graph for instances being applied,
     /// from the plan otherwise. `None` when an upstream failed (the evaluation stops silently).
-    async fn block_value(&self, block: &str, values: &ValueSource<EngineFamily>) -> Option<Value> {
+    async fn block_value(
+        &self,
+        block: &str,
+        keys: Option<&BTreeSet<InstanceKey>>,
+        values: &ValueSource<EngineFamily>,
+    ) -> Option<Value> {
         let res = self
             .ctx
             .config
             .resources
             .iter()
             .find(|r| r.address() == block)?;
-        let instances: Vec<InstanceAddress> = self
-            .ctx
-            .declared
-            .keys()
-            .filter(|a| a.block().to_string() == block)
-            .cloned()
-            .collect();
-        let mut items = Vec::new();
+        let instances: &[InstanceAddress] =
+            self.ctx.blocks.get(block).map(Vec::as_slice).unwrap_or(&[]);
+        let mut got = BTreeMap::new();
         for a in instances {
-            let v = if self.in_graph.contains(&a) {
-                let gv = values.resource_instance_value(&a).await;
+            if keys.is_some_and(|k| !k.contains(a.key())) {
+                continue;
+            }
+            let v = if self.in_graph.contains(a) {
+                let gv = values.resource_instance_value(a).await;
                 if gv.unavailable == Some(Unavailable::EvaluationError) {
                     return None;
                 }
                 gv.value
-            } else if let Some(obj) = self.ctx.priors.get(&a) {
+            } else if let Some(obj) = self.ctx.priors.get(a) {
                 graph::object_value(obj)
             } else {
                 Value::unknown()
             };
-            items.push((a.key().clone(), v));
+            got.insert(a.clone(), v);
         }
-        Some(if res.count.is_some() {
-            Value::List(items.into_iter().map(|(_, v)| v).collect())
-        } else if res.for_each.is_some() {
-            Value::Map(
-                items
-                    .into_iter()
-                    .map(|(k, v)| match k {
-                        InstanceKey::Str(s) => (s, v),
-                        other => (other.to_string(), v),
-                    })
-                    .collect(),
-            )
-        } else {
-            items
-                .into_iter()
-                .next()
-                .map(|(_, v)| v)
-                .unwrap_or(Value::unknown())
-        })
+        Some(refs::block_value(res, instances, keys, |a| {
+            got.remove(a).unwrap_or(Value::unknown())
+        }))
     }
 
     async fn create(
@@ -649,6 +639,8 @@ impl Executor {
         self.write_residue(address, schema, desired, created)
             .await?;
         if let Some(slot) = fp.change.slot {
+            // Members of one block share the record: read-modify-write one at a time.
+            let _turn = self.read_modify_write.lock().await;
             let key = self.keys.slots(address.block());
             let current = self
                 .read_record(&key)
@@ -968,6 +960,7 @@ impl Executor {
         address: &InstanceAddress,
         id: &str,
     ) -> Result<(), GraphDiagnostic> {
+        let _turn = self.read_modify_write.lock().await;
         let key = self.keys.instance(Namespace::Deposed, address);
         let current = self
             .read_record(&key)
@@ -987,6 +980,7 @@ impl Executor {
         address: &InstanceAddress,
         id: &str,
     ) -> Result<(), GraphDiagnostic> {
+        let _turn = self.read_modify_write.lock().await;
         let key = self.keys.instance(Namespace::Deposed, address);
         let current = self
             .read_record(&key)
@@ -1176,20 +1170,24 @@ impl Operations<EngineFamily> for Executor {
             )]
         })?;
         let mut resolved = BTreeMap::new();
-        for block in refs::resource_blocks(&self.ctx.config, res) {
-            match self.block_value(&block, values).await {
-                Some(v) => {
-                    resolved.insert(block, v);
-                }
-                None => return Err(Vec::new()),
-            }
-        }
         let repetition = self
             .ctx
             .declared
             .get(address)
             .cloned()
             .unwrap_or(admission::eval::Instance::Single);
+        let needed = {
+            let statics = Evaluator::new(&self.ctx.config, &self.ctx.variables);
+            refs::needed_instances(&self.ctx.config, &statics, res, &repetition)
+        };
+        for (block, keys) in needed {
+            match self.block_value(&block, keys.as_ref(), values).await {
+                Some(v) => {
+                    resolved.insert(block, v);
+                }
+                None => return Err(Vec::new()),
+            }
+        }
         let configured: Result<BTreeMap<String, Value>, GraphDiagnostic> = {
             let ev = Evaluator::with_resources(&self.ctx.config, &self.ctx.variables, &resolved);
             let mut out = BTreeMap::new();

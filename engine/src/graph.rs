@@ -177,21 +177,18 @@ struct Built {
     destroy: Option<AnyResultRef>,
 }
 
-/// Whether `before` refers to `id` (a string attribute holding it).
-fn refers_to(before: Option<&BTreeMap<String, Value>>, id: &str) -> bool {
-    fn walk(v: &Value, id: &str) -> bool {
-        match v.peel() {
-            Value::String(s) => s == id,
-            Value::List(items) => items.iter().any(|x| walk(x, id)),
-            Value::Set(items) => items.iter().any(|x| walk(x, id)),
-            Value::Map(m) => m.iter().any(|(k, x)| k != "tags" && walk(x, id)),
-            _ => false,
-        }
+/// Calls `f` with every string inside `v` (tags excluded).
+fn strings_in<'v>(v: &'v Value, f: &mut dyn FnMut(&'v str)) {
+    match v.peel() {
+        Value::String(s) => f(s),
+        Value::List(items) => items.iter().for_each(|x| strings_in(x, f)),
+        Value::Set(items) => items.iter().for_each(|x| strings_in(x, f)),
+        Value::Map(m) => m
+            .iter()
+            .filter(|(k, _)| *k != "tags")
+            .for_each(|(_, x)| strings_in(x, f)),
+        _ => {}
     }
-    before.is_some_and(|b| {
-        b.iter()
-            .any(|(k, v)| k != "id" && k != "tags" && walk(v, id))
-    })
 }
 
 /// Builds the execution graph of a plan's effective changes.
@@ -204,6 +201,17 @@ pub fn build(plan: &Plan) -> Result<EngineGraph, execgraph::GraphError> {
         .map(|(i, c)| (&c.address, i))
         .collect();
     // Edges: (i waits for j's sink) on the create side, (i's destroy waits for j) on the destroy side.
+    // Which changes' old objects refer to each id, found in one walk over every `before`.
+    let mut referrers: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (j, c) in changes.iter().enumerate() {
+        if let Some(before) = &c.before {
+            for (k, v) in before {
+                if k != "id" && k != "tags" {
+                    strings_in(v, &mut |s| referrers.entry(s).or_default().push(j));
+                }
+            }
+        }
+    }
     let mut create_deps: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); changes.len()];
     let mut destroy_deps: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); changes.len()];
     for (i, c) in changes.iter().enumerate() {
@@ -220,8 +228,8 @@ pub fn build(plan: &Plan) -> Result<EngineGraph, execgraph::GraphError> {
         if matches!(c.action, Action::Delete | Action::Replace)
             && let Some(id) = &c.id
         {
-            for (j, other) in changes.iter().enumerate() {
-                if j != i && refers_to(other.before.as_ref(), id) {
+            for &j in referrers.get(id.as_str()).into_iter().flatten() {
+                if j != i {
                     destroy_deps[i].insert(j);
                 }
             }

@@ -94,7 +94,16 @@ pub async fn plan(
         .iter()
         .map(|d| (d.address.clone(), d.clone()))
         .collect();
+    let mut blocks: BTreeMap<String, Vec<InstanceAddress>> = BTreeMap::new();
+    for d in &linted.instances {
+        blocks
+            .entry(d.address.block().to_string())
+            .or_default()
+            .push(d.address.clone());
+    }
     let mut planner = Planner {
+        blocks: blocks.clone(),
+        deps_cache: BTreeMap::new(),
         config: &config,
         variables: &variables,
         catalog: &catalog,
@@ -183,6 +192,7 @@ pub async fn plan(
             .collect(),
         records,
         key_prefix: request.key_prefix.to_owned(),
+        blocks,
     };
     Ok(Plan {
         estate: estate_name,
@@ -353,12 +363,24 @@ fn declared_model(
     instances: &[DeclaredInstance],
     region: &str,
 ) -> Result<Declared, crate::Error> {
-    let refs = ParentRefs {
+    let parents = ParentRefs {
         config,
         catalog,
         instances,
     };
-    let ev = Evaluator::with_resources(config, variables, &refs);
+    // Every block's sentinel value, built once: the fallback for identity arguments that are not a
+    // direct reference.
+    let sentinels: BTreeMap<String, Value> = config
+        .resources
+        .iter()
+        .filter_map(|r| {
+            parents
+                .resolve(&r.type_name, &r.name)
+                .map(|v| (r.address(), v))
+        })
+        .collect();
+    let ev = Evaluator::with_resources(config, variables, &sentinels);
+    let statics = Evaluator::new(config, variables);
     let mut declared = Declared::new();
     for res in &config.resources {
         let Ok(block) = res.address().parse::<BlockAddress>() else {
@@ -392,17 +414,33 @@ fn declared_model(
             continue;
         };
         let eval = |name: &str| -> DeclaredValue {
-            match res.attrs.get(name) {
-                Some(attr) => ev
-                    .eval(&attr.expr, &d.repetition)
-                    .map(|v| declared_value(&v))
-                    .unwrap_or(DeclaredValue::Unknown),
-                None => schema
+            if let Some(v) = d.static_values.get(name) {
+                return declared_value(v);
+            }
+            let Some(attr) = res.attrs.get(name) else {
+                return schema
                     .attribute(name)
                     .and_then(|a| a.default_in(region))
                     .map(|v| declared_value(&v))
-                    .unwrap_or(DeclaredValue::Unknown),
+                    .unwrap_or(DeclaredValue::Unknown);
+            };
+            if let Some((parent, field)) =
+                refs::direct_reference(config, &statics, &attr.expr, &d.repetition)
+            {
+                let names_id = field == "id"
+                    || catalog.get(parent.type_name()).is_some_and(|s| {
+                        s.admission == Some(AdmissionPath::ClientNamed)
+                            && s.identity_arguments().contains(&field)
+                    });
+                return if names_id {
+                    DeclaredValue::IdOf(parent)
+                } else {
+                    DeclaredValue::Unknown
+                };
             }
+            ev.eval(&attr.expr, &d.repetition)
+                .map(|v| declared_value(&v))
+                .unwrap_or(DeclaredValue::Unknown)
         };
         let mut instance = projection::DeclaredInstance::new(d.address.clone());
         for (arg, value) in &d.identity {
@@ -426,6 +464,10 @@ fn declared_model(
 }
 
 struct Planner<'a> {
+    /// The declared instances of each block.
+    blocks: BTreeMap<String, Vec<InstanceAddress>>,
+    /// The instances each block depends on, computed once per block.
+    deps_cache: BTreeMap<String, Vec<InstanceAddress>>,
     config: &'a Config,
     variables: &'a BTreeMap<String, Value>,
     catalog: &'a Catalog,
@@ -446,8 +488,8 @@ struct Planner<'a> {
     /// Types whose live picture is incomplete: no create of theirs is planned.
     incomplete_types: BTreeSet<String>,
     changes: Vec<ResourceChange>,
-    /// Block values for the evaluator, by `type.name`.
-    values: BTreeMap<String, Value>,
+    /// The value other instances see of each instance planned so far.
+    values: BTreeMap<InstanceAddress, Value>,
 }
 
 impl Planner<'_> {
@@ -618,36 +660,16 @@ impl Planner<'_> {
                 continue;
             };
             let instances: Vec<DeclaredInstance> = self
-                .declared
-                .values()
-                .filter(|d| d.address.block().to_string() == block_text)
-                .cloned()
+                .blocks
+                .get(&block_text)
+                .into_iter()
+                .flatten()
+                .filter_map(|a| self.declared.get(a).cloned())
                 .collect();
-            let mut by_key: Vec<(InstanceKey, Value)> = Vec::new();
             for d in &instances {
                 let value = self.plan_instance(&res, d);
-                by_key.push((d.address.key().clone(), value));
+                self.values.insert(d.address.clone(), value);
             }
-            let block_value = if res.count.is_some() {
-                Value::List(by_key.into_iter().map(|(_, v)| v).collect())
-            } else if res.for_each.is_some() {
-                Value::Map(
-                    by_key
-                        .into_iter()
-                        .map(|(k, v)| match k {
-                            InstanceKey::Str(s) => (s, v),
-                            other => (other.to_string(), v),
-                        })
-                        .collect(),
-                )
-            } else {
-                by_key
-                    .into_iter()
-                    .next()
-                    .map(|(_, v)| v)
-                    .unwrap_or(Value::unknown())
-            };
-            self.values.insert(block_text, block_value);
         }
     }
 
@@ -671,7 +693,27 @@ impl Planner<'_> {
         d: &DeclaredInstance,
         schema: &ResourceTypeSchema,
     ) -> Result<BTreeMap<String, Value>, Vec<Diagnostic>> {
-        let ev = Evaluator::with_resources(self.config, self.variables, &self.values);
+        // Only the members the arguments read are filled in, so a large block costs what is read of it.
+        let statics = Evaluator::new(self.config, self.variables);
+        let mut resolved: BTreeMap<String, Value> = BTreeMap::new();
+        for (block, keys) in refs::needed_instances(self.config, &statics, res, &d.repetition) {
+            let (Some(target), Some(members)) = (
+                self.config.resources.iter().find(|r| r.address() == block),
+                self.blocks.get(&block),
+            ) else {
+                continue;
+            };
+            if !members.iter().all(|a| {
+                self.values.contains_key(a) || keys.as_ref().is_some_and(|k| !k.contains(a.key()))
+            }) {
+                continue;
+            }
+            let value = refs::block_value(target, members, keys.as_ref(), |a| {
+                self.values.get(a).cloned().unwrap_or(Value::unknown())
+            });
+            resolved.insert(block, value);
+        }
+        let ev = Evaluator::with_resources(self.config, self.variables, &resolved);
         let mut configured = BTreeMap::new();
         let mut problems = Vec::new();
         for (name, attr) in &res.attrs {
@@ -712,7 +754,9 @@ impl Planner<'_> {
             }
         };
         let prior = self.bound.get(&d.address).cloned();
-        let change = self.diff(res, d, &schema, &configured, prior.as_ref());
+        let depends_on = self.depends_on(res);
+        let mut change = self.diff(res, d, &schema, &configured, prior.as_ref());
+        change.depends_on = depends_on;
         let value = change
             .after
             .clone()
@@ -784,13 +828,19 @@ impl Planner<'_> {
         self.residue.get(address).and_then(|r| r.get(name)).cloned()
     }
 
-    fn depends_on(&self, res: &admission::config::Resource) -> Vec<InstanceAddress> {
-        let blocks = refs::resource_blocks(self.config, res);
-        self.declared
-            .keys()
-            .filter(|a| blocks.contains(&a.block().to_string()))
+    fn depends_on(&mut self, res: &admission::config::Resource) -> Vec<InstanceAddress> {
+        let key = res.address();
+        if let Some(deps) = self.deps_cache.get(&key) {
+            return deps.clone();
+        }
+        let deps: Vec<InstanceAddress> = refs::resource_blocks(self.config, res)
+            .iter()
+            .filter_map(|b| self.blocks.get(b))
+            .flatten()
             .cloned()
-            .collect()
+            .collect();
+        self.deps_cache.insert(key, deps.clone());
+        deps
     }
 
     /// The change of one instance.
@@ -831,7 +881,7 @@ impl Planner<'_> {
             tag_change: TagChange::default(),
             slot: self.slots.get(&d.address).copied(),
             deposed: None,
-            depends_on: self.depends_on(res),
+            depends_on: Vec::new(),
         };
         let Some(prior) = prior else {
             // A create: computed attributes are unknown, markers are written with the object.

@@ -5,7 +5,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use admission::config::{Config, Expr, Resource};
+use admission::config::{Config, Expr, ExprKind, Resource, Step};
+use admission::eval::{Evaluator, Instance};
+use admission::{BlockAddress, InstanceAddress, InstanceKey, Value};
 
 /// The resource blocks (`type.name`) an expression refers to, locals followed.
 pub fn expr_blocks(config: &Config, expr: &Expr, out: &mut BTreeSet<String>) {
@@ -91,4 +93,144 @@ pub fn block_order(config: &Config) -> Vec<String> {
         }
     }
     order
+}
+
+/// Which instances of each referenced block an instance's arguments read: `Some(keys)` when every use is a
+/// direct reference with an index known before apply (`aws_subnet.s[count.index].id`), `None` when the
+/// whole block may be read (splats, computed indices, references through locals). Blocks named only by
+/// `depends_on` are included with no keys: they are waited for, not read.
+pub fn needed_instances(
+    config: &Config,
+    statics: &Evaluator<'_>,
+    res: &Resource,
+    repetition: &Instance,
+) -> BTreeMap<String, Option<BTreeSet<InstanceKey>>> {
+    let mut out: BTreeMap<String, Option<BTreeSet<InstanceKey>>> = BTreeMap::new();
+    for attr in res.attrs.values() {
+        attr.expr.walk(&mut |e| {
+            let ExprKind::Traversal(base, steps) = &e.kind else {
+                return;
+            };
+            let ExprKind::Variable(type_name) = &base.kind else {
+                return;
+            };
+            let Some(Step::Attr(name)) = steps.first() else {
+                return;
+            };
+            let Some(target) = config.resource(type_name, name) else {
+                return;
+            };
+            let block = target.address();
+            let key = match steps.get(1) {
+                Some(Step::Attr(_)) if target.count.is_none() && target.for_each.is_none() => {
+                    Some(InstanceKey::None)
+                }
+                Some(Step::Index(i)) => match statics.eval(i, repetition).map(|v| v.peel().clone())
+                {
+                    Ok(Value::Number(n)) => n.as_u64().map(InstanceKey::Int),
+                    Ok(Value::String(s)) => Some(InstanceKey::Str(s)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match (key, out.get_mut(&block)) {
+                (_, Some(None)) => {}
+                (Some(k), Some(Some(keys))) => {
+                    keys.insert(k);
+                }
+                (Some(k), None) => {
+                    out.insert(block, Some(BTreeSet::from([k])));
+                }
+                (None, _) => {
+                    out.insert(block, None);
+                }
+            }
+        });
+    }
+    // Blocks read some other way (through locals, count or for_each) are read whole.
+    let mut direct = BTreeSet::new();
+    for attr in res.attrs.values() {
+        let mut blocks = BTreeSet::new();
+        expr_blocks(config, &attr.expr, &mut blocks);
+        for b in blocks {
+            direct.insert(b);
+        }
+    }
+    for b in direct {
+        out.entry(b).or_insert(None);
+    }
+    for (path, _) in &res.depends_on {
+        if let (Some(t), Some(n)) = (path.first(), path.get(1))
+            && config.resource(t, n).is_some()
+        {
+            out.entry(format!("{t}.{n}"))
+                .or_insert_with(|| Some(BTreeSet::new()));
+        }
+    }
+    out.remove(&res.address());
+    out
+}
+
+/// The instance and attribute a direct reference names (`TYPE.NAME.ATTR`, `TYPE.NAME[i].ATTR`), with an index
+/// known before apply.
+pub fn direct_reference(
+    config: &Config,
+    statics: &Evaluator<'_>,
+    expr: &Expr,
+    repetition: &Instance,
+) -> Option<(InstanceAddress, String)> {
+    let ExprKind::Traversal(base, steps) = &expr.kind else {
+        return None;
+    };
+    let ExprKind::Variable(type_name) = &base.kind else {
+        return None;
+    };
+    let (name, key, attr) = match steps.as_slice() {
+        [Step::Attr(name), Step::Attr(attr)] => (name, InstanceKey::None, attr),
+        [Step::Attr(name), Step::Index(i), Step::Attr(attr)] => {
+            let key = match statics.eval(i, repetition).ok()?.peel() {
+                Value::Number(n) => InstanceKey::Int(n.as_u64()?),
+                Value::String(s) => InstanceKey::Str(s.clone()),
+                _ => return None,
+            };
+            (name, key, attr)
+        }
+        _ => return None,
+    };
+    let target = config.resource(type_name, name)?;
+    let block: BlockAddress = target.address().parse().ok()?;
+    Some((block.instance(key), attr.clone()))
+}
+
+/// A block's value as expressions see it (an object, a list for `count`, a map for `for_each`), built from
+/// its instances' values; with `keys`, only those instances are filled and the others are unknown, so that
+/// reading one member of a large block costs one member.
+pub fn block_value(
+    res: &Resource,
+    instances: &[InstanceAddress],
+    keys: Option<&BTreeSet<InstanceKey>>,
+    mut value_of: impl FnMut(&InstanceAddress) -> Value,
+) -> Value {
+    let mut wanted = |a: &InstanceAddress| match keys {
+        Some(k) if !k.contains(a.key()) => Value::unknown(),
+        _ => value_of(a),
+    };
+    if res.count.is_some() {
+        Value::List(instances.iter().map(&mut wanted).collect())
+    } else if res.for_each.is_some() {
+        Value::Map(
+            instances
+                .iter()
+                .map(|a| {
+                    let k = match a.key() {
+                        InstanceKey::Str(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    (k, wanted(a))
+                })
+                .collect(),
+        )
+    } else {
+        instances.first().map(wanted).unwrap_or(Value::unknown())
+    }
 }

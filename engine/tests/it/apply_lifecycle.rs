@@ -250,3 +250,15 @@ async fn count_shrinks_from_the_top_and_grows_above_the_high_water_mark() {
             .is_empty()
     );
 }
+
+#[tokio::test]
+async fn many_count_members_created_in_parallel_share_one_slot_record() {
+    let world = World::empty();
+    world.converge(&SUBNETS.replace("COUNT", "24")).await;
+    let config = SUBNETS.replace("COUNT", "24");
+    assert!(world.plan(&config).await.summary().is_empty());
+    // Slots 0..=23 were minted; growing by one mints 24.
+    let plan = world.plan(&SUBNETS.replace("COUNT", "25")).await;
+    let created = plan.effective_changes().next().expect("one create");
+    assert_eq!(created.slot.map(|s| s.0), Some(24));
+}
