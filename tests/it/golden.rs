@@ -209,7 +209,9 @@ fn check_case(case: &Case) {
 
 #[test]
 fn golden_cases_plan_as_recorded() {
-    let cases = load_cases(fixtures::case::cases_dir()).unwrap();
+    // The workspace's own copy of the cases, found from this package (not from where `fixtures` was built).
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/cases");
+    let cases = load_cases(&root).unwrap();
     assert!(
         cases.len() >= 40,
         "at least 40 golden cases, found {}",
