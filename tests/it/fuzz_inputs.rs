@@ -169,3 +169,39 @@ proptest! {
         }
     }
 }
+
+/// Tag keys the marker decoder looks at, and some it must leave alone.
+const TAG_KEYS: &[&str] = &[
+    "tofu-estate",
+    "tofu-address",
+    "tofu-address-2",
+    "tofu-address-3",
+    "tofu-slot",
+    "tofu-other",
+    "Name",
+];
+
+proptest! {
+    #![proptest_config(config(10_000))]
+
+    /// Marker decoding on arbitrary tags and escaped text: the address decoder, the key decoder and the
+    /// ownership verdict answer or refuse, never panic; a decoded escaped address escapes back.
+    #[test]
+    fn fuzz_marker_decoding_never_panics(
+        tags in prop::collection::btree_map(
+            prop::sample::select(TAG_KEYS).prop_map(str::to_owned),
+            prop_oneof!["\\PC{0,40}", "aws_vpc\\.[a-z0-9:%_\\[\\]\"-]{0,20}", Just("acme".to_owned())],
+            0..5,
+        ),
+        text in "\\PC{0,60}",
+    ) {
+        let estate = Estate::new("acme".to_owned()).expect("a valid estate");
+        let _ = liveplan::admission::marker::ownership(&estate, "aws_vpc", &tags);
+        let _ = liveplan::admission::marker::read_address(&tags);
+        let _ = liveplan::admission::marker::decode_key(&text);
+        if let Ok(address) = liveplan::admission::marker::decode_address(&text) {
+            let escaped = liveplan::admission::marker::escape_address(&address);
+            prop_assert!(escaped.is_ok(), "{text:?} decoded to {address} that does not escape back");
+        }
+    }
+}

@@ -311,3 +311,56 @@ async fn secrets_sentinel_never_shows_in_the_debug_repr_of_a_plan_or_its_outcome
         around(&shown, SENTINEL)
     );
 }
+
+/// The AWS credentials of the environment never reach a log line or the output, even at TRACE level
+/// and when every call fails (a dead local endpoint: no account and no emulator needed).
+#[cfg(feature = "aws")]
+#[test]
+fn secrets_sentinel_aws_credentials_are_never_logged() {
+    const SECRET_KEY: &str = "cReDsEnTiNeL-SecretAccessKey";
+    const SESSION_TOKEN: &str = "sEsSiOn-ToKeN-SeNtInEl";
+    let estate = Estate::new(
+        r#"
+live {
+  estate = "cred"
+}
+
+provider "aws" {
+  region = "us-east-1"
+}
+
+resource "aws_s3_bucket" "b" {
+  bucket = "cred-bucket"
+}
+"#,
+    );
+    for args in [
+        &["plan", "--log-level", "trace"][..],
+        &["apply", "--auto-approve", "--log-level", "trace"],
+    ] {
+        let out = Run::from(
+            estate
+                .command(args)
+                .env("AWS_ENDPOINT_URL", "http://127.0.0.1:9")
+                .env("AWS_ACCESS_KEY_ID", "AKIAEXAMPLESENTINEL1")
+                .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
+                .env("AWS_SESSION_TOKEN", SESSION_TOKEN)
+                .env("AWS_REGION", "us-east-1")
+                .env("AWS_EC2_METADATA_DISABLED", "true")
+                .output()
+                .expect("the binary runs"),
+        );
+        out.expect_code(1);
+        assert!(
+            out.stdout.contains("discovery-incomplete"),
+            "the dead endpoint is reported:\n{}",
+            out.stdout
+        );
+        assert!(!out.stderr.is_empty(), "the trace log is on");
+        assert_hidden(
+            &args.join(" "),
+            &out,
+            &[SECRET_KEY.to_owned(), SESSION_TOKEN.to_owned()],
+        );
+    }
+}
