@@ -285,6 +285,12 @@ pub async fn apply(
     let outputs = if config.cancel.is_cancelled() {
         BTreeMap::new()
     } else {
+        // Deposed records of objects already gone are settled: nothing is left to delete.
+        for (address, id) in &ctx.stale_deposed {
+            if let Err(d) = ops.remove_deposed(address, id).await {
+                diagnostics.push(to_diagnostic(d));
+            }
+        }
         ops.write_outputs(&mut diagnostics).await
     };
     diagnostics.sort_by(|a, b| {

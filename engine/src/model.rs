@@ -216,6 +216,8 @@ pub struct PlanContext {
     pub deposed: BTreeMap<InstanceAddress, Vec<LiveObject>>,
     /// Each declared instance's repetition (for `count.index` and `each.*`).
     pub declared: BTreeMap<InstanceAddress, admission::eval::Instance>,
+    /// Deposed records naming objects that no longer exist: apply drops them from the record.
+    pub stale_deposed: Vec<(InstanceAddress, String)>,
     /// The declared instances of each resource block (`type.name`), in address order.
     pub blocks: BTreeMap<String, Vec<InstanceAddress>>,
     /// The records as the plan saw them, with the versions every compare-and-swap names.

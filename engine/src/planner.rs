@@ -147,11 +147,18 @@ pub async fn plan(
     diagnostics.extend(found);
     let mut report = Reports::default();
     let mut deposed = BTreeMap::new();
+    let mut stale_deposed = Vec::new();
     let mut records = projection::RecordSet::default();
     let mut cost = Cost::default();
     if let Some(p) = projected {
         report = Reports::from_projection(&p);
         diagnostics.extend(p.diagnostics.iter().cloned());
+        stale_deposed = p
+            .deposed
+            .iter()
+            .filter(|d| !d.present)
+            .map(|d| (d.address.clone(), d.id.clone()))
+            .collect();
         for d in p.deposed.iter().filter(|d| d.present) {
             deposed
                 .entry(d.address.clone())
@@ -192,6 +199,7 @@ pub async fn plan(
             .collect(),
         records,
         key_prefix: request.key_prefix.to_owned(),
+        stale_deposed,
         blocks,
     };
     Ok(Plan {

@@ -262,3 +262,28 @@ async fn many_count_members_created_in_parallel_share_one_slot_record() {
     let created = plan.effective_changes().next().expect("one create");
     assert_eq!(created.slot.map(|s| s.0), Some(24));
 }
+
+#[tokio::test]
+async fn a_deposed_record_of_a_vanished_object_is_dropped_by_the_next_apply() {
+    let mut world = World::empty();
+    world.converge(CBD).await;
+    world.with_faults(failing("ec2:DeleteVpc", 1)).await;
+    let changed = CBD.replace("10.0.0.0/16", "10.1.0.0/16");
+    world.apply(world.plan(&changed).await).await;
+    // Someone deletes the deposed VPC by hand.
+    world
+        .cloud
+        .delete("aws_vpc", "vpc-00000001")
+        .await
+        .expect("the VPC is deleted");
+    let plan = world.plan(&changed).await;
+    assert!(plan.summary().is_empty(), "{}", text(&plan));
+    assert_eq!(diagnostics(&world.apply(plan).await), "");
+    assert!(
+        !world
+            .record_keys()
+            .await
+            .iter()
+            .any(|k| k.contains("/deposed/"))
+    );
+}
