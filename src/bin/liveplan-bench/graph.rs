@@ -197,7 +197,7 @@ pub async fn execgraph(n: usize) -> anyhow::Result<Report> {
     report.note("execute", per_node(total - compiled_at));
     if !peak_reset {
         report.warn(
-            "the kernel refused to reset the peak RSS: bytes_per_node is a lower bound of nothing"
+            "the kernel refused to reset the peak RSS: bytes_per_node may include earlier peaks"
                 .to_owned(),
         );
     }
