@@ -191,6 +191,43 @@ fn strings_in<'v>(v: &'v Value, f: &mut dyn FnMut(&'v str)) {
     }
 }
 
+/// Which changes' old objects refer to each id, keyed by the referenced type where the schema names it.
+///
+/// An attribute the schema marks as a reference (`vpc_id` references `aws_vpc`) counts for objects of that type
+/// only; an attribute the schema knows as a plain value never counts, so a bucket's own `bucket` name does not
+/// make it depend on the versioning configuration that shares the name as its id. Attributes of types the
+/// catalog does not describe count for any type, except values equal to the object's own id.
+fn referrers_by_id<'c>(
+    changes: &[&'c ResourceChange],
+    catalog: &'c admission::Catalog,
+) -> BTreeMap<(Option<&'c str>, &'c str), Vec<usize>> {
+    let mut referrers: BTreeMap<(Option<&str>, &str), Vec<usize>> = BTreeMap::new();
+    for (j, c) in changes.iter().enumerate() {
+        let Some(before) = &c.before else { continue };
+        let schema = catalog.get(c.address.type_name());
+        for (k, v) in before {
+            if k == "id" || k == "tags" {
+                continue;
+            }
+            match schema.and_then(|s| s.attribute(k)) {
+                Some(attribute) => {
+                    if let Some(target) = attribute.references.as_deref() {
+                        strings_in(v, &mut |s| {
+                            referrers.entry((Some(target), s)).or_default().push(j)
+                        });
+                    }
+                }
+                None => strings_in(v, &mut |s| {
+                    if c.id.as_deref() != Some(s) {
+                        referrers.entry((None, s)).or_default().push(j);
+                    }
+                }),
+            }
+        }
+    }
+    referrers
+}
+
 /// Builds the execution graph of a plan's effective changes.
 pub fn build(plan: &Plan) -> Result<EngineGraph, execgraph::GraphError> {
     let changes: Vec<&ResourceChange> = plan.effective_changes().collect();
@@ -201,17 +238,8 @@ pub fn build(plan: &Plan) -> Result<EngineGraph, execgraph::GraphError> {
         .map(|(i, c)| (&c.address, i))
         .collect();
     // Edges: (i waits for j's sink) on the create side, (i's destroy waits for j) on the destroy side.
-    // Which changes' old objects refer to each id, found in one walk over every `before`.
-    let mut referrers: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (j, c) in changes.iter().enumerate() {
-        if let Some(before) = &c.before {
-            for (k, v) in before {
-                if k != "id" && k != "tags" {
-                    strings_in(v, &mut |s| referrers.entry(s).or_default().push(j));
-                }
-            }
-        }
-    }
+    // Which changes' old objects refer to each (type, id), found in one walk over every `before`.
+    let referrers = referrers_by_id(&changes, &plan.context.catalog);
     let mut create_deps: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); changes.len()];
     let mut destroy_deps: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); changes.len()];
     for (i, c) in changes.iter().enumerate() {
@@ -228,7 +256,10 @@ pub fn build(plan: &Plan) -> Result<EngineGraph, execgraph::GraphError> {
         if matches!(c.action, Action::Delete | Action::Replace)
             && let Some(id) = &c.id
         {
-            for &j in referrers.get(id.as_str()).into_iter().flatten() {
+            let type_name = c.address.type_name();
+            let typed = referrers.get(&(Some(type_name), id.as_str()));
+            let untyped = referrers.get(&(None, id.as_str()));
+            for &j in typed.into_iter().chain(untyped).flatten() {
                 if j != i {
                     destroy_deps[i].insert(j);
                 }

@@ -150,3 +150,39 @@ fn operations(debug: &str) -> String {
     }
     out
 }
+
+#[tokio::test]
+async fn a_bucket_and_its_versioning_leave_together_versioning_first() {
+    // The versioning configuration's id is the bucket's name, which is also the bucket's own `bucket`
+    // attribute: only `bucket` of the versioning configuration is a reference, so the deletes are ordered, not
+    // a cycle.
+    let world = World::empty();
+    world
+        .converge(
+            r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_s3_bucket" "logs" {
+  bucket = "acme-logs"
+}
+
+resource "aws_s3_bucket_versioning" "logs" {
+  bucket = aws_s3_bucket.logs.bucket
+  status = "Enabled"
+}
+"#,
+        )
+        .await;
+    let gone = "live {\n  estate = \"acme\"\n}\n";
+    let plan = world.plan(gone).await;
+    assert_eq!(
+        plan.summary().to_string(),
+        "Plan: 0 to add, 0 to change, 2 to destroy."
+    );
+    let outcome = world.apply(plan).await;
+    assert_eq!(diagnostics(&outcome), "");
+    assert_eq!(live_tags(&world).await, "");
+    assert!(world.plan(gone).await.summary().is_empty());
+}
