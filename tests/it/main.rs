@@ -1,6 +1,8 @@
 //! Integration tests of the root package: the CLI end to end.
 
 #[cfg(feature = "aws")]
+mod aws_e2e;
+#[cfg(feature = "aws")]
 mod aws_engine;
 #[cfg(feature = "aws")]
 mod aws_errors;
