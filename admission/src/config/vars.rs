@@ -268,12 +268,14 @@ pub fn convert(v: Value, ty: &Type) -> Result<Value, String> {
         (Type::String, Value::Bool(b)) => Value::String(b.to_string()),
         (Type::Number, Value::Number(n)) => Value::Number(n),
         (Type::Number, Value::String(s)) => {
-            Value::Number(s.parse().map_err(|_| format!("{s:?} is not a number"))?)
+            // The value is never quoted back: a variable's value may be a secret (as Terraform, which says
+            // only what was required).
+            Value::Number(s.parse().map_err(|_| "a number is required".to_string())?)
         }
         (Type::Bool, Value::Bool(b)) => Value::Bool(b),
         (Type::Bool, Value::String(s)) if s == "true" => Value::Bool(true),
         (Type::Bool, Value::String(s)) if s == "false" => Value::Bool(false),
-        (Type::Bool, Value::String(s)) => return Err(format!("{s:?} is not true or false")),
+        (Type::Bool, Value::String(_)) => return Err("true or false is required".to_string()),
         (Type::List(t), Value::List(items)) => Value::List(convert_all(items, t)?),
         (Type::List(t), Value::Set(items)) => {
             Value::List(convert_all(items.into_iter().collect(), t)?)

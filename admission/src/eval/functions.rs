@@ -392,10 +392,13 @@ fn convert_primitive(name: &str, v: &Value, loc: &Loc) -> Result<Value, EvalErro
                 .ok_or_else(|| bad(loc, "tostring() needs a string, number or bool"))?,
         ),
         (_, Value::Number(n)) => Value::Number(*n),
-        (_, Value::String(s)) => Value::Number(
-            s.parse::<Number>()
-                .map_err(|_| bad(loc, format!("tonumber(): {s:?} is not a number")))?,
-        ),
+        (_, Value::String(s)) => Value::Number(s.parse::<Number>().map_err(|_| {
+            if marked {
+                bad(loc, "tonumber(): the (sensitive) argument is not a number")
+            } else {
+                bad(loc, format!("tonumber(): {s:?} is not a number"))
+            }
+        })?),
         _ => {
             return Err(bad(
                 loc,

@@ -882,9 +882,16 @@ fn template_text(v: &Value, loc: &Loc) -> Result<String, EvalError> {
 pub(crate) fn to_number(v: &Value, loc: &Loc) -> Result<Number, EvalError> {
     match v.peel() {
         Value::Number(n) => Ok(*n),
-        Value::String(s) => s
-            .parse::<Number>()
-            .map_err(|_| bad(loc, format!("{s:?} is not a number"))),
+        Value::String(s) => s.parse::<Number>().map_err(|_| {
+            if v.is_sensitive() {
+                bad(
+                    loc,
+                    "a number is required, found a (sensitive) string that is not one",
+                )
+            } else {
+                bad(loc, format!("{s:?} is not a number"))
+            }
+        }),
         Value::Null => Err(bad(loc, "a number is required, found null")),
         _ => Err(bad(loc, "a number is required")),
     }

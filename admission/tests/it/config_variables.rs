@@ -147,7 +147,7 @@ fn config_variables_that_do_not_fit_are_invalid_variable() {
             zones = []
             invalid-variable TF_VAR_zones:1:5: `TF_VAR_zones` does not parse: invalid HCL: expected `]`
             invalid-variable terraform.tfvars:2:11: the value of `enabled` in terraform.tfvars is not a literal value: variable `x` is not declared
-            invalid-variable terraform.tfvars:1:1: the value of `count` in terraform.tfvars does not fit its type: "many" is not a number
+            invalid-variable terraform.tfvars:1:1: the value of `count` in terraform.tfvars does not fit its type: a number is required
             invalid-variable terraform.tfvars:3:1: the value of `net` in terraform.tfvars does not fit its type: attribute "public" is required
             invalid-variable: `--var tags` does not fit type map(string): ["a"]: a list is not a string
             invalid-variable: `--var missing` sets a variable that is not declared

@@ -124,7 +124,7 @@ fn lint_invalid_variable() {
         inputs,
         None,
         expect![[r#"
-            invalid-variable: `--var n` does not fit type number: "abc" is not a number
+            invalid-variable: `--var n` does not fit type number: a number is required
             invalid-variable main.tf:7:1: variable `required` is required and has no value"#]],
     );
 }
@@ -460,5 +460,27 @@ output "subnets" {{
         expect![[r#"
             unknown-reference main.tf:14:12: `aws_subnet.s` has several instances: pick one (`aws_subnet.s["key"].arn`) or all (`aws_subnet.s[*].arn`)
             unknown-reference main.tf:10:16 aws_subnet.s: `aws_vpc.v` has several instances: pick one (`aws_vpc.v[0].id`) or all (`aws_vpc.v[*].id`)"#]],
+    );
+}
+
+#[test]
+fn lint_errors_never_quote_a_sensitive_value() {
+    let main = format!(
+        "{LIVE}variable \"token\" {{\n  type      = number\n  sensitive = true\n}}\nvariable \"word\" {{\n  type      = string\n  sensitive = true\n}}\nresource \"aws_s3_bucket\" \"b\" {{\n  bucket = \"x\"\n  tags   = {{ n = tonumber(var.word) }}\n}}\n"
+    );
+    let inputs = VariableInputs {
+        cli: vec![
+            VarInput::Var("token=s3ntinel-1".into()),
+            VarInput::Var("word=s3ntinel-2".into()),
+        ],
+        ..Default::default()
+    };
+    check_with(
+        &main,
+        inputs,
+        None,
+        expect![[r#"
+            invalid-variable: `--var token` does not fit type number: a number is required
+            unsupported-construct main.tf:14:18 aws_s3_bucket.b: invalid expression: tonumber(): the (sensitive) argument is not a number"#]],
     );
 }
