@@ -173,7 +173,10 @@ impl Default for ApplyConfig {
 }
 
 /// What an apply did.
-#[derive(Debug, Clone, Default)]
+///
+/// Its `Debug` shows each object by its id only: live tags carry no sensitivity marks, and a tag may hold a
+/// value that came from a sensitive variable.
+#[derive(Clone, Default)]
 pub struct ApplyOutcome {
     /// Every diagnostic (failed operations, lost compare-and-swaps, cancellation), sorted.
     pub diagnostics: Vec<Diagnostic>,
@@ -181,6 +184,21 @@ pub struct ApplyOutcome {
     pub objects: BTreeMap<InstanceAddress, Option<LiveObject>>,
     /// The outputs' values after the apply.
     pub outputs: BTreeMap<String, Value>,
+}
+
+impl std::fmt::Debug for ApplyOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let objects: BTreeMap<String, Option<&str>> = self
+            .objects
+            .iter()
+            .map(|(address, object)| (address.to_string(), object.as_ref().map(|o| o.id.as_str())))
+            .collect();
+        f.debug_struct("ApplyOutcome")
+            .field("diagnostics", &self.diagnostics)
+            .field("objects", &objects)
+            .field("outputs", &self.outputs)
+            .finish()
+    }
 }
 
 impl ApplyOutcome {

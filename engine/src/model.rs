@@ -200,7 +200,10 @@ pub struct Cost {
 }
 
 /// Everything apply needs beyond the changes: the configuration and what the plan saw.
-#[derive(Debug, Clone, Default)]
+///
+/// Its `Debug` names the variables but never shows their values, and counts the live objects instead of
+/// listing their tags: resolved variables and live tags carry no sensitivity marks.
+#[derive(Clone, Default)]
 pub struct PlanContext {
     /// The parsed configuration.
     pub config: Config,
@@ -224,6 +227,20 @@ pub struct PlanContext {
     pub records: projection::RecordSet,
     /// The record key prefix (empty, or ending with `/`).
     pub key_prefix: String,
+}
+
+impl std::fmt::Debug for PlanContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlanContext")
+            .field("variables", &self.variables.keys().collect::<Vec<_>>())
+            .field("region", &self.region)
+            .field("priors", &self.priors.len())
+            .field("deposed", &self.deposed.len())
+            .field("declared", &self.declared.len())
+            .field("blocks", &self.blocks.keys().collect::<Vec<_>>())
+            .field("key_prefix", &self.key_prefix)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The result of planning.

@@ -1,8 +1,8 @@
 //! Property tests of whole plans on the simulated cloud: random and mutated configurations over random
 //! live sets go through parse, lint, discovery and diff without a panic, and a plan never proposes to
-//! change or delete what the estate does not own. A whole plan costs about ten milliseconds in a debug
-//! build, so the suite runs 1,000 cases of each; the long run (10,000 and more) is
-//! `PROPTEST_CASES=10000 cargo test -p liveplan --test it fuzz_plan`.
+//! change or delete what the estate does not own. The suite runs 10,000 cases of each (a whole plan costs a
+//! few milliseconds in a debug build); a longer run is `PROPTEST_CASES=100000 cargo test -p liveplan --test it
+//! fuzz_plan`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -132,7 +132,7 @@ fn is_ours(owner: Owner) -> bool {
 }
 
 proptest! {
-    #![proptest_config(config(1_000))]
+    #![proptest_config(config(10_000))]
 
     /// Random and broken configurations over a small random live set: parse, lint, discovery and the
     /// diff end in a plan (or a typed error), whose text and JSON render; never a panic.

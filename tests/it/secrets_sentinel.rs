@@ -287,6 +287,8 @@ async fn secrets_sentinel_never_shows_in_the_debug_repr_of_a_plan_or_its_outcome
         ("diagnostics", format!("{:?}", plan.diagnostics)),
         ("priors", format!("{:?}", plan.context.priors)),
         ("declared", format!("{:?}", plan.context.declared)),
+        ("whole plan", format!("{plan:?}")),
+        ("pretty whole plan", format!("{plan:#?}")),
     ] {
         assert!(
             !shown.contains(SENTINEL),
@@ -304,7 +306,7 @@ async fn secrets_sentinel_never_shows_in_the_debug_repr_of_a_plan_or_its_outcome
     .await
     .expect("the apply runs");
     assert!(outcome.succeeded(), "{:?}", outcome.diagnostics);
-    let shown = format!("{:?} {:?}", outcome.outputs, outcome.diagnostics);
+    let shown = format!("{outcome:?} {outcome:#?}");
     assert!(
         !shown.contains(SENTINEL),
         "the outcome's debug shows the secret: {}",
