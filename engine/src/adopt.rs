@@ -307,17 +307,27 @@ pub async fn mv(
             at_old = at_address(e, None, olds.iter().collect());
             old_object = olds.into_iter().next();
         } else if !taggable {
+            // An untaggable object is ours through its `located` record; a record-backed one (`random_id`)
+            // is its record.
             let keys = RecordKeys::new(config.key_prefix, e)?;
-            let key = keys.instance(Namespace::Located, &old);
-            if let Some(RecordBody::Located(located)) = store
-                .get(&key)
-                .await?
-                .and_then(|r| RecordBody::from_payload(&r.payload).ok())
-            {
-                at_old = ObjectAtAddress::Ours { id: located.id };
+            for ns in [Namespace::Located, Namespace::Records] {
+                let key = keys.instance(ns, &old);
+                match store
+                    .get(&key)
+                    .await?
+                    .and_then(|r| RecordBody::from_payload(&r.payload).ok())
+                {
+                    Some(RecordBody::Located(located)) => {
+                        at_old = ObjectAtAddress::Ours { id: located.id };
+                    }
+                    Some(RecordBody::Object(object)) => {
+                        at_old = ObjectAtAddress::Ours { id: object.id };
+                    }
+                    _ => {}
+                }
+                let new_key = keys.instance(ns, &new);
+                new_claimed |= store.get(&new_key).await?.is_some();
             }
-            let new_key = keys.instance(Namespace::Located, &new);
-            new_claimed = store.get(&new_key).await?.is_some();
         }
     }
     let facts = RenameFacts {

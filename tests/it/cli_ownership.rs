@@ -88,6 +88,36 @@ fn cli_mv_renames_with_zero_churn_and_moves_records() {
     assert!(!keys.contains(&old_key.to_owned()), "{keys:?}");
 }
 
+#[test]
+fn cli_mv_renames_a_record_backed_instance_by_moving_its_record() {
+    let dir = applied_then(|c| c.replace(r#""random_id" "tag""#, r#""random_id" "label""#));
+    // base64url of `random_id.tag` and `random_id.label`.
+    let old_key = "moves/records/random_id/cmFuZG9tX2lkLnRhZw";
+    let new_key = "moves/records/random_id/cmFuZG9tX2lkLmxhYmVs";
+    let keys_of = |dir: &Dir| -> Vec<String> {
+        dir.run(&["records", "--json"]).json()["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["key"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(keys_of(&dir).contains(&old_key.to_owned()));
+    dir.run(&["plan", "--detailed-exitcode"]).expect_code(2);
+
+    dir.run(&["mv", "random_id.tag", "random_id.label"])
+        .expect_code(0);
+    let after = dir.run(&["plan", "--detailed-exitcode"]);
+    after.expect_code(0);
+    assert_eq!(
+        after.stdout,
+        "No changes. The live system matches the configuration.\n"
+    );
+    let keys = keys_of(&dir);
+    assert!(keys.contains(&new_key.to_owned()), "{keys:?}");
+    assert!(!keys.contains(&old_key.to_owned()), "{keys:?}");
+}
+
 /// Runs `mv OLD NEW` (plus `extra`) and asserts it is refused with `mv-refused`, changing nothing.
 fn refused_mv(dir: &Dir, old: &str, new: &str, extra: &[&str]) -> String {
     let cloud = std::fs::read(dir.cloud_file()).ok();
