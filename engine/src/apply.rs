@@ -753,7 +753,7 @@ impl Executor {
                         )
                     })?;
                 let bytes = random_bytes(n as usize);
-                let b64 = b64url(&bytes);
+                let b64 = projection::b64::encode(&bytes);
                 attributes.insert("hex".to_owned(), Value::from(hex(&bytes)));
                 attributes.insert("b64_url".to_owned(), Value::from(b64.clone()));
                 attributes.insert("dec".to_owned(), Value::from(decimal(&bytes)));
@@ -1453,24 +1453,6 @@ pub(crate) async fn read_identity(
 ) -> Result<Option<LiveObject>, ProviderError> {
     let identity = Identity::Name(name.to_owned());
     retry.run(|| provider.read(type_name, &identity)).await
-}
-
-/// Unpadded base64url of `bytes`.
-fn b64url(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..=chunk.len() {
-            out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
-        }
-    }
-    out
 }
 
 /// Every record of a plan's record set by key, with the version the plan saw.

@@ -1,7 +1,8 @@
-//! Unpadded base64url (RFC 4648 §5), the encoding of addresses in record keys.
+//! Unpadded base64url (RFC 4648 §5), the encoding of addresses in record keys (and of the engine's
+//! `random_id.b64_url`).
 //!
-//! No crate of the workspace carries base64, and the record keys need only this one alphabet, so it is
-//! written here in a few lines. It must never pad and never accept the standard alphabet's `+` and `/`,
+//! No crate of the workspace carries base64, and only this one alphabet is needed, so it is written here in
+//! a few lines. It must never pad and never accept the standard alphabet's `+` and `/`,
 //! which would put a path separator into a key.
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

@@ -51,7 +51,7 @@
 //! It never writes: not to the cloud, not to the store, and nothing it builds is persisted. It never
 //! binds a foreign, malformed, colliding or other estate's object as owned, and never prints.
 
-mod b64;
+pub mod b64;
 pub mod declared;
 pub mod discover;
 pub mod error;
