@@ -363,11 +363,18 @@ pub fn decode_address(escaped: &str) -> Result<InstanceAddress, Error> {
         Some(k) if is_index(k) => {
             InstanceKey::Int(k.parse().map_err(|_| invalid("index out of range"))?)
         }
-        Some(k) => match decode_key(k) {
-            Ok(decoded) => InstanceKey::Str(decoded),
-            // An older grammar left the hex layer out (or both layers): read it as plainly as possible.
-            Err(_) => InstanceKey::Str(decode_separators(k).unwrap_or_else(|| k.to_owned())),
-        },
+        Some(k) => {
+            let decoded = match decode_key(k) {
+                Ok(decoded) => decoded,
+                // An older grammar left the hex layer out (or both layers): read it as plainly as possible.
+                Err(_) => decode_separators(k).unwrap_or_else(|| k.to_owned()),
+            };
+            // A key no configuration could declare (a control character, a quote) is not an address: showing
+            // it as one would name an instance that can never be written back.
+            check_for_each_key(&decoded)
+                .map_err(|_| invalid("the key holds a character no for_each key may hold"))?;
+            InstanceKey::Str(decoded)
+        }
     };
     Ok(block.instance(key))
 }

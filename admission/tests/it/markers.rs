@@ -235,6 +235,8 @@ fn escaped_markers_decode_for_display() {
         "aws_vpc.main:",
         "1aws.main",
         "aws_vpc.ma in",
+        "aws_vpc.main:a\u{7f}",
+        "aws_vpc.main:a\"b",
     ] {
         assert!(marker::decode_address(bad).is_err(), "{bad:?}");
     }
