@@ -1460,48 +1460,59 @@ fn records_seen(
     keys: &RecordKeys,
     records: &projection::RecordSet,
 ) -> BTreeMap<String, (RecordBody, Version)> {
+    fn add<K, T: Clone>(
+        out: &mut BTreeMap<String, (RecordBody, Version)>,
+        stored: &BTreeMap<K, projection::record::Stored<T>>,
+        key: impl Fn(&K) -> String,
+        wrap: fn(T) -> RecordBody,
+    ) {
+        for (k, r) in stored {
+            out.insert(key(k), (wrap(r.body.clone()), r.version.clone()));
+        }
+    }
+    let instance = |ns: Namespace| move |a: &InstanceAddress| keys.instance(ns, a);
     let mut out = BTreeMap::new();
-    for (a, r) in &records.objects {
-        out.insert(
-            keys.instance(Namespace::Records, a),
-            (RecordBody::Object(r.body.clone()), r.version.clone()),
-        );
-    }
-    for (a, r) in &records.residue {
-        out.insert(
-            keys.instance(Namespace::Residue, a),
-            (RecordBody::Residue(r.body.clone()), r.version.clone()),
-        );
-    }
-    for (a, r) in &records.deposed {
-        out.insert(
-            keys.instance(Namespace::Deposed, a),
-            (RecordBody::Deposed(r.body.clone()), r.version.clone()),
-        );
-    }
-    for (a, r) in &records.intents {
-        out.insert(
-            keys.instance(Namespace::Intent, a),
-            (RecordBody::Intent(r.body.clone()), r.version.clone()),
-        );
-    }
-    for (a, r) in &records.located {
-        out.insert(
-            keys.instance(Namespace::Located, a),
-            (RecordBody::Located(r.body.clone()), r.version.clone()),
-        );
-    }
-    for (b, r) in &records.slots {
-        out.insert(
-            keys.slots(b),
-            (RecordBody::Slots(r.body), r.version.clone()),
-        );
-    }
-    for (n, r) in &records.outputs {
-        out.insert(
-            keys.output(n),
-            (RecordBody::Output(r.body.clone()), r.version.clone()),
-        );
-    }
+    add(
+        &mut out,
+        &records.objects,
+        instance(Namespace::Records),
+        RecordBody::Object,
+    );
+    add(
+        &mut out,
+        &records.residue,
+        instance(Namespace::Residue),
+        RecordBody::Residue,
+    );
+    add(
+        &mut out,
+        &records.deposed,
+        instance(Namespace::Deposed),
+        RecordBody::Deposed,
+    );
+    add(
+        &mut out,
+        &records.intents,
+        instance(Namespace::Intent),
+        RecordBody::Intent,
+    );
+    add(
+        &mut out,
+        &records.located,
+        instance(Namespace::Located),
+        RecordBody::Located,
+    );
+    add(
+        &mut out,
+        &records.slots,
+        |b| keys.slots(b),
+        RecordBody::Slots,
+    );
+    add(
+        &mut out,
+        &records.outputs,
+        |n| keys.output(n),
+        RecordBody::Output,
+    );
     out
 }
