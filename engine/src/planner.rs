@@ -103,7 +103,6 @@ pub async fn plan(
     }
     let mut planner = Planner {
         blocks: blocks.clone(),
-        deps_cache: BTreeMap::new(),
         config: &config,
         variables: &variables,
         catalog: &catalog,
@@ -474,8 +473,6 @@ fn declared_model(
 struct Planner<'a> {
     /// The declared instances of each block.
     blocks: BTreeMap<String, Vec<InstanceAddress>>,
-    /// The instances each block depends on, computed once per block.
-    deps_cache: BTreeMap<String, Vec<InstanceAddress>>,
     config: &'a Config,
     variables: &'a BTreeMap<String, Value>,
     catalog: &'a Catalog,
@@ -703,25 +700,29 @@ impl Planner<'_> {
     ) -> Result<BTreeMap<String, Value>, Vec<Diagnostic>> {
         // Only the members the arguments read are filled in, so a large block costs what is read of it.
         let statics = Evaluator::new(self.config, self.variables);
-        let mut resolved: BTreeMap<String, Value> = BTreeMap::new();
+        let mut resolver = refs::BlockValues::new(
+            self.config,
+            &self.blocks,
+            |a| self.values.get(a).cloned().unwrap_or(Value::unknown()),
+            |a| self.declared.contains_key(a),
+        );
         for (block, keys) in refs::needed_instances(self.config, &statics, res, &d.repetition) {
-            let (Some(target), Some(members)) = (
-                self.config.resources.iter().find(|r| r.address() == block),
-                self.blocks.get(&block),
-            ) else {
+            let Some(members) = self.blocks.get(&block) else {
                 continue;
             };
-            if !members.iter().all(|a| {
-                self.values.contains_key(a) || keys.as_ref().is_some_and(|k| !k.contains(a.key()))
-            }) {
-                continue;
+            // A block resolves once every member read is planned (a block read whole: every member).
+            let planned = match (&keys, members.first()) {
+                (Some(keys), Some(first)) => keys.iter().all(|k| {
+                    let a = first.block().instance(k.clone());
+                    !self.declared.contains_key(&a) || self.values.contains_key(&a)
+                }),
+                _ => members.iter().all(|a| self.values.contains_key(a)),
+            };
+            if planned {
+                resolver.ready(block, keys);
             }
-            let value = refs::block_value(target, members, keys.as_ref(), |a| {
-                self.values.get(a).cloned().unwrap_or(Value::unknown())
-            });
-            resolved.insert(block, value);
         }
-        let ev = Evaluator::with_resources(self.config, self.variables, &resolved);
+        let ev = Evaluator::with_resources(self.config, self.variables, &resolver);
         let mut configured = BTreeMap::new();
         let mut problems = Vec::new();
         for (name, attr) in &res.attrs {
@@ -762,7 +763,7 @@ impl Planner<'_> {
             }
         };
         let prior = self.bound.get(&d.address).cloned();
-        let depends_on = self.depends_on(res);
+        let depends_on = self.depends_on(res, d);
         let mut change = self.diff(res, d, &schema, &configured, prior.as_ref());
         change.depends_on = depends_on;
         let value = change
@@ -836,19 +837,44 @@ impl Planner<'_> {
         self.residue.get(address).and_then(|r| r.get(name)).cloned()
     }
 
-    fn depends_on(&mut self, res: &admission::config::Resource) -> Vec<InstanceAddress> {
-        let key = res.address();
-        if let Some(deps) = self.deps_cache.get(&key) {
-            return deps.clone();
+    /// The instances `d` waits for: the members its arguments read (one member for a reference with a
+    /// key known before apply, every member of a block read whole), and every instance of the blocks its
+    /// `depends_on`, `count` or `for_each` names. So an instance that reads its own member of a large
+    /// block waits for that member alone, and a plan's dependencies stay linear in its size.
+    fn depends_on(
+        &self,
+        res: &admission::config::Resource,
+        d: &DeclaredInstance,
+    ) -> Vec<InstanceAddress> {
+        let statics = Evaluator::new(self.config, self.variables);
+        let mut whole: BTreeSet<String> = BTreeSet::new();
+        for attr in res.count.iter().chain(res.for_each.iter()) {
+            refs::expr_blocks(self.config, &attr.expr, &mut whole);
         }
-        let deps: Vec<InstanceAddress> = refs::resource_blocks(self.config, res)
-            .iter()
-            .filter_map(|b| self.blocks.get(b))
-            .flatten()
-            .cloned()
-            .collect();
-        self.deps_cache.insert(key, deps.clone());
-        deps
+        let mut out: BTreeSet<InstanceAddress> = BTreeSet::new();
+        for (block, keys) in refs::needed_instances(self.config, &statics, res, &d.repetition) {
+            let Some(members) = self.blocks.get(&block) else {
+                continue;
+            };
+            match (keys, members.first()) {
+                (Some(keys), Some(first)) if !keys.is_empty() && !whole.contains(&block) => {
+                    for k in keys {
+                        let a = first.block().instance(k);
+                        if self.declared.contains_key(&a) {
+                            out.insert(a);
+                        }
+                    }
+                }
+                _ => {
+                    whole.insert(block);
+                }
+            }
+        }
+        whole.remove(&res.address());
+        for block in &whole {
+            out.extend(self.blocks.get(block).into_iter().flatten().cloned());
+        }
+        out.into_iter().collect()
     }
 
     /// The change of one instance.

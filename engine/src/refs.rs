@@ -147,7 +147,21 @@ pub fn needed_instances(
             }
         });
     }
-    // Blocks read some other way (through locals, count or for_each) are read whole.
+    // Blocks read through locals are read whole, whatever else reads them directly.
+    for attr in res.attrs.values() {
+        for (path, _) in attr.expr.references() {
+            if path.first().map(String::as_str) == Some("local")
+                && let Some(local) = path.get(1).and_then(|n| config.locals.get(n))
+            {
+                let mut blocks = BTreeSet::new();
+                expr_blocks(config, &local.expr, &mut blocks);
+                for b in blocks {
+                    out.insert(b, None);
+                }
+            }
+        }
+    }
+    // Blocks read some other way are read whole.
     let mut direct = BTreeSet::new();
     for attr in res.attrs.values() {
         let mut blocks = BTreeSet::new();
@@ -232,5 +246,92 @@ pub fn block_value(
         )
     } else {
         instances.first().map(wanted).unwrap_or(Value::unknown())
+    }
+}
+
+/// Resolves the blocks one instance reads, from the instance values at hand: a member read by index
+/// (`aws_subnet.a[3]`) costs one lookup, and only a block read whole is built from all its members, so
+/// that evaluating every member of a block that reads its own member of another stays linear.
+pub struct BlockValues<'a, V, M> {
+    config: &'a Config,
+    blocks: &'a BTreeMap<String, Vec<InstanceAddress>>,
+    ready: BTreeMap<String, Option<BTreeSet<InstanceKey>>>,
+    value_of: V,
+    is_member: M,
+}
+
+impl<'a, V, M> BlockValues<'a, V, M>
+where
+    V: Fn(&InstanceAddress) -> Value,
+    M: Fn(&InstanceAddress) -> bool,
+{
+    /// A resolver over `blocks` (each block's members, by `type.name`), giving `value_of` for a member
+    /// and telling a member from a key the block does not have by `is_member`. No block resolves until it
+    /// is marked [`ready`](Self::ready).
+    pub fn new(
+        config: &'a Config,
+        blocks: &'a BTreeMap<String, Vec<InstanceAddress>>,
+        value_of: V,
+        is_member: M,
+    ) -> Self {
+        BlockValues {
+            config,
+            blocks,
+            ready: BTreeMap::new(),
+            value_of,
+            is_member,
+        }
+    }
+
+    /// Lets `block` resolve; with `keys`, only those members carry their values and the others are
+    /// unknown, as in [`block_value`].
+    pub fn ready(&mut self, block: String, keys: Option<BTreeSet<InstanceKey>>) {
+        self.ready.insert(block, keys);
+    }
+}
+
+impl<V, M> admission::eval::ResourceResolver for BlockValues<'_, V, M>
+where
+    V: Fn(&InstanceAddress) -> Value,
+    M: Fn(&InstanceAddress) -> bool,
+{
+    fn resolve(&self, type_name: &str, name: &str) -> Option<Value> {
+        let block = format!("{type_name}.{name}");
+        let keys = self.ready.get(&block)?;
+        let res = self.config.resource(type_name, name)?;
+        let members = self.blocks.get(&block)?;
+        Some(block_value(res, members, keys.as_ref(), &self.value_of))
+    }
+
+    fn resolve_member(&self, type_name: &str, name: &str, key: &Value) -> Option<Value> {
+        let block = format!("{type_name}.{name}");
+        let keys = self.ready.get(&block)?;
+        let res = self.config.resource(type_name, name)?;
+        let members = self.blocks.get(&block)?;
+        let member = if res.count.is_some() {
+            // The block's list holds its members in order: element i is the i-th member.
+            let Value::Number(n) = key else {
+                return None;
+            };
+            members.get(usize::try_from(n.as_u64()?).ok()?)?.clone()
+        } else if res.for_each.is_some() {
+            let Value::String(k) = key else {
+                return None;
+            };
+            let address = members
+                .first()?
+                .block()
+                .instance(InstanceKey::Str(k.clone()));
+            if !(self.is_member)(&address) {
+                return None;
+            }
+            address
+        } else {
+            return None;
+        };
+        Some(match keys {
+            Some(k) if !k.contains(member.key()) => Value::unknown(),
+            _ => (self.value_of)(&member),
+        })
     }
 }

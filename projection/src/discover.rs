@@ -12,7 +12,7 @@
 //! This module never writes: no create, update, delete or tag call, and no store write. It never binds a
 //! foreign, malformed, colliding or other estate's object as owned.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 use admission::address::{BlockAddress, InstanceAddress, InstanceKey};
 use admission::catalog::Catalog;
@@ -23,12 +23,13 @@ use admission::marker::{
 };
 use admission::path::AdmissionPath;
 use admission::provider::{
-    Identity, ListRequest, LiveObject, ParentScope, Provider, ProviderError, TagFilter, TagQuery,
-    TaggedResource,
+    Identity, ListPage, ListRequest, LiveObject, ParentScope, Provider, ProviderError, TagFilter,
+    TagQuery, TaggedPage, TaggedResource,
 };
 use admission::schema::{BindMatch, ResourceTypeSchema};
 use futures::StreamExt;
 use futures::future::BoxFuture;
+use futures::stream::FuturesUnordered;
 use staterecord::Store;
 use tracing::Instrument;
 
@@ -128,6 +129,7 @@ pub async fn project(
         deposed: Vec::new(),
         other_estates: BTreeMap::new(),
         withheld_types: BTreeSet::new(),
+        prefetched: HashMap::new(),
     };
     run.build_indexes();
     run.fetch_bulk().await;
@@ -175,11 +177,95 @@ struct Claim {
     slot: SlotMarker,
 }
 
-enum Fetched {
-    Sweep(Result<Vec<TaggedResource>, ProviderError>),
-    Type(String, Result<(Listing, Vec<LiveObject>), ProviderError>),
+/// One call of the first stage of discovery.
+enum Job {
+    Sweep(TagQuery),
+    List(ListRequest),
+    Read(ReadRequest),
 }
 
+/// A call of the first stage with its answer.
+enum Done {
+    Sweep(TagQuery, Result<TaggedPage, ProviderError>),
+    List(ListRequest, Result<ListPage, ProviderError>),
+    Read(ReadRequest, Result<Option<LiveObject>, ProviderError>),
+}
+
+/// The single reads the first stage makes beside the listings, and what each waits for.
+#[derive(Default)]
+struct Prefetch {
+    /// Reads whose inputs are known before any call.
+    ready: Vec<ReadRequest>,
+    /// Every read queued so far, so that none is made twice.
+    asked: HashSet<ReadRequest>,
+    /// Declared client-named identities of each listed type: (name, address).
+    after_listing: HashMap<String, Vec<(String, InstanceAddress)>>,
+    /// The client-named instances each queued read finds, to release their children when it answers.
+    read_parents: HashMap<ReadRequest, Vec<InstanceAddress>>,
+    /// Parent-derived children waiting for their client-named parents.
+    children: Vec<PendingChild>,
+    /// The children waiting for each parent, by position in `children`.
+    by_parent: HashMap<InstanceAddress, Vec<usize>>,
+}
+
+impl Prefetch {
+    /// `parent` is live with `id`: every child that waited only for it is queued for its read.
+    fn observed(&mut self, parent: &InstanceAddress, id: &str, queue: &mut VecDeque<Job>) {
+        for i in self.by_parent.remove(parent).unwrap_or_default() {
+            let child = &mut self.children[i];
+            child.waiting.retain(|argument, p| {
+                if p == parent {
+                    child.parts.insert(argument.clone(), id.to_owned());
+                    false
+                } else {
+                    true
+                }
+            });
+            if child.waiting.is_empty() {
+                let read = child.read();
+                if self.asked.insert(read.clone()) {
+                    queue.push_back(Job::Read(read));
+                }
+            }
+        }
+    }
+}
+
+/// A parent-derived child's identity, as far as its parents are known.
+struct PendingChild {
+    type_name: String,
+    parts: BTreeMap<String, String>,
+    /// The identity arguments still waiting for a parent's id.
+    waiting: BTreeMap<String, InstanceAddress>,
+}
+
+impl PendingChild {
+    fn read(&self) -> ReadRequest {
+        ReadRequest::Identity(
+            self.type_name.clone(),
+            Identity::Composite(self.parts.clone()),
+        )
+    }
+}
+
+/// The object a listing shows at the client-named identity `name`: the one whose id, or whose identity
+/// argument, is `name`.
+fn find_named<'l>(
+    listing: &'l Listing,
+    argument: Option<&str>,
+    name: &str,
+) -> Option<&'l LiveObject> {
+    listing
+        .get(name)
+        .filter(|o| o.id == name || argument.is_some_and(|a| o.attribute_str(a) == Some(name)))
+}
+
+/// Records a failed call on the span that made it, as `#[instrument(err)]` would.
+fn record_error(span: &tracing::Span, error: &ProviderError) {
+    span.in_scope(|| tracing::error!(error = %error));
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum ReadRequest {
     Identity(String, Identity),
     Id(String, String),
@@ -201,6 +287,9 @@ enum ConfirmSource {
 /// Declared list-and-match members under one (type, parent id), with their content (None: unknown).
 type ContentGroups =
     BTreeMap<(String, String), Vec<(InstanceAddress, BTreeMap<String, Option<String>>)>>;
+
+/// A whole listing of one type (its objects and the children they carry inline), or why it failed.
+type Listed = Result<(Listing, Vec<LiveObject>), ProviderError>;
 
 /// A listing answer per (type, parent id).
 type ParentListings = Vec<(
@@ -238,6 +327,8 @@ struct Run<'a> {
     deposed: Vec<DeposedObject>,
     other_estates: BTreeMap<String, u64>,
     withheld_types: BTreeSet<String>,
+    /// Answers of the reads the first stage made ahead of the binding step that needs them.
+    prefetched: HashMap<ReadRequest, Result<Option<LiveObject>, ProviderError>>,
 }
 
 fn key_of(object: &LiveObject) -> (String, String) {
@@ -399,34 +490,11 @@ impl<'a> Run<'a> {
         }
     }
 
-    #[tracing::instrument(skip_all, fields(estate = %self.estate), err)]
-    async fn sweep_all(&self) -> Result<Vec<TaggedResource>, ProviderError> {
-        let mut query = TagQuery {
-            tag_filters: vec![TagFilter::equals(ESTATE_TAG, self.estate.as_str())],
-            type_names: Vec::new(),
-            page_token: None,
-        };
-        let mut all = Vec::new();
-        loop {
-            let page = self
-                .config
-                .retry
-                .run(|| {
-                    let span = self.call_span("tagged_resources", None);
-                    self.provider
-                        .tagged_resources(query.clone())
-                        .instrument(span)
-                })
-                .await?;
-            all.extend(page.resources);
-            match page.next_page_token {
-                Some(token) => query.page_token = Some(token),
-                None => return Ok(all),
-            }
-        }
-    }
-
-    /// The tagging sweep and every bulk listing, concurrently.
+    /// The first stage of discovery, as one pool of at most `read_concurrency` calls: the tagging sweep and
+    /// every bulk listing, page after page, and beside them every single read whose inputs need no bulk
+    /// answer (see [`Prefetch`]). The next page of a listing goes to the front of the queue, as it is on
+    /// the longest chain of calls; a read goes to the back. Answers of reads wait in `prefetched` for the
+    /// binding step that asks for them, which then makes no call of its own.
     #[tracing::instrument(name = "discover", skip_all, fields(estate = %self.estate, path = "bulk"))]
     async fn fetch_bulk(&mut self) {
         let mut types: BTreeSet<String> = BTreeSet::new();
@@ -442,31 +510,137 @@ impl<'a> Run<'a> {
                 _ => {}
             }
         }
-        let this = &*self;
-        let mut jobs: Vec<BoxFuture<'_, Fetched>> =
-            vec![Box::pin(
-                async move { Fetched::Sweep(this.sweep_all().await) },
-            )];
-        for type_name in types {
-            jobs.push(Box::pin(async move {
-                let result = this.list_all(ListRequest::all(type_name.clone())).await;
-                Fetched::Type(type_name, result)
-            }));
+        let mut prefetch = self.prefetch_plan(&types);
+        let mut queue: VecDeque<Job> = VecDeque::new();
+        queue.push_back(Job::Sweep(TagQuery {
+            tag_filters: vec![TagFilter::equals(ESTATE_TAG, self.estate.as_str())],
+            type_names: Vec::new(),
+            page_token: None,
+        }));
+        for type_name in &types {
+            queue.push_back(Job::List(ListRequest::all(type_name.clone())));
         }
-        let fetched: Vec<Fetched> = futures::stream::iter(jobs)
-            .buffer_unordered(self.config.read_concurrency.max(1))
-            .collect()
-            .await;
+        queue.extend(prefetch.ready.drain(..).map(Job::Read));
+        let sweep_span = tracing::info_span!("sweep_all", estate = %self.estate);
+        let list_spans: HashMap<String, tracing::Span> = types
+            .iter()
+            .map(|t| (t.clone(), tracing::info_span!("list_all", type_name = %t)))
+            .collect();
+
+        let mut sweep: Option<Result<Vec<TaggedResource>, ProviderError>> = None;
+        let mut hits: Vec<TaggedResource> = Vec::new();
+        let mut partial: HashMap<String, (Listing, Vec<LiveObject>)> = HashMap::new();
+        let mut listed: Vec<(String, Listed)> = Vec::new();
+        let mut prefetched = HashMap::new();
+        {
+            let this = &*self;
+            let limit = this.config.read_concurrency.max(1);
+            let mut running: FuturesUnordered<BoxFuture<'_, Done>> = FuturesUnordered::new();
+            loop {
+                while running.len() < limit {
+                    let Some(job) = queue.pop_front() else { break };
+                    let span = match &job {
+                        Job::Sweep(_) => sweep_span.clone(),
+                        Job::List(request) => list_spans
+                            .get(&request.type_name)
+                            .cloned()
+                            .unwrap_or_else(tracing::Span::none),
+                        Job::Read(_) => tracing::Span::current(),
+                    };
+                    running.push(this.call(job, span));
+                }
+                let Some(done) = running.next().await else {
+                    break;
+                };
+                match done {
+                    Done::Sweep(mut query, Ok(page)) => {
+                        hits.extend(page.resources);
+                        match page.next_page_token {
+                            Some(token) => {
+                                query.page_token = Some(token);
+                                queue.push_front(Job::Sweep(query));
+                            }
+                            None => sweep = Some(Ok(std::mem::take(&mut hits))),
+                        }
+                    }
+                    Done::Sweep(_, Err(e)) => {
+                        record_error(&sweep_span, &e);
+                        sweep = Some(Err(e));
+                    }
+                    Done::List(mut request, Ok(page)) => {
+                        let type_name = request.type_name.clone();
+                        let entry = partial.entry(type_name.clone()).or_default();
+                        entry.0.tags_included = page.tags_included;
+                        entry.0.objects.extend(page.objects);
+                        entry.1.extend(page.children);
+                        if let Some(token) = page.next_page_token {
+                            request.page_token = Some(token);
+                            queue.push_front(Job::List(request));
+                            continue;
+                        }
+                        let (mut listing, children) =
+                            partial.remove(&type_name).unwrap_or_default();
+                        let argument = this.schema(&type_name).identity.first().cloned();
+                        listing.build_index(argument.as_deref());
+                        for (name, parent) in prefetch
+                            .after_listing
+                            .remove(&type_name)
+                            .unwrap_or_default()
+                        {
+                            match find_named(&listing, argument.as_deref(), &name) {
+                                Some(object) => prefetch.observed(&parent, &object.id, &mut queue),
+                                None => {
+                                    let read = ReadRequest::Identity(
+                                        type_name.clone(),
+                                        Identity::Name(name),
+                                    );
+                                    prefetch
+                                        .read_parents
+                                        .entry(read.clone())
+                                        .or_default()
+                                        .push(parent);
+                                    if prefetch.asked.insert(read.clone()) {
+                                        queue.push_back(Job::Read(read));
+                                    }
+                                }
+                            }
+                        }
+                        listed.push((type_name, Ok((listing, children))));
+                    }
+                    Done::List(request, Err(e)) => {
+                        if let Some(span) = list_spans.get(&request.type_name) {
+                            record_error(span, &e);
+                        }
+                        partial.remove(&request.type_name);
+                        listed.push((request.type_name, Err(e)));
+                    }
+                    Done::Read(request, answer) => {
+                        if let Ok(Some(object)) = &answer {
+                            for parent in prefetch.read_parents.remove(&request).unwrap_or_default()
+                            {
+                                prefetch.observed(&parent, &object.id, &mut queue);
+                            }
+                        }
+                        prefetched.insert(request, answer);
+                    }
+                }
+            }
+        }
+        self.prefetched = prefetched;
+
         let mut failures = Vec::new();
-        for f in fetched {
-            match f {
-                Fetched::Sweep(Ok(hits)) => self.sweep = Some(hits),
-                Fetched::Sweep(Err(e)) => failures.push(("the tagging index".to_owned(), e)),
-                Fetched::Type(t, Ok((listing, children))) => {
+        match sweep {
+            Some(Ok(hits)) => self.sweep = Some(hits),
+            Some(Err(e)) => failures.push(("the tagging index".to_owned(), e)),
+            None => {}
+        }
+        for (t, result) in listed {
+            match result {
+                Ok((listing, children)) => {
                     self.children.extend(children);
                     self.listings.insert(t, listing);
                 }
-                Fetched::Type(t, Err(e)) => {
+                Err(e) => {
                     self.failed_types.insert(t.clone());
                     self.withheld_types.insert(t.clone());
                     failures.push((t, e));
@@ -500,27 +674,147 @@ impl<'a> Run<'a> {
                 self.children_index.entry(key).or_insert(i);
             }
         }
-        let arguments: BTreeMap<String, Option<String>> = self
-            .listings
-            .keys()
-            .map(|t| {
-                (
-                    t.clone(),
-                    self.catalog
-                        .get(t)
-                        .and_then(|s| s.identity.first().cloned()),
-                )
-            })
-            .collect();
-        for (t, listing) in &mut self.listings {
-            listing.build_index(arguments.get(t).and_then(|a| a.as_deref()));
-        }
         if let Some(hits) = &self.sweep {
             for (i, hit) in hits.iter().enumerate() {
                 self.sweep_index
                     .insert((hit.type_name.clone(), hit.id.clone()), i);
             }
         }
+    }
+
+    /// One call of the first stage, with its retries, inside `span`.
+    fn call(&self, job: Job, span: tracing::Span) -> BoxFuture<'_, Done> {
+        match job {
+            Job::Sweep(query) => Box::pin(
+                async move {
+                    let page = self
+                        .config
+                        .retry
+                        .run(|| {
+                            let span = self.call_span("tagged_resources", None);
+                            self.provider
+                                .tagged_resources(query.clone())
+                                .instrument(span)
+                        })
+                        .await;
+                    Done::Sweep(query, page)
+                }
+                .instrument(span),
+            ),
+            Job::List(request) => Box::pin(
+                async move {
+                    let page = self
+                        .config
+                        .retry
+                        .run(|| {
+                            let span = self.call_span("list", Some(&request.type_name));
+                            self.provider.list(request.clone()).instrument(span)
+                        })
+                        .await;
+                    Done::List(request, page)
+                }
+                .instrument(span),
+            ),
+            Job::Read(request) => Box::pin(
+                async move {
+                    let answer = self.read_one(&request).await;
+                    Done::Read(request, answer)
+                }
+                .instrument(span),
+            ),
+        }
+    }
+
+    /// Which single reads the first stage can make beside the listings: those of client-named identities
+    /// whose type no bulk listing covers (known before any call), those a listing shows absent (known
+    /// when that listing ends), and those of parent-derived children whose identity is literal or names
+    /// client-named parents (known when each parent is seen). Each is the very read the binding step
+    /// would make, so a converged plan makes no more calls than before, only sooner.
+    fn prefetch_plan(&self, listed_types: &BTreeSet<String>) -> Prefetch {
+        let mut prefetch = Prefetch::default();
+        let known_name = |address: &InstanceAddress| -> Option<String> {
+            let schema = self.catalog.get(address.type_name())?;
+            let argument = schema.identity.first()?;
+            match self.declared.instance(address)?.identity.get(argument)? {
+                DeclaredValue::Known(name) => Some(name.clone()),
+                _ => None,
+            }
+        };
+        for address in self.addresses_on(AdmissionPath::ClientNamed) {
+            let Some(name) = known_name(&address) else {
+                continue;
+            };
+            let type_name = address.type_name().to_owned();
+            if listed_types.contains(&type_name) {
+                prefetch
+                    .after_listing
+                    .entry(type_name)
+                    .or_default()
+                    .push((name, address));
+            } else {
+                let read = ReadRequest::Identity(type_name, Identity::Name(name));
+                prefetch
+                    .read_parents
+                    .entry(read.clone())
+                    .or_default()
+                    .push(address);
+                if prefetch.asked.insert(read.clone()) {
+                    prefetch.ready.push(read);
+                }
+            }
+        }
+        'child: for address in self.addresses_on(AdmissionPath::ParentDerived) {
+            let type_name = address.type_name().to_owned();
+            if self
+                .schema(&type_name)
+                .parent
+                .as_ref()
+                .is_some_and(|l| l.inline)
+            {
+                continue;
+            }
+            let Some(instance) = self.declared.instance(&address) else {
+                continue;
+            };
+            let mut child = PendingChild {
+                type_name,
+                parts: BTreeMap::new(),
+                waiting: BTreeMap::new(),
+            };
+            for (argument, value) in &instance.identity {
+                match value {
+                    DeclaredValue::Known(s) => {
+                        child.parts.insert(argument.clone(), s.clone());
+                    }
+                    DeclaredValue::IdOf(parent)
+                        if self.declared.is_declared(parent)
+                            && self.admission(parent.type_name())
+                                == Some(AdmissionPath::ClientNamed)
+                            && known_name(parent).is_some() =>
+                    {
+                        child.waiting.insert(argument.clone(), parent.clone());
+                    }
+                    _ => continue 'child,
+                }
+            }
+            if child.waiting.is_empty() {
+                let read = child.read();
+                if prefetch.asked.insert(read.clone()) {
+                    prefetch.ready.push(read);
+                }
+                continue;
+            }
+            let i = prefetch.children.len();
+            for parent in child.waiting.values() {
+                prefetch
+                    .by_parent
+                    .entry(parent.clone())
+                    .or_default()
+                    .push(i);
+            }
+            prefetch.children.push(child);
+        }
+        prefetch
     }
 
     #[tracing::instrument(skip_all, err)]
@@ -549,19 +843,35 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Single reads, at most `read_concurrency` in flight, answers in request order.
+    /// Single reads, at most `read_concurrency` in flight, answers in request order. A read the first
+    /// stage already made is answered from `prefetched`, without a call.
     async fn read_many(
-        &self,
+        &mut self,
         requests: &[ReadRequest],
     ) -> Vec<Result<Option<LiveObject>, ProviderError>> {
-        let mut answers: Vec<(usize, Result<Option<LiveObject>, ProviderError>)> =
-            futures::stream::iter(requests.iter().enumerate())
-                .map(|(i, r)| async move { (i, self.read_one(r).await) })
-                .buffer_unordered(self.config.read_concurrency.max(1))
-                .collect()
-                .await;
-        answers.sort_by_key(|(i, _)| *i);
-        answers.into_iter().map(|(_, a)| a).collect()
+        let mut answers: Vec<Option<Result<Option<LiveObject>, ProviderError>>> =
+            requests.iter().map(|r| self.prefetched.remove(r)).collect();
+        let this = &*self;
+        let fetched: Vec<(usize, Result<Option<LiveObject>, ProviderError>)> =
+            futures::stream::iter(
+                answers
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, a)| a.is_none())
+                    .map(|(i, _)| i)
+                    .collect::<Vec<_>>(),
+            )
+            .map(|i| async move { (i, this.read_one(&requests[i]).await) })
+            .buffer_unordered(this.config.read_concurrency.max(1))
+            .collect()
+            .await;
+        for (i, answer) in fetched {
+            answers[i] = Some(answer);
+        }
+        answers
+            .into_iter()
+            .map(|a| a.expect("every request is answered, from the first stage or by its own read"))
+            .collect()
     }
 
     fn deposed_address(&self, type_name: &str, id: &str) -> Option<InstanceAddress> {
@@ -676,9 +986,7 @@ impl<'a> Run<'a> {
                 to_read.push((address, request));
                 continue;
             };
-            let found = listing
-                .get(&name)
-                .filter(|o| o.id == name || o.attribute_str(&argument) == Some(name.as_str()));
+            let found = find_named(listing, Some(argument.as_str()), &name);
             match found {
                 Some(o) if listing.tags_included => known.push((address, Some(o.clone()))),
                 Some(o) => match self.sweep_tags(&type_name, &o.id) {

@@ -41,6 +41,16 @@ use crate::value::{Number, Type, Value};
 pub trait ResourceResolver {
     /// The value of the block `type_name.name`.
     fn resolve(&self, type_name: &str, name: &str) -> Option<Value>;
+
+    /// The value of one member, `type_name.name[key]` (`key` without sensitivity marks), where the
+    /// resolver can give it without building the whole block: a reference to one instance of a large
+    /// `count` or `for_each` block then costs one lookup, not a copy of the block. `None` (the default)
+    /// makes the evaluator index the value of [`resolve`](Self::resolve) instead, so an answer must be
+    /// exactly what that indexing gives; a key that is no member is left to it, for its diagnostic.
+    fn resolve_member(&self, type_name: &str, name: &str, key: &Value) -> Option<Value> {
+        let _ = (type_name, name, key);
+        None
+    }
 }
 
 impl ResourceResolver for BTreeMap<String, Value> {
@@ -618,6 +628,26 @@ impl<'a> Evaluator<'a> {
                         loc: loc.clone(),
                     });
                 };
+                if let Some((Step::Index(e), after)) = rest.split_first() {
+                    // One member: ask for it alone before building the block.
+                    let key = self.eval_in(e, inst, b, d)?;
+                    let (plain, marked) = key.clone().unmark();
+                    if let Some(v) = resolver.resolve_member(type_name, block, &plain) {
+                        return self.apply_steps(
+                            v.mark_sensitive_if(marked),
+                            after,
+                            loc,
+                            inst,
+                            b,
+                            d,
+                        );
+                    }
+                    let whole = resolver
+                        .resolve(type_name, block)
+                        .unwrap_or_else(Value::unknown);
+                    let v = index(whole, key, &e.loc)?;
+                    return self.apply_steps(v, after, loc, inst, b, d);
+                }
                 match resolver.resolve(type_name, block) {
                     Some(v) => self.apply_steps(v, rest, loc, inst, b, d),
                     None => {

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use admission::config::{Config, SourceFile, parse_config, parse_expression};
-use admission::eval::{EvalError, Evaluator, Instance};
+use admission::eval::{EvalError, Evaluator, Instance, ResourceResolver};
 use admission::value::Value;
 use expect_test::{Expect, expect};
 
@@ -589,4 +589,73 @@ fn eval_static_evaluator_refuses_resource_references() {
         local.prefix  =>  "web-3"
     "#]]
     .assert_eq(&(out.join("\n") + "\n"));
+}
+
+/// A resolver that answers members of `aws_subnet.s` one by one and logs what it is asked.
+struct MemberResolver {
+    whole: BTreeMap<String, Value>,
+    asked: std::cell::RefCell<Vec<String>>,
+}
+
+impl ResourceResolver for MemberResolver {
+    fn resolve(&self, type_name: &str, name: &str) -> Option<Value> {
+        self.asked
+            .borrow_mut()
+            .push(format!("block {type_name}.{name}"));
+        self.whole.resolve(type_name, name)
+    }
+
+    fn resolve_member(&self, type_name: &str, name: &str, key: &Value) -> Option<Value> {
+        self.asked
+            .borrow_mut()
+            .push(format!("member {type_name}.{name}[{key}]"));
+        match (type_name, name, key) {
+            ("aws_subnet", "s", Value::Number(n)) if n.as_u64() == Some(1) => {
+                Some(Value::map([("id", Value::from("subnet-one"))]))
+            }
+            _ => None,
+        }
+    }
+}
+
+#[test]
+fn eval_a_member_reference_asks_for_the_member_before_the_block() {
+    let (config, vars) = (config(), vars());
+    let resolver = MemberResolver {
+        whole: resources(),
+        asked: Default::default(),
+    };
+    let ev = Evaluator::with_resources(&config, &vars, &resolver);
+    let lines = [
+        // Answered by the member alone: the block is never built.
+        r#"aws_subnet.s[1].id"#,
+        // The key is evaluated once, without its sensitivity, and the mark is put back on the member.
+        r#"aws_subnet.s[var.secret == "" ? 0 : 1].id"#,
+        // Not answered: the block is indexed, with its diagnostic for a key it does not have.
+        r#"aws_subnet.s[0].id"#,
+        r#"aws_subnet.s[5].id"#,
+        // Read whole: only the block is asked.
+        r#"length(aws_subnet.s)"#,
+    ];
+    let out: Vec<String> = lines
+        .iter()
+        .map(|l| eval_line(&ev, l, &Instance::Single))
+        .collect();
+    expect![[r#"
+        aws_subnet.s[1].id  =>  "subnet-one"
+        aws_subnet.s[var.secret == "" ? 0 : 1].id  =>  sensitive("subnet-one")
+        aws_subnet.s[0].id  =>  "subnet-0"
+        aws_subnet.s[5].id  =>  unsupported-construct: invalid expression: index 5 is out of range for a list of 2 element(s)
+        length(aws_subnet.s)  =>  2
+    "#]].assert_eq(&(out.join("\n") + "\n"));
+    expect![[r#"
+        member aws_subnet.s[1]
+        member aws_subnet.s[1]
+        member aws_subnet.s[0]
+        block aws_subnet.s
+        member aws_subnet.s[5]
+        block aws_subnet.s
+        block aws_subnet.s
+    "#]]
+    .assert_eq(&(resolver.asked.borrow().join("\n") + "\n"));
 }

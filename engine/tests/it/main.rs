@@ -6,6 +6,7 @@ mod apply_failures;
 mod apply_greenfield;
 mod apply_lifecycle;
 mod ownership_ops;
+mod plan_dependencies;
 mod plan_secrets;
 mod plan_shapes;
 mod support;

@@ -1,4 +1,5 @@
-//! Single reads run concurrently, never more than `read_concurrency` at once.
+//! Calls run concurrently, never more than `read_concurrency` at once, and a read that needs no listing's
+//! answer does not wait for the listings.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -10,17 +11,39 @@ use admission::provider::{
 };
 use async_trait::async_trait;
 use fixtures::SimCloud;
-use projection::{Declared, ProjectionConfig, RetryPolicy};
+use projection::{Declared, DeclaredInstance, DeclaredValue, ProjectionConfig, RetryPolicy};
 use serde_json::json;
 use staterecord::MemoryStore;
 
 use crate::support::*;
 
-/// A provider that counts the reads in flight around the simulated cloud.
+/// A provider that counts the calls in flight around the simulated cloud.
 struct Gauge {
     inner: SimCloud,
     now: AtomicUsize,
     max: AtomicUsize,
+}
+
+impl Gauge {
+    fn new(inner: SimCloud) -> Gauge {
+        Gauge {
+            inner,
+            now: AtomicUsize::new(0),
+            max: AtomicUsize::new(0),
+        }
+    }
+
+    /// Runs `call` as one call in flight, letting every other ready call start before it finishes.
+    async fn gauged<T>(&self, call: impl Future<Output = T>) -> T {
+        let n = self.now.fetch_add(1, Ordering::SeqCst) + 1;
+        self.max.fetch_max(n, Ordering::SeqCst);
+        for _ in 0..8 {
+            tokio::task::yield_now().await;
+        }
+        let answer = call.await;
+        self.now.fetch_sub(1, Ordering::SeqCst);
+        answer
+    }
 }
 
 #[async_trait]
@@ -32,7 +55,7 @@ impl Provider for Gauge {
         Provider::schemas(&self.inner)
     }
     async fn list(&self, request: ListRequest) -> Result<ListPage, ProviderError> {
-        Provider::list(&self.inner, request).await
+        self.gauged(Provider::list(&self.inner, request)).await
     }
     async fn create(&self, request: CreateRequest) -> Result<LiveObject, ProviderError> {
         Provider::create(&self.inner, request).await
@@ -48,18 +71,12 @@ impl Provider for Gauge {
         type_name: &str,
         identity: &Identity,
     ) -> Result<Option<LiveObject>, ProviderError> {
-        let n = self.now.fetch_add(1, Ordering::SeqCst) + 1;
-        self.max.fetch_max(n, Ordering::SeqCst);
-        // Let every other ready read start before this one finishes.
-        for _ in 0..8 {
-            tokio::task::yield_now().await;
-        }
-        let answer = Provider::read(&self.inner, type_name, identity).await;
-        self.now.fetch_sub(1, Ordering::SeqCst);
-        answer
+        self.gauged(Provider::read(&self.inner, type_name, identity))
+            .await
     }
     async fn tagged_resources(&self, query: TagQuery) -> Result<TaggedPage, ProviderError> {
-        Provider::tagged_resources(&self.inner, query).await
+        self.gauged(Provider::tagged_resources(&self.inner, query))
+            .await
     }
     fn api_calls(&self) -> BTreeMap<String, u64> {
         Provider::api_calls(&self.inner)
@@ -81,11 +98,7 @@ async fn reads_overlap_up_to_the_read_concurrency_and_no_further() {
         ));
         declared.add(named(&address, "name", &name)).unwrap();
     }
-    let gauge = Gauge {
-        inner: cloud(live),
-        now: AtomicUsize::new(0),
-        max: AtomicUsize::new(0),
-    };
+    let gauge = Gauge::new(cloud(live));
     let config = ProjectionConfig {
         read_concurrency: 4,
         retry: RetryPolicy::immediate(1),
@@ -102,4 +115,74 @@ async fn reads_overlap_up_to_the_read_concurrency_and_no_further() {
         20
     );
     assert_eq!(gauge.max.load(Ordering::SeqCst), 4);
+}
+
+#[tokio::test]
+async fn reads_that_need_no_listing_run_beside_the_listings_and_add_no_call() {
+    // Three roles (no bulk listing covers them), a VPC and a bucket (listed), and the bucket's versioning
+    // (read once the bucket listing shows its bucket).
+    let mut live = vec![
+        res(
+            "aws_vpc",
+            "vpc-1",
+            json!({ "cidr_block": "10.0.0.0/16" }),
+            &tags_of(&ours("aws_vpc.main")),
+        ),
+        res(
+            "aws_s3_bucket",
+            "acme-data",
+            json!({ "bucket": "acme-data" }),
+            &tags_of(&ours("aws_s3_bucket.data")),
+        ),
+        res(
+            "aws_s3_bucket_versioning",
+            "acme-data",
+            json!({ "bucket": "acme-data", "status": "Enabled" }),
+            &[],
+        ),
+    ];
+    let mut declared = declare(vec![
+        bare("aws_vpc.main"),
+        named("aws_s3_bucket.data", "bucket", "acme-data"),
+        DeclaredInstance::new(a("aws_s3_bucket_versioning.data"))
+            .identity("bucket", DeclaredValue::id_of(a("aws_s3_bucket.data"))),
+    ]);
+    for i in 0..3 {
+        let name = format!("role-{i}");
+        let address = format!("aws_iam_role.r{i}");
+        live.push(res(
+            "aws_iam_role",
+            &name,
+            json!({ "name": name, "assume_role_policy": "{}" }),
+            &tags_of(&ours(&address)),
+        ));
+        declared.add(named(&address, "name", &name)).unwrap();
+    }
+    let gauge = Gauge::new(cloud(live));
+    let p = projection::project(&gauge, &MemoryStore::new(), &estate(), &declared, &config())
+        .await
+        .unwrap();
+    assert_eq!(
+        p.instances
+            .values()
+            .filter(|s| s.binding.object().is_some())
+            .count(),
+        6,
+        "{:?}",
+        p.diagnostics
+    );
+    // The sweep, two listings and three role reads, all at once; the versioning read starts only after
+    // the bucket listing has answered, so never more.
+    assert_eq!(gauge.max.load(Ordering::SeqCst), 6);
+    // Exactly the calls of a plan that waited for the listings: one read per role and per versioning.
+    assert_eq!(
+        p.cost.api_calls_by_operation,
+        BTreeMap::from([
+            ("ec2:DescribeVpcs".to_owned(), 1),
+            ("iam:GetRole".to_owned(), 3),
+            ("s3:GetBucketVersioning".to_owned(), 1),
+            ("s3:ListBuckets".to_owned(), 1),
+            ("tagging:GetResources".to_owned(), 1),
+        ])
+    );
 }

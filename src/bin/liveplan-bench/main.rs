@@ -68,6 +68,10 @@ struct Args {
     /// Which stores store-getall reads.
     #[arg(long, value_enum, default_value_t = store::Backend::All)]
     backend: store::Backend,
+    /// Only converge the plan scenario's estate into this folder and exit (the plan scenarios run
+    /// themselves this way in a child process, so that the measured process holds only the plan).
+    #[arg(long, hide = true)]
+    converge_into: Option<std::path::PathBuf>,
 }
 
 fn emit(report: &Report) {
@@ -85,6 +89,16 @@ async fn main() -> anyhow::Result<()> {
         read_concurrency: args.read_concurrency.max(1),
         keying: args.keying.unwrap_or(estate::Keying::Count),
     };
+    if let Some(dir) = &args.converge_into {
+        let n = args.n.unwrap_or(1000);
+        let keying = args.keying.unwrap_or(estate::Keying::Count);
+        let mix = match args.scenario {
+            Scenario::PlanConverged => estate::converged_mix(n),
+            Scenario::PlanBuckets => estate::buckets_mix(n),
+            other => anyhow::bail!("--converge-into is for the plan scenarios, not {other:?}"),
+        };
+        return plan::converge_into(&mix, keying, dir).await;
+    }
     match args.scenario {
         Scenario::PlanConverged => {
             emit(&plan::plan_converged(plan_options(args.n.unwrap_or(1000))).await?);

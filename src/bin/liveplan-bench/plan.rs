@@ -8,15 +8,17 @@
 
 use std::collections::BTreeMap;
 use std::num::NonZeroUsize;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use admission::config::{SourceFile, VariableInputs};
 use anyhow::{Context, bail, ensure};
+use clap::ValueEnum;
 use engine::{ApplyConfig, Plan, PlanRequest, RetryPolicy};
 use fixtures::{SimCloud, SimConfig, Snapshot};
 use serde_json::json;
-use staterecord::{CacheScope, CountingStore, MemoryStore, Store};
+use staterecord::{CacheScope, CountingStore, LocalStore, Store};
 
 use crate::estate::{self, Keying, Mix};
 use crate::probe;
@@ -55,13 +57,10 @@ fn plan_request<'a>(
     }
 }
 
-/// Plans and applies `configuration` on an empty cloud with no latency, one operation at a time.
-///
-/// One at a time because concurrent creates of one `count` block race on the block's slot record (see
-/// BENCHMARKS.md, missed targets); the estate this makes is the same either way.
-pub async fn converge(configuration: &str) -> anyhow::Result<Converged> {
+/// Plans and applies `configuration` on an empty cloud with no latency, one operation at a time, writing
+/// its records to `store`.
+pub async fn converge(configuration: &str, store: Arc<dyn Store>) -> anyhow::Result<Converged> {
     let cloud = Arc::new(SimCloud::new(SimConfig::default()));
-    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
     let files = [SourceFile::new("main.tf", configuration)];
     let inputs = VariableInputs::default();
     let request = plan_request(&files, &inputs, 16);
@@ -117,6 +116,9 @@ pub struct MeasuredPlan {
     pub peak_rss: u64,
     /// Whether the peak was reset before the plan.
     pub peak_reset: bool,
+    /// Resident set size just before the plan: what the converging run left behind (freed memory the
+    /// allocator keeps counts here), so the plan's own growth is `peak_rss - rss_before`.
+    pub rss_before: u64,
 }
 
 /// Plans `configuration` against `converged` in a cloud with `options.latency`, measuring the plan only.
@@ -138,6 +140,7 @@ pub async fn measure_plan(
     let inputs = VariableInputs::default();
     let request = plan_request(&files, &inputs, options.read_concurrency);
     let scope = CacheScope::new();
+    let rss_before = probe::rss_bytes()?;
     let peak_reset = probe::reset_peak_rss();
     let cpu_before = probe::cpu_time()?;
     let started = Instant::now();
@@ -160,6 +163,7 @@ pub async fn measure_plan(
         cpu,
         peak_rss,
         peak_reset,
+        rss_before,
     })
 }
 
@@ -244,7 +248,79 @@ pub fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// Converges the estate of `mix`, measures one plan of it, and reports it under `scenario`.
+/// The file of the converged live snapshot in a converged estate's folder; the records are in `records/`.
+const SNAPSHOT_FILE: &str = "snapshot.json";
+
+/// Converges the estate of `mix` into `dir`: its records in a local store at `dir/records`, its live
+/// objects in `dir/snapshot.json`. This is what the child process of [`run`] does.
+pub async fn converge_into(mix: &Mix, keying: Keying, dir: &Path) -> anyhow::Result<()> {
+    let configuration = estate::configuration(mix, keying);
+    let store: Arc<dyn Store> = Arc::new(
+        LocalStore::open(dir.join("records")).context("opening the converged estate's store")?,
+    );
+    let converged = converge(&configuration, store).await?;
+    let text =
+        serde_json::to_string(&converged.snapshot).context("writing the converged snapshot")?;
+    std::fs::write(dir.join(SNAPSHOT_FILE), text).context("writing the converged snapshot")?;
+    Ok(())
+}
+
+/// A folder under the system's temporary folder, removed with everything in it when dropped.
+struct ScratchDir(std::path::PathBuf);
+
+impl ScratchDir {
+    fn new() -> std::io::Result<ScratchDir> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or_default();
+        let path =
+            std::env::temp_dir().join(format!("liveplan-bench-{}-{nanos:08x}", std::process::id()));
+        std::fs::create_dir_all(&path)?;
+        Ok(ScratchDir(path))
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        // Best effort: a leftover folder under the temporary folder harms nothing.
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Converges the estate in a child process (this binary with `--converge-into`) and loads the result, so
+/// that the measured process holds only the plan: memory the converging run used and freed, which the
+/// allocator keeps, would otherwise count as the plan's peak.
+fn converge_in_child(
+    scenario: &str,
+    options: PlanOptions,
+    dir: &Path,
+) -> anyhow::Result<Converged> {
+    let keying = options
+        .keying
+        .to_possible_value()
+        .map(|v| v.get_name().to_owned())
+        .unwrap_or_default();
+    let status = std::process::Command::new(
+        std::env::current_exe().context("finding the benchmark binary")?,
+    )
+    .arg(scenario)
+    .args(["--n", &options.n.to_string(), "--keying", &keying])
+    .arg("--converge-into")
+    .arg(dir)
+    .status()
+    .context("starting the converging run")?;
+    ensure!(status.success(), "the converging run failed ({status})");
+    let snapshot =
+        Snapshot::read(&dir.join(SNAPSHOT_FILE)).context("reading the converged snapshot")?;
+    let store: Arc<dyn Store> = Arc::new(
+        LocalStore::open(dir.join("records")).context("opening the converged estate's store")?,
+    );
+    Ok(Converged { snapshot, store })
+}
+
+/// Converges the estate of `mix` (in a child process), measures one plan of it, and reports it under
+/// `scenario`.
 async fn run(scenario: &'static str, mix: &Mix, options: PlanOptions) -> anyhow::Result<Report> {
     ensure!(
         mix.total() == options.n,
@@ -253,7 +329,8 @@ async fn run(scenario: &'static str, mix: &Mix, options: PlanOptions) -> anyhow:
         options.n
     );
     let configuration = estate::configuration(mix, options.keying);
-    let converged = converge(&configuration).await?;
+    let dir = ScratchDir::new().context("making a folder for the converged estate")?;
+    let converged = converge_in_child(scenario, options, &dir.0)?;
     let measured = measure_plan(&configuration, &converged, options).await?;
     let api_calls: u64 = measured.calls.values().sum();
     let depth = depth(&measured.calls, &converged.snapshot);
@@ -282,10 +359,15 @@ async fn run(scenario: &'static str, mix: &Mix, options: PlanOptions) -> anyhow:
             measured.plan.cost.api_calls, measured.plan.cost.store_trips
         ),
     );
+    report.note(
+        "resident before the plan (MB)",
+        format!("{}", round3(probe::mebibytes(measured.rss_before))),
+    );
     if !measured.peak_reset {
         report.note(
             "peak_rss_mb",
-            "the kernel refused to reset the peak: it includes the converging apply".to_owned(),
+            "the kernel refused to reset the peak: it includes loading the converged estate"
+                .to_owned(),
         );
     }
     if !measured.plan.summary().is_empty() || !measured.plan.applicable() {
