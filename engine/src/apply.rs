@@ -10,7 +10,7 @@
 //! This module never starts a provider call after cancellation, never aborts one in flight, and never
 //! writes a record without naming the version it replaces.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
 use std::num::NonZeroUsize;
@@ -246,21 +246,24 @@ pub async fn apply(
         .iter()
         .map(|(k, (_, v))| (k.clone(), Some(v.clone())))
         .collect();
-    let changes: BTreeMap<(InstanceAddress, Option<String>), Arc<ResourceChange>> = p
-        .effective_changes()
-        .map(|c| ((c.address.clone(), c.deposed.clone()), Arc::new(c.clone())))
-        .collect();
-    let in_graph: BTreeSet<InstanceAddress> = changes
-        .keys()
-        .filter(|(_, d)| d.is_none())
-        .map(|(a, _)| a.clone())
-        .collect();
+    let mut changes = HashMap::new();
+    let mut deposed_changes = HashMap::new();
+    for c in p.effective_changes() {
+        let change = Arc::new(change_to_apply(c));
+        match &c.deposed {
+            None => changes.insert(c.address.clone(), change),
+            Some(key) => deposed_changes.insert((c.address.clone(), key.clone()), change),
+        };
+    }
+    let in_graph: BTreeSet<InstanceAddress> = changes.keys().cloned().collect();
+    let blocks = block_shapes(&ctx);
     let ops = Arc::new(Executor {
         ctx: Arc::clone(&ctx),
         keys,
         seen,
         changes,
-        in_graph: in_graph.clone(),
+        deposed_changes,
+        blocks,
         provider,
         store: staterecord::fresh(&store),
         versions: tokio::sync::Mutex::new(versions),
@@ -324,6 +327,98 @@ pub async fn apply(
     })
 }
 
+/// A change as apply carries it: everything but `depends_on`, which the execution graph already encodes
+/// as waits (and which lists every instance of every block an instance refers to, so copying it per
+/// change would make an apply quadratic).
+fn change_to_apply(c: &ResourceChange) -> ResourceChange {
+    ResourceChange {
+        address: c.address.clone(),
+        action: c.action,
+        id: c.id.clone(),
+        admission: c.admission,
+        before: c.before.clone(),
+        after: c.after.clone(),
+        reason: c.reason.clone(),
+        replace_order: c.replace_order,
+        changed: c.changed.clone(),
+        forces: c.forces.clone(),
+        tag_change: c.tag_change.clone(),
+        slot: c.slot,
+        deposed: c.deposed.clone(),
+        depends_on: Vec::new(),
+    }
+}
+
+/// A resource block as the evaluator sees it before any member is read: built once per apply, so that
+/// reading one member of a large block copies a ready value instead of rebuilding the block.
+struct BlockShape {
+    /// The block's declaration, as an index into the configuration's resources.
+    resource: usize,
+    /// Where each member sits in the block's value: its position in the list of a `count` block.
+    positions: HashMap<InstanceKey, usize>,
+    /// The block's value with every member unknown (what [`refs::block_value`] gives with no key).
+    unknown: Value,
+}
+
+/// The shape of every declared resource block with declared instances.
+fn block_shapes(ctx: &PlanContext) -> HashMap<String, BlockShape> {
+    ctx.config
+        .resources
+        .iter()
+        .enumerate()
+        .map(|(resource, res)| {
+            let block = res.address();
+            let instances: &[InstanceAddress] =
+                ctx.blocks.get(&block).map(Vec::as_slice).unwrap_or(&[]);
+            let positions = instances
+                .iter()
+                .enumerate()
+                .map(|(i, a)| (a.key().clone(), i))
+                .collect();
+            let none = BTreeSet::new();
+            let unknown = refs::block_value(res, instances, Some(&none), |_| Value::unknown());
+            (
+                block,
+                BlockShape {
+                    resource,
+                    positions,
+                    unknown,
+                },
+            )
+        })
+        .collect()
+}
+
+/// What one instance's arguments read, fetched before they are evaluated.
+#[derive(Default)]
+struct Reads {
+    /// The blocks read whole, with their values.
+    whole: BTreeMap<String, Value>,
+    /// The blocks read by key, with the keys read.
+    keyed: BTreeMap<String, BTreeSet<InstanceKey>>,
+    /// The values of the members read by key.
+    members: HashMap<InstanceAddress, Value>,
+}
+
+/// Resolves blocks for the evaluator from what an instance fetched; a block read by key is built only when
+/// an expression reads it, not for the direct references [`Executor::direct_read`] answers.
+struct ReadResolver<'a> {
+    exec: &'a Executor,
+    reads: &'a Reads,
+}
+
+impl admission::eval::ResourceResolver for ReadResolver<'_> {
+    fn resolve(&self, type_name: &str, name: &str) -> Option<Value> {
+        let block = format!("{type_name}.{name}");
+        if let Some(v) = self.reads.whole.get(&block) {
+            return Some(v.clone());
+        }
+        let keys = self.reads.keyed.get(&block)?;
+        self.exec
+            .keyed_block_value(&block, keys, &self.reads.members)
+    }
+}
+
 fn to_diagnostic(d: GraphDiagnostic) -> Diagnostic {
     let code = Code::from_name(&d.code).unwrap_or(Code::ApplyFailed);
     let mut out = Diagnostic::new(code, d.summary, d.detail);
@@ -338,8 +433,12 @@ struct Executor {
     keys: RecordKeys,
     /// Every record as the plan saw it, by key.
     seen: BTreeMap<String, (RecordBody, Version)>,
-    changes: BTreeMap<(InstanceAddress, Option<String>), Arc<ResourceChange>>,
-    in_graph: BTreeSet<InstanceAddress>,
+    /// The change of each instance applied (its current object).
+    changes: HashMap<InstanceAddress, Arc<ResourceChange>>,
+    /// The change of each deposed object deleted, by instance and deposed key.
+    deposed_changes: HashMap<(InstanceAddress, String), Arc<ResourceChange>>,
+    /// Each resource block's declaration and the value of its members before any is read.
+    blocks: HashMap<String, BlockShape>,
     provider: Arc<dyn Provider>,
     store: Arc<dyn Store>,
     /// The version of every record as last seen or written: the compare side of every write.
@@ -497,43 +596,157 @@ impl Executor {
         }
     }
 
-    /// The value of a referenced block for the evaluator: from the graph for instances being applied,
-    /// from the plan otherwise. `None` when an upstream failed (the evaluation stops silently).
-    async fn block_value(
+    /// Fetches what an instance's arguments read: the blocks read whole, and the members read by key.
+    /// `None` when an upstream failed (the evaluation stops silently).
+    async fn fetch_reads(
+        &self,
+        needed: BTreeMap<String, Option<BTreeSet<InstanceKey>>>,
+        values: &ValueSource<EngineFamily>,
+    ) -> Option<Reads> {
+        let mut reads = Reads::default();
+        for (block, keys) in needed {
+            let shape = self.blocks.get(&block)?;
+            let res = self.ctx.config.resources.get(shape.resource)?;
+            let instances: &[InstanceAddress] = self
+                .ctx
+                .blocks
+                .get(&block)
+                .map(Vec::as_slice)
+                .unwrap_or(&[]);
+            match keys {
+                None => {
+                    let mut got = BTreeMap::new();
+                    for a in instances {
+                        got.insert(a.clone(), self.instance_value(a, values).await?);
+                    }
+                    let value = refs::block_value(res, instances, None, |a| {
+                        got.remove(a).unwrap_or(Value::unknown())
+                    });
+                    reads.whole.insert(block, value);
+                }
+                Some(keys) => {
+                    let mut wanted: Vec<usize> = keys
+                        .iter()
+                        .filter_map(|k| shape.positions.get(k).copied())
+                        .collect();
+                    wanted.sort_unstable();
+                    for i in wanted {
+                        let a = &instances[i];
+                        let v = self.instance_value(a, values).await?;
+                        reads.members.insert(a.clone(), v);
+                    }
+                    reads.keyed.insert(block, keys);
+                }
+            }
+        }
+        Some(reads)
+    }
+
+    /// The value of a block read by key, as [`refs::block_value`] builds it: the members read carry their
+    /// values, every other member is unknown. Starts from the block with every member unknown.
+    fn keyed_block_value(
         &self,
         block: &str,
-        keys: Option<&BTreeSet<InstanceKey>>,
-        values: &ValueSource<EngineFamily>,
+        keys: &BTreeSet<InstanceKey>,
+        members: &HashMap<InstanceAddress, Value>,
     ) -> Option<Value> {
-        let res = self
-            .ctx
-            .config
-            .resources
-            .iter()
-            .find(|r| r.address() == block)?;
+        let shape = self.blocks.get(block)?;
         let instances: &[InstanceAddress] =
             self.ctx.blocks.get(block).map(Vec::as_slice).unwrap_or(&[]);
-        let mut got = BTreeMap::new();
-        for a in instances {
-            if keys.is_some_and(|k| !k.contains(a.key())) {
+        let mut value = shape.unknown.clone();
+        for k in keys {
+            let Some(a) = shape.positions.get(k).and_then(|&i| instances.get(i)) else {
                 continue;
-            }
-            let v = if self.in_graph.contains(a) {
-                let gv = values.resource_instance_value(a).await;
-                if gv.unavailable == Some(Unavailable::EvaluationError) {
-                    return None;
-                }
-                gv.value
-            } else if let Some(obj) = self.ctx.priors.get(a) {
-                graph::object_value(obj)
-            } else {
-                Value::unknown()
             };
-            got.insert(a.clone(), v);
+            let Some(v) = members.get(a) else { continue };
+            match &mut value {
+                Value::List(items) => {
+                    if let Some(slot) = shape.positions.get(k).and_then(|&i| items.get_mut(i)) {
+                        *slot = v.clone();
+                    }
+                }
+                Value::Map(entries) => {
+                    let key = match a.key() {
+                        InstanceKey::Str(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    entries.insert(key, v.clone());
+                }
+                single => *single = v.clone(),
+            }
         }
-        Some(refs::block_value(res, instances, keys, |a| {
-            got.remove(a).unwrap_or(Value::unknown())
-        }))
+        Some(value)
+    }
+
+    /// The value of an argument that is one direct reference to an attribute of a member read by key
+    /// (`aws_subnet.a[count.index].id`, `aws_vpc.main.id`), read from the member itself: exactly what the
+    /// evaluator gives by indexing the block, without building the block. `None` for anything else, which
+    /// the evaluator handles (with its diagnostics).
+    fn direct_read(
+        &self,
+        expr: &admission::config::Expr,
+        repetition: &admission::eval::Instance,
+        statics: &Evaluator<'_>,
+        reads: &Reads,
+    ) -> Option<Value> {
+        use admission::config::{ExprKind, Step};
+        let ExprKind::Traversal(base, steps) = &expr.kind else {
+            return None;
+        };
+        let ExprKind::Variable(type_name) = &base.kind else {
+            return None;
+        };
+        let (name, index, attr) = match steps.as_slice() {
+            [Step::Attr(name), Step::Attr(attr)] => (name, None, attr),
+            [Step::Attr(name), Step::Index(i), Step::Attr(attr)] => (name, Some(i), attr),
+            _ => return None,
+        };
+        let res = self.ctx.config.resource(type_name, name)?;
+        let block = res.address();
+        if !reads.keyed.contains_key(&block) {
+            return None;
+        }
+        let instances = self.ctx.blocks.get(&block)?;
+        let repeated = res.count.is_some() || res.for_each.is_some();
+        let member = match index {
+            None if !repeated => instances.first()?,
+            None => return None,
+            Some(i) => match statics.eval(i, repetition).ok()? {
+                // A marked key would mark the value: left to the evaluator.
+                Value::Number(n) if res.count.is_some() => {
+                    instances.get(usize::try_from(n.as_u64()?).ok()?)?
+                }
+                Value::String(k) if res.for_each.is_some() => {
+                    let shape = self.blocks.get(&block)?;
+                    instances.get(*shape.positions.get(&InstanceKey::Str(k))?)?
+                }
+                _ => return None,
+            },
+        };
+        match reads.members.get(member)? {
+            Value::Map(entries) => entries.get(attr.as_str()).cloned(),
+            _ => None,
+        }
+    }
+
+    /// The value of one instance for the evaluator: from the graph for an instance being applied, from the
+    /// plan otherwise. `None` when an upstream failed.
+    async fn instance_value(
+        &self,
+        a: &InstanceAddress,
+        values: &ValueSource<EngineFamily>,
+    ) -> Option<Value> {
+        Some(if self.changes.contains_key(a) {
+            let gv = values.resource_instance_value(a).await;
+            if gv.unavailable == Some(Unavailable::EvaluationError) {
+                return None;
+            }
+            gv.value
+        } else if let Some(obj) = self.ctx.priors.get(a) {
+            graph::object_value(obj)
+        } else {
+            Value::unknown()
+        })
     }
 
     async fn create(
@@ -1028,21 +1241,23 @@ impl Executor {
 
     /// Evaluates the outputs with the final values and writes the changed ones.
     async fn write_outputs(&self, diagnostics: &mut Vec<Diagnostic>) -> BTreeMap<String, Value> {
+        if self.ctx.config.outputs.is_empty() {
+            return BTreeMap::new();
+        }
         let results = self
             .results
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
         let mut values: BTreeMap<String, Value> = BTreeMap::new();
+        let mut declared: HashMap<String, Vec<&InstanceAddress>> = HashMap::new();
+        for a in self.ctx.declared.keys() {
+            declared.entry(a.block().to_string()).or_default().push(a);
+        }
         for res in &self.ctx.config.resources {
             let block = res.address();
             let mut items = Vec::new();
-            for a in self
-                .ctx
-                .declared
-                .keys()
-                .filter(|a| a.block().to_string() == block)
-            {
+            for &a in declared.get(&block).into_iter().flatten() {
                 let v = match results.get(a) {
                     Some(Some(o)) => graph::object_value(o),
                     Some(None) => Value::Null,
@@ -1148,18 +1363,14 @@ impl Operations<EngineFamily> for Executor {
         addr: &InstanceAddress,
         _prior: Option<&LiveObject>,
     ) -> OpResult<Meta> {
-        let change = self
-            .changes
-            .get(&(addr.clone(), None))
-            .cloned()
-            .ok_or_else(|| {
-                vec![gdiag(
-                    Code::ApplyFailed,
-                    format!("{addr} has no change in the plan"),
-                    "plan again",
-                    addr,
-                )]
-            })?;
+        let change = self.changes.get(addr).cloned().ok_or_else(|| {
+            vec![gdiag(
+                Code::ApplyFailed,
+                format!("{addr} has no change in the plan"),
+                "plan again",
+                addr,
+            )]
+        })?;
         Ok(Meta {
             address: addr.clone(),
             change,
@@ -1193,7 +1404,6 @@ impl Operations<EngineFamily> for Executor {
                 address,
             )]
         })?;
-        let mut resolved = BTreeMap::new();
         let repetition = self
             .ctx
             .declared
@@ -1204,20 +1414,24 @@ impl Operations<EngineFamily> for Executor {
             let statics = Evaluator::new(&self.ctx.config, &self.ctx.variables);
             refs::needed_instances(&self.ctx.config, &statics, res, &repetition)
         };
-        for (block, keys) in needed {
-            match self.block_value(&block, keys.as_ref(), values).await {
-                Some(v) => {
-                    resolved.insert(block, v);
-                }
-                None => return Err(Vec::new()),
-            }
-        }
+        let Some(reads) = self.fetch_reads(needed, values).await else {
+            return Err(Vec::new());
+        };
         let configured: Result<BTreeMap<String, Value>, GraphDiagnostic> = {
-            let ev = Evaluator::with_resources(&self.ctx.config, &self.ctx.variables, &resolved);
+            let statics = Evaluator::new(&self.ctx.config, &self.ctx.variables);
+            let resolver = ReadResolver {
+                exec: self,
+                reads: &reads,
+            };
+            let ev = Evaluator::with_resources(&self.ctx.config, &self.ctx.variables, &resolver);
             let mut out = BTreeMap::new();
             let mut err = None;
             for (name, attr) in &res.attrs {
-                match ev.eval(&attr.expr, &repetition) {
+                let value = match self.direct_read(&attr.expr, &repetition, &statics, &reads) {
+                    Some(v) => Ok(v),
+                    None => ev.eval(&attr.expr, &repetition),
+                };
+                match value {
                     Ok(v) => {
                         if !v.is_null() || schema.attribute(name).is_some_and(|a| a.is_required()) {
                             out.insert(name.clone(), v);
@@ -1378,8 +1592,8 @@ impl Operations<EngineFamily> for Executor {
         _prior: Option<&LiveObject>,
     ) -> OpResult<Meta> {
         let change = self
-            .changes
-            .get(&(addr.clone(), Some(key.clone())))
+            .deposed_changes
+            .get(&(addr.clone(), key.clone()))
             .cloned()
             .ok_or_else(|| {
                 vec![gdiag(

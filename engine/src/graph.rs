@@ -6,7 +6,7 @@
 //! It also defines [`EngineFamily`], the concrete types the graph carries. Building a graph is pure: this
 //! module must never call a provider or a store.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
@@ -68,7 +68,8 @@ impl<'de> Deserialize<'de> for GraphValue {
 pub struct Meta {
     /// The instance.
     pub address: InstanceAddress,
-    /// Its change in the plan.
+    /// Its change in the plan. During an apply its `depends_on` is empty: the graph's waits carry the
+    /// dependencies.
     pub change: Arc<ResourceChange>,
     /// The deposed key, for a deposed object.
     pub deposed: Option<String>,
@@ -228,10 +229,68 @@ fn referrers_by_id<'c>(
     referrers
 }
 
+/// The dependency sets of a graph being built, interned: the instances of one block usually share one
+/// set (they refer to the same blocks), so it is resolved, checked and waited for once, not once per
+/// instance. Set 0 is the empty set.
+struct DepSets {
+    sets: Vec<Vec<usize>>,
+}
+
+impl DepSets {
+    fn new() -> DepSets {
+        DepSets {
+            sets: vec![Vec::new()],
+        }
+    }
+
+    /// Adds a sorted set without duplicates; the empty set is always id 0.
+    fn add(&mut self, set: Vec<usize>) -> usize {
+        if set.is_empty() {
+            return 0;
+        }
+        self.sets.push(set);
+        self.sets.len() - 1
+    }
+
+    fn get(&self, id: usize) -> &[usize] {
+        &self.sets[id]
+    }
+}
+
+/// Waiters made so far, by what they wait for: every apply that waits for the same results shares one.
+#[derive(Default)]
+struct Waiters {
+    made: HashMap<Vec<AnyResultRef>, AnyResultRef>,
+}
+
+impl Waiters {
+    /// One waiter over `first` (unless nil) and `rest`.
+    fn wait(
+        &mut self,
+        b: &mut Builder<EngineFamily>,
+        first: AnyResultRef,
+        rest: &[AnyResultRef],
+    ) -> AnyResultRef {
+        let refs: Vec<AnyResultRef> = (!first.is_nil())
+            .then_some(first)
+            .into_iter()
+            .chain(rest.iter().copied())
+            .collect();
+        match self.made.get(&refs) {
+            Some(&w) => w,
+            None => {
+                let w = b.waiter(refs.iter().copied());
+                self.made.insert(refs, w);
+                w
+            }
+        }
+    }
+}
+
 /// Builds the execution graph of a plan's effective changes.
 pub fn build(plan: &Plan) -> Result<EngineGraph, execgraph::GraphError> {
     let changes: Vec<&ResourceChange> = plan.effective_changes().collect();
-    let current: BTreeMap<&InstanceAddress, usize> = changes
+    let current: HashMap<&InstanceAddress, usize> = changes
         .iter()
         .enumerate()
         .filter(|(_, c)| c.deposed.is_none())
@@ -240,18 +299,36 @@ pub fn build(plan: &Plan) -> Result<EngineGraph, execgraph::GraphError> {
     // Edges: (i waits for j's sink) on the create side, (i's destroy waits for j) on the destroy side.
     // Which changes' old objects refer to each (type, id), found in one walk over every `before`.
     let referrers = referrers_by_id(&changes, &plan.context.catalog);
-    let mut create_deps: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); changes.len()];
-    let mut destroy_deps: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); changes.len()];
+    let mut sets = DepSets::new();
+    let mut create_deps: Vec<usize> = vec![0; changes.len()];
+    let mut destroy_deps: Vec<usize> = vec![0; changes.len()];
+    // The last `depends_on` resolved and its set: changes come sorted by address, so the instances of a
+    // block, which share their list, come one after the other.
+    let mut last: Option<(&[InstanceAddress], usize)> = None;
     for (i, c) in changes.iter().enumerate() {
         if matches!(c.action, Action::Create | Action::Update | Action::Replace) {
-            for d in &c.depends_on {
-                if let Some(&j) = current.get(d)
-                    && j != i
-                    && changes[j].action != Action::Delete
-                {
-                    create_deps[i].insert(j);
+            let id = match last {
+                Some((deps, id)) if deps == c.depends_on.as_slice() => id,
+                _ => {
+                    let mut set: Vec<usize> = c
+                        .depends_on
+                        .iter()
+                        .filter_map(|d| current.get(d).copied())
+                        .filter(|&j| changes[j].action != Action::Delete)
+                        .collect();
+                    set.sort_unstable();
+                    set.dedup();
+                    let id = sets.add(set);
+                    last = Some((c.depends_on.as_slice(), id));
+                    id
                 }
-            }
+            };
+            create_deps[i] = if sets.get(id).binary_search(&i).is_ok() {
+                let mine: Vec<usize> = sets.get(id).iter().copied().filter(|&j| j != i).collect();
+                sets.add(mine)
+            } else {
+                id
+            };
         }
         if matches!(c.action, Action::Delete | Action::Replace)
             && let Some(id) = &c.id
@@ -259,25 +336,34 @@ pub fn build(plan: &Plan) -> Result<EngineGraph, execgraph::GraphError> {
             let type_name = c.address.type_name();
             let typed = referrers.get(&(Some(type_name), id.as_str()));
             let untyped = referrers.get(&(None, id.as_str()));
-            for &j in typed.into_iter().chain(untyped).flatten() {
-                if j != i {
-                    destroy_deps[i].insert(j);
-                }
-            }
+            let set: BTreeSet<usize> = typed
+                .into_iter()
+                .chain(untyped)
+                .flatten()
+                .copied()
+                .filter(|&j| j != i)
+                .collect();
+            destroy_deps[i] = sets.add(set.into_iter().collect());
         }
     }
     // Build in an order where every dependency is built first; what a cycle leaves is built last through
-    // mutable waiters, and `finish` names the cycle.
+    // mutable waiters, and `finish` names the cycle. A set once seen placed stays placed.
     let mut order = Vec::new();
     let mut placed = vec![false; changes.len()];
+    let mut set_placed = vec![false; sets.sets.len()];
+    set_placed[0] = true;
+    let mut all_placed = |id: usize, placed: &[bool]| {
+        if !set_placed[id] && sets.get(id).iter().all(|&j| placed[j]) {
+            set_placed[id] = true;
+        }
+        set_placed[id]
+    };
     loop {
         let mut progressed = false;
         for i in 0..changes.len() {
             if !placed[i]
-                && create_deps[i]
-                    .iter()
-                    .chain(destroy_deps[i].iter())
-                    .all(|&j| placed[j])
+                && all_placed(create_deps[i], &placed)
+                && all_placed(destroy_deps[i], &placed)
             {
                 placed[i] = true;
                 order.push(i);
@@ -291,31 +377,35 @@ pub fn build(plan: &Plan) -> Result<EngineGraph, execgraph::GraphError> {
     let mut late: Vec<usize> = (0..changes.len()).filter(|&i| !placed[i]).collect();
     order.append(&mut late);
     let mut b = Builder::<EngineFamily>::new();
+    let mut waiters = Waiters::default();
     let mut built: Vec<Option<Built>> = vec![None; changes.len()];
     let mut pending = Vec::new();
     for &i in &order {
         let c = changes[i];
-        let (after, after_handle) = waiter_for(&mut b, &create_deps[i], &built, |x| x.sink);
-        let (destroy_after, destroy_handle) = waiter_for(&mut b, &destroy_deps[i], &built, |x| {
-            x.destroy.unwrap_or(x.sink)
-        });
+        let (after, after_handle) =
+            waiter_for(&mut b, sets.get(create_deps[i]), &built, |x| x.sink);
+        let (destroy_after, destroy_handle) =
+            waiter_for(&mut b, sets.get(destroy_deps[i]), &built, |x| {
+                x.destroy.unwrap_or(x.sink)
+            });
         let result = subgraph(
             &mut b,
+            &mut waiters,
             c,
             &after,
             &destroy_after,
-            !create_deps[i].is_empty(),
+            create_deps[i] != 0,
         );
         built[i] = Some(result);
         if let Some(h) = after_handle {
-            pending.push((h, create_deps[i].clone(), false));
+            pending.push((h, create_deps[i], false));
         }
         if let Some(h) = destroy_handle {
-            pending.push((h, destroy_deps[i].clone(), true));
+            pending.push((h, destroy_deps[i], true));
         }
     }
     for (handle, deps, destroy) in pending {
-        for j in deps {
+        for &j in sets.get(deps) {
             if let Some(x) = built[j] {
                 let r = if destroy {
                     x.destroy.unwrap_or(x.sink)
@@ -333,7 +423,7 @@ pub fn build(plan: &Plan) -> Result<EngineGraph, execgraph::GraphError> {
 /// built yet (a cycle, which `finish` reports).
 fn waiter_for(
     b: &mut Builder<EngineFamily>,
-    deps: &BTreeSet<usize>,
+    deps: &[usize],
     built: &[Option<Built>],
     pick: impl Fn(&Built) -> AnyResultRef,
 ) -> (Vec<AnyResultRef>, Option<execgraph::WaiterHandle>) {
@@ -356,18 +446,9 @@ fn planned(b: &mut Builder<EngineFamily>, c: &ResourceChange) -> ResultRef<execg
     }
 }
 
-/// One waiter over `first` (unless nil) and `rest`.
-fn wait(b: &mut Builder<EngineFamily>, first: AnyResultRef, rest: &[AnyResultRef]) -> AnyResultRef {
-    let refs: Vec<AnyResultRef> = (!first.is_nil())
-        .then_some(first)
-        .into_iter()
-        .chain(rest.iter().copied())
-        .collect();
-    b.waiter(refs)
-}
-
 fn subgraph(
     b: &mut Builder<EngineFamily>,
+    waiters: &mut Waiters,
     c: &ResourceChange,
     after: &[AnyResultRef],
     destroy_after: &[AnyResultRef],
@@ -380,7 +461,7 @@ fn subgraph(
             let obj = b.managed_already_deposed(addr, key);
             let meta = b.managed_deposed_meta(addr, key, obj);
             let plan = b.managed_final_plan(meta, ResultRef::nil(), obj, ResultRef::nil());
-            let w = wait(b, AnyResultRef::nil(), destroy_after);
+            let w = waiters.wait(b, AnyResultRef::nil(), destroy_after);
             let applied = b.managed_apply(plan, ResultRef::nil(), w);
             Built {
                 sink: AnyResultRef::nil(),
@@ -393,7 +474,7 @@ fn subgraph(
             let meta = b.resource_instance_current_meta(addr, ResultRef::nil());
             let desired = b.resource_instance_desired(meta);
             let plan = b.managed_final_plan(meta, desired, ResultRef::nil(), value);
-            let w = wait(b, AnyResultRef::nil(), after);
+            let w = waiters.wait(b, AnyResultRef::nil(), after);
             let applied = b.managed_apply(plan, ResultRef::nil(), w);
             b.set_resource_instance_final_state_result(c.address.clone(), applied);
             Built {
@@ -408,7 +489,7 @@ fn subgraph(
             let meta = b.resource_instance_current_meta(addr, prior);
             let desired = b.resource_instance_desired(meta);
             let plan = b.managed_final_plan(meta, desired, prior, value);
-            let w = wait(b, AnyResultRef::nil(), after);
+            let w = waiters.wait(b, AnyResultRef::nil(), after);
             let applied = b.managed_apply(plan, ResultRef::nil(), w);
             b.set_resource_instance_final_state_result(c.address.clone(), applied);
             Built {
@@ -421,7 +502,7 @@ fn subgraph(
             let prior = b.resource_instance_prior(addr);
             let meta = b.resource_instance_current_meta(addr, prior);
             let plan = b.managed_final_plan(meta, ResultRef::nil(), prior, ResultRef::nil());
-            let w = wait(b, AnyResultRef::nil(), destroy_after);
+            let w = waiters.wait(b, AnyResultRef::nil(), destroy_after);
             let applied = b.managed_apply(plan, ResultRef::nil(), w);
             b.set_resource_instance_final_state_result(c.address.clone(), applied);
             Built {
@@ -444,9 +525,9 @@ fn subgraph(
                     let prepared = b.managed_prepare_depose(delete_plan, key);
                     let depose_wait = b.waiter([create_plan.any()]);
                     let deposed = b.managed_perform_depose(prior, prepared, depose_wait);
-                    let create_wait = wait(b, AnyResultRef::nil(), after);
+                    let create_wait = waiters.wait(b, AnyResultRef::nil(), after);
                     let created = b.managed_apply(create_plan, deposed, create_wait);
-                    let destroy_wait = wait(b, created.any(), destroy_after);
+                    let destroy_wait = waiters.wait(b, created.any(), destroy_after);
                     let destroyed = b.managed_apply(prepared, ResultRef::nil(), destroy_wait);
                     b.set_resource_instance_final_state_result(c.address.clone(), created);
                     Built {
@@ -462,9 +543,9 @@ fn subgraph(
                     } else {
                         create_plan.any()
                     };
-                    let destroy_wait = wait(b, first, destroy_after);
+                    let destroy_wait = waiters.wait(b, first, destroy_after);
                     let destroyed = b.managed_apply(delete_plan, ResultRef::nil(), destroy_wait);
-                    let create_wait = wait(b, destroyed.any(), after);
+                    let create_wait = waiters.wait(b, destroyed.any(), after);
                     let created = b.managed_apply(create_plan, ResultRef::nil(), create_wait);
                     b.set_resource_instance_final_state_result(c.address.clone(), created);
                     Built {

@@ -9,6 +9,7 @@
 //! twice, and never hang on a dependency cycle: a wait that would close one is refused and reported.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::future::Future;
 use std::num::NonZeroUsize;
 use std::pin::Pin;
@@ -201,6 +202,10 @@ enum Start<F: Family> {
 /// A wait of an operation on an instance's final state: (requesting operation, final state node, sink index).
 type WaitEdge = (u32, u32, u32);
 
+/// The registered value waits, by requesting operation: (final state node, sink index) each. Indexed so that
+/// the cycle check looks up the waits of each node it passes instead of scanning every wait.
+type Waits = HashMap<u32, Vec<(u32, u32)>>;
+
 struct Shared<F: Family> {
     graph: Graph<F>,
     ops: Arc<dyn Operations<F>>,
@@ -213,7 +218,7 @@ struct Shared<F: Family> {
     sink_of: Vec<(u32, u32)>,
     states: Vec<AtomicU8>,
     cells: Vec<SetOnce<SinkValue<F>>>,
-    waits: Mutex<Vec<WaitEdge>>,
+    waits: Mutex<Waits>,
     diagnostics: Mutex<Vec<Diagnostic>>,
     started: AtomicBool,
 }
@@ -272,7 +277,7 @@ impl<F: Family> Shared<F> {
         &self,
         from: u32,
         target: u32,
-        waits: &[WaitEdge],
+        waits: &Waits,
     ) -> Option<Vec<(u32, Option<u32>)>> {
         let data = self.data();
         let mut parent: HashMap<u32, (u32, Option<u32>)> = HashMap::new();
@@ -301,9 +306,9 @@ impl<F: Family> Shared<F> {
                     stack.push(input);
                 }
             }
-            for &(requester, sink_node, sink) in waits {
-                if requester == node && !parent.contains_key(&sink_node) {
-                    parent.insert(sink_node, (node, Some(sink)));
+            for &(sink_node, sink) in waits.get(&node).into_iter().flatten() {
+                if let Entry::Vacant(entry) = parent.entry(sink_node) {
+                    entry.insert((node, Some(sink)));
                     stack.push(sink_node);
                 }
             }
@@ -374,7 +379,7 @@ impl<F: Family> Shared<F> {
             return Err(F::unavailable_value(addr, Unavailable::EvaluationError));
         }
         let edge = (requester, sink_node, sink);
-        waits.push(edge);
+        waits.entry(requester).or_default().push((sink_node, sink));
         Ok(WaitGuard {
             shared: Arc::clone(self),
             edge,
@@ -447,9 +452,15 @@ struct WaitGuard<F: Family> {
 
 impl<F: Family> Drop for WaitGuard<F> {
     fn drop(&mut self) {
+        let (requester, sink_node, sink) = self.edge;
         let mut waits = lock(&self.shared.waits);
-        if let Some(i) = waits.iter().position(|e| *e == self.edge) {
-            waits.swap_remove(i);
+        if let Some(edges) = waits.get_mut(&requester) {
+            if let Some(i) = edges.iter().position(|e| *e == (sink_node, sink)) {
+                edges.swap_remove(i);
+            }
+            if edges.is_empty() {
+                waits.remove(&requester);
+            }
         }
     }
 }
@@ -574,7 +585,7 @@ impl<F: Family> Graph<F> {
                 sink_of,
                 states: (0..n).map(|_| AtomicU8::new(PENDING)).collect(),
                 cells: (0..data.sinks.len()).map(|_| SetOnce::new()).collect(),
-                waits: Mutex::new(Vec::new()),
+                waits: Mutex::new(HashMap::new()),
                 diagnostics: Mutex::new(Vec::new()),
                 started: AtomicBool::new(false),
             }),
