@@ -490,7 +490,13 @@ fn decimal(bytes: &[u8]) -> String {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    out
 }
 
 impl Executor {
@@ -765,9 +771,10 @@ impl Executor {
                 address,
             )
         })?;
-        let desired = fp.desired.clone().unwrap_or_default();
+        let no_desired = BTreeMap::new();
+        let desired = fp.desired.as_ref().unwrap_or(&no_desired);
         if schema.admission == Some(AdmissionPath::Record) {
-            return self.create_record_backed(fp, schema, &desired).await;
+            return self.create_record_backed(fp, schema, desired).await;
         }
         // The create intent, compare-and-swap against the version the plan saw: a second apply of the same
         // view loses here instead of creating a duplicate.
@@ -842,7 +849,7 @@ impl Executor {
             id: Some(created.id.clone()),
         });
         self.write_record(&intent_key, Some(&done), address).await?;
-        self.after_create(fp, schema, &desired, &created).await?;
+        self.after_create(fp, schema, desired, &created).await?;
         Ok(created)
     }
 

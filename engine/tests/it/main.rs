@@ -5,6 +5,7 @@ mod apply_events;
 mod apply_failures;
 mod apply_greenfield;
 mod apply_lifecycle;
+mod apply_reads;
 mod ownership_ops;
 mod plan_dependencies;
 mod plan_secrets;
