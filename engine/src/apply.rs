@@ -525,7 +525,7 @@ impl Executor {
         }
     }
 
-    /// Runs a provider call with retries, reporting progress while it runs.
+    /// Runs a provider call with retries, reporting progress while it runs (when events have a sink).
     async fn call<T, F, Fut>(
         &self,
         c: &ResourceChange,
@@ -539,6 +539,10 @@ impl Executor {
         Fut: std::future::Future<Output = Result<T, ProviderError>>,
     {
         let fut = self.retry.run(call);
+        if self.events.is_none() {
+            // No one to report progress to: no ticker beside the call.
+            return fut.await;
+        }
         let mut fut = std::pin::pin!(fut);
         loop {
             let tick = tokio::time::sleep(self.progress_interval);
