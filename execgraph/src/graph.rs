@@ -267,6 +267,44 @@ impl<F: Family> GraphData<F> {
     /// Refuses dependency cycles: the strongly connected components over operations and waiters. This uses
     /// petgraph's Kosaraju implementation rather than its Tarjan one because Tarjan's recurses once per node
     /// along a path, and a long chain (a large graph, or hostile serialized input) would overflow the stack.
+    /// Whether some node waits, through its inputs, for itself: one depth-first walk over the nodes and
+    /// their inputs, with no allocation per node.
+    fn has_cycle(&self) -> bool {
+        const NEW: u8 = 0;
+        const ON_PATH: u8 = 1;
+        const DONE: u8 = 2;
+        let n = self.node_count();
+        let mut state = vec![NEW; n];
+        let mut path: Vec<(u32, usize)> = Vec::new();
+        for root in 0..n as u32 {
+            if state[root as usize] != NEW {
+                continue;
+            }
+            state[root as usize] = ON_PATH;
+            path.push((root, 0));
+            while let Some((node, next)) = path.last_mut() {
+                let inputs = self.node_inputs(*node);
+                let Some(raw) = inputs.get(*next) else {
+                    state[*node as usize] = DONE;
+                    path.pop();
+                    continue;
+                };
+                *next += 1;
+                if let Some(input) = self.node_of(*raw) {
+                    match state[input as usize] {
+                        NEW => {
+                            state[input as usize] = ON_PATH;
+                            path.push((input, 0));
+                        }
+                        ON_PATH => return true,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        false
+    }
+
     pub(crate) fn check_acyclic(&self) -> Result<(), GraphError> {
         // Operations only point backwards, so only a waiter's dependency can close a cycle: without any
         // dependency from a waiter on an operation or a waiter, the graph is acyclic and the check is free.
@@ -275,9 +313,10 @@ impl<F: Family> GraphData<F> {
             .iter()
             .flatten()
             .any(|raw| self.node_of(*raw).is_some());
-        if !waiter_edges {
+        if !waiter_edges || !self.has_cycle() {
             return Ok(());
         }
+        // A cycle: find every one, to name their members.
         let n = self.node_count();
         let mut graph = DiGraph::<(), (), u32>::with_capacity(n, self.operands.len());
         for _ in 0..n {
