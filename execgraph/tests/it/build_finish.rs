@@ -44,6 +44,33 @@ fn a_cycle_through_a_mutable_waiter_is_refused_naming_its_members() {
 }
 
 #[test]
+fn waiters_filled_with_later_operations_and_shared_by_many_make_no_cycle() {
+    let mut b = B::new();
+    // test.a waits for test.b and test.c, built after it; test.d and test.e share one waiter on test.a.
+    let (later, handle) = b.mutable_waiter();
+    let a = shapes::create(&mut b, "test.a", later);
+    let none = b.waiter([]);
+    let created_b = shapes::create(&mut b, "test.b", none);
+    let created_c = shapes::create(&mut b, "test.c", none);
+    b.add_waiter_dependency(handle, created_b);
+    b.add_waiter_dependency(handle, created_c);
+    let after_a = b.waiter([a.any()]);
+    shapes::create(&mut b, "test.d", after_a);
+    shapes::create(&mut b, "test.e", after_a);
+    let graph = b
+        .finish()
+        .expect("every wait points at something that does not wait back");
+    for addr in ["test.a", "test.b", "test.c", "test.d", "test.e"] {
+        assert!(
+            graph
+                .resource_instance_final_state_result(&addr.to_owned())
+                .is_some(),
+            "{addr}"
+        );
+    }
+}
+
+#[test]
 fn a_waiter_waiting_for_itself_is_a_cycle() {
     let mut b = B::new();
     let (waiter, handle) = b.mutable_waiter();
