@@ -653,15 +653,10 @@ impl Planner<'_> {
     }
 
     fn evaluate(&mut self) {
-        let order = refs::block_order(self.config);
+        let config = self.config;
+        let order = refs::block_order(config);
         for block_text in order {
-            let Some(res) = self
-                .config
-                .resources
-                .iter()
-                .find(|r| r.address() == block_text)
-                .cloned()
-            else {
+            let Some(res) = config.resources.iter().find(|r| r.address() == block_text) else {
                 continue;
             };
             let instances: Vec<DeclaredInstance> = self
@@ -672,7 +667,7 @@ impl Planner<'_> {
                 .filter_map(|a| self.declared.get(a).cloned())
                 .collect();
             for d in &instances {
-                let value = self.plan_instance(&res, d);
+                let value = self.plan_instance(res, d);
                 self.values.insert(d.address.clone(), value);
             }
         }
@@ -748,13 +743,14 @@ impl Planner<'_> {
     /// Plans one declared instance; returns the value other instances see of it.
     fn plan_instance(&mut self, res: &admission::config::Resource, d: &DeclaredInstance) -> Value {
         let type_name = d.address.type_name().to_owned();
-        let Some(schema) = self.schema(&type_name).cloned() else {
+        let catalog = self.catalog;
+        let Some(schema) = catalog.get(&type_name) else {
             return Value::unknown();
         };
         if self.blocked.contains(&d.address) {
             return self.unknown_instance_value(&type_name);
         }
-        let configured = match self.configured(res, d, &schema) {
+        let configured = match self.configured(res, d, schema) {
             Ok(c) => c,
             Err(problems) => {
                 self.diagnostics.extend(problems);
@@ -762,9 +758,8 @@ impl Planner<'_> {
                 return self.unknown_instance_value(&type_name);
             }
         };
-        let prior = self.bound.get(&d.address).cloned();
         let depends_on = self.depends_on(res, d);
-        let mut change = self.diff(res, d, &schema, &configured, prior.as_ref());
+        let mut change = self.diff(res, d, schema, &configured, self.bound.get(&d.address));
         change.depends_on = depends_on;
         let value = change
             .after

@@ -87,7 +87,6 @@ pub async fn project(
 ) -> Result<Projection, ProjectionError> {
     let calls_before = provider.api_calls();
     let keys = RecordKeys::new(&config.key_prefix, estate)?;
-    let records = load_records(store, &keys).await?;
     let catalog = provider.schemas().merged(admission::catalog::builtin());
     for address in declared.addresses() {
         if catalog
@@ -108,7 +107,7 @@ pub async fn project(
         catalog,
         config,
         region: provider.region(),
-        records,
+        records: RecordSet::default(),
         listings: BTreeMap::new(),
         failed_types: BTreeSet::new(),
         sweep: None,
@@ -131,8 +130,12 @@ pub async fn project(
         withheld_types: BTreeSet::new(),
         prefetched: HashMap::new(),
     };
-    run.build_indexes();
-    run.fetch_bulk().await;
+    // The records and the first stage of discovery need nothing of each other: the one store trip runs
+    // while the listings wait for their answers.
+    run.index_declared();
+    let ((), records) = futures::join!(run.fetch_bulk(), load_records(store, &keys));
+    run.records = records?;
+    run.index_records();
     run.classify_listed();
     run.bind_client_named().await?;
     run.bind_marker_blocks();
@@ -355,8 +358,8 @@ impl<'a> Run<'a> {
             .collect()
     }
 
-    /// The lookups binding needs, so that it stays linear in the size of the estate.
-    fn build_indexes(&mut self) {
+    /// The declared addresses by block, so that binding stays linear in the size of the estate.
+    fn index_declared(&mut self) {
         for address in self.declared.addresses() {
             self.by_block
                 .entry(address.block().clone())
@@ -366,6 +369,10 @@ impl<'a> Run<'a> {
         for (block, _) in self.declared.blocks() {
             self.by_block.entry(block.clone()).or_default();
         }
+    }
+
+    /// The records' objects by (type, id), once the records are read.
+    fn index_records(&mut self) {
         for (address, record) in &self.records.deposed {
             for id in &record.body.ids {
                 self.deposed_index.insert(
