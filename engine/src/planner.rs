@@ -470,6 +470,9 @@ fn declared_model(
     Ok(declared)
 }
 
+/// The members of each block an instance's arguments read (see [`refs::needed_instances`]).
+type Needed = BTreeMap<String, Option<BTreeSet<InstanceKey>>>;
+
 struct Planner<'a> {
     /// The declared instances of each block.
     blocks: BTreeMap<String, Vec<InstanceAddress>>,
@@ -654,6 +657,7 @@ impl Planner<'_> {
 
     fn evaluate(&mut self) {
         let config = self.config;
+        self.changes.reserve(self.declared.len());
         let order = refs::block_order(config);
         for block_text in order {
             let Some(res) = config.resources.iter().find(|r| r.address() == block_text) else {
@@ -692,21 +696,21 @@ impl Planner<'_> {
         res: &admission::config::Resource,
         d: &DeclaredInstance,
         schema: &ResourceTypeSchema,
+        needed: &Needed,
     ) -> Result<BTreeMap<String, Value>, Vec<Diagnostic>> {
         // Only the members the arguments read are filled in, so a large block costs what is read of it.
-        let statics = Evaluator::new(self.config, self.variables);
         let mut resolver = refs::BlockValues::new(
             self.config,
             &self.blocks,
             |a| self.values.get(a).cloned().unwrap_or(Value::unknown()),
             |a| self.declared.contains_key(a),
         );
-        for (block, keys) in refs::needed_instances(self.config, &statics, res, &d.repetition) {
-            let Some(members) = self.blocks.get(&block) else {
+        for (block, keys) in needed {
+            let Some(members) = self.blocks.get(block) else {
                 continue;
             };
             // A block resolves once every member read is planned (a block read whole: every member).
-            let planned = match (&keys, members.first()) {
+            let planned = match (keys, members.first()) {
                 (Some(keys), Some(first)) => keys.iter().all(|k| {
                     let a = first.block().instance(k.clone());
                     !self.declared.contains_key(&a) || self.values.contains_key(&a)
@@ -714,7 +718,7 @@ impl Planner<'_> {
                 _ => members.iter().all(|a| self.values.contains_key(a)),
             };
             if planned {
-                resolver.ready(block, keys);
+                resolver.ready(block.clone(), keys.clone());
             }
         }
         let ev = Evaluator::with_resources(self.config, self.variables, &resolver);
@@ -750,7 +754,9 @@ impl Planner<'_> {
         if self.blocked.contains(&d.address) {
             return self.unknown_instance_value(&type_name);
         }
-        let configured = match self.configured(res, d, schema) {
+        let statics = Evaluator::new(self.config, self.variables);
+        let needed = refs::needed_instances(self.config, &statics, res, &d.repetition);
+        let configured = match self.configured(res, d, schema, &needed) {
             Ok(c) => c,
             Err(problems) => {
                 self.diagnostics.extend(problems);
@@ -758,7 +764,7 @@ impl Planner<'_> {
                 return self.unknown_instance_value(&type_name);
             }
         };
-        let depends_on = self.depends_on(res, d);
+        let depends_on = self.depends_on(res, needed);
         let mut change = self.diff(res, d, schema, &configured, self.bound.get(&d.address));
         change.depends_on = depends_on;
         let value = change
@@ -839,15 +845,14 @@ impl Planner<'_> {
     fn depends_on(
         &self,
         res: &admission::config::Resource,
-        d: &DeclaredInstance,
+        needed: Needed,
     ) -> Vec<InstanceAddress> {
-        let statics = Evaluator::new(self.config, self.variables);
         let mut whole: BTreeSet<String> = BTreeSet::new();
         for attr in res.count.iter().chain(res.for_each.iter()) {
             refs::expr_blocks(self.config, &attr.expr, &mut whole);
         }
         let mut out: BTreeSet<InstanceAddress> = BTreeSet::new();
-        for (block, keys) in refs::needed_instances(self.config, &statics, res, &d.repetition) {
+        for (block, keys) in needed {
             let Some(members) = self.blocks.get(&block) else {
                 continue;
             };
