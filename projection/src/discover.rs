@@ -1,13 +1,16 @@
 //! Discovery and binding: the reads of one plan, in bulk first, and the verdicts that turn what they
 //! found into a [`Projection`].
 //!
-//! The order is fixed: the records (one bulk trip), then every listing at once (the tagging sweep over
-//! `tofu-estate = E`, one unfiltered listing per declared marker-path type, one bulk listing per declared
-//! client-named type the tagging index covers), then single reads only for the exceptions (a client-named
-//! identity the bulk answer shows absent, unowned or untagged; a sweep hit or `located` record to confirm
-//! before it counts as owned-undeclared; a parent-derived child whose parent's listing does not carry it
-//! inline). Reads run concurrently up to `read_concurrency`; throttling and server errors are retried by
-//! the [`RetryPolicy`]; a call that still fails is `discovery-incomplete` and withholds what depends on it.
+//! The first stage is one pool of calls: the tagging sweep over `tofu-estate = E`, one unfiltered listing
+//! per declared marker-path type and one bulk listing per declared client-named type the tagging index
+//! covers, each page by page, and beside them the single reads whose inputs need no bulk answer (a
+//! client-named identity no listing covers, an identity a listing shows absent, a parent-derived child of a
+//! client-named parent the listing or read has shown). The records are read in one bulk trip meanwhile.
+//! Then single reads only for the remaining exceptions (a client-named identity the bulk answer shows
+//! unowned or untagged; a sweep hit or `located` record to confirm before it counts as owned-undeclared; a
+//! parent-derived child whose parent is known only after binding). Calls run concurrently up to
+//! `read_concurrency`; throttling and server errors are retried by the [`RetryPolicy`]; a call that still
+//! fails is `discovery-incomplete` and withholds what depends on it.
 //!
 //! This module never writes: no create, update, delete or tag call, and no store write. It never binds a
 //! foreign, malformed, colliding or other estate's object as owned.
