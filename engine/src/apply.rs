@@ -401,7 +401,7 @@ struct Reads {
 }
 
 /// Resolves blocks for the evaluator from what an instance fetched; a block read by key is built only when
-/// an expression reads it, not for the direct references [`Executor::direct_read`] answers.
+/// an expression reads it whole, not for a member read by index, which is looked up alone.
 struct ReadResolver<'a> {
     exec: &'a Executor,
     reads: &'a Reads,
@@ -416,6 +416,35 @@ impl admission::eval::ResourceResolver for ReadResolver<'_> {
         let keys = self.reads.keyed.get(&block)?;
         self.exec
             .keyed_block_value(&block, keys, &self.reads.members)
+    }
+
+    /// One member of a block read by key, exactly as indexing [`resolve`](Self::resolve)'s value gives it:
+    /// the fetched value of a member read, the block's unknown element for any other.
+    fn resolve_member(&self, type_name: &str, name: &str, key: &Value) -> Option<Value> {
+        let block = format!("{type_name}.{name}");
+        if self.reads.whole.contains_key(&block) {
+            return None;
+        }
+        let keys = self.reads.keyed.get(&block)?;
+        let res = self.exec.ctx.config.resource(type_name, name)?;
+        let shape = self.exec.blocks.get(&block)?;
+        let instances = self.exec.ctx.blocks.get(&block)?;
+        let (position, unknown) = match (key, &shape.unknown) {
+            (Value::Number(n), Value::List(items)) if res.count.is_some() => {
+                let i = usize::try_from(n.as_u64()?).ok()?;
+                (i, items.get(i)?)
+            }
+            (Value::String(k), Value::Map(entries)) if res.for_each.is_some() => (
+                *shape.positions.get(&InstanceKey::Str(k.clone()))?,
+                entries.get(k)?,
+            ),
+            _ => return None,
+        };
+        let member = instances.get(position)?;
+        match self.reads.members.get(member) {
+            Some(v) if keys.contains(member.key()) => Some(v.clone()),
+            _ => Some(unknown.clone()),
+        }
     }
 }
 
@@ -686,57 +715,6 @@ impl Executor {
             }
         }
         Some(value)
-    }
-
-    /// The value of an argument that is one direct reference to an attribute of a member read by key
-    /// (`aws_subnet.a[count.index].id`, `aws_vpc.main.id`), read from the member itself: exactly what the
-    /// evaluator gives by indexing the block, without building the block. `None` for anything else, which
-    /// the evaluator handles (with its diagnostics).
-    fn direct_read(
-        &self,
-        expr: &admission::config::Expr,
-        repetition: &admission::eval::Instance,
-        statics: &Evaluator<'_>,
-        reads: &Reads,
-    ) -> Option<Value> {
-        use admission::config::{ExprKind, Step};
-        let ExprKind::Traversal(base, steps) = &expr.kind else {
-            return None;
-        };
-        let ExprKind::Variable(type_name) = &base.kind else {
-            return None;
-        };
-        let (name, index, attr) = match steps.as_slice() {
-            [Step::Attr(name), Step::Attr(attr)] => (name, None, attr),
-            [Step::Attr(name), Step::Index(i), Step::Attr(attr)] => (name, Some(i), attr),
-            _ => return None,
-        };
-        let res = self.ctx.config.resource(type_name, name)?;
-        let block = res.address();
-        if !reads.keyed.contains_key(&block) {
-            return None;
-        }
-        let instances = self.ctx.blocks.get(&block)?;
-        let repeated = res.count.is_some() || res.for_each.is_some();
-        let member = match index {
-            None if !repeated => instances.first()?,
-            None => return None,
-            Some(i) => match statics.eval(i, repetition).ok()? {
-                // A marked key would mark the value: left to the evaluator.
-                Value::Number(n) if res.count.is_some() => {
-                    instances.get(usize::try_from(n.as_u64()?).ok()?)?
-                }
-                Value::String(k) if res.for_each.is_some() => {
-                    let shape = self.blocks.get(&block)?;
-                    instances.get(*shape.positions.get(&InstanceKey::Str(k))?)?
-                }
-                _ => return None,
-            },
-        };
-        match reads.members.get(member)? {
-            Value::Map(entries) => entries.get(attr.as_str()).cloned(),
-            _ => None,
-        }
     }
 
     /// The value of one instance for the evaluator: from the graph for an instance being applied, from the
@@ -1429,7 +1407,6 @@ impl Operations<EngineFamily> for Executor {
             return Err(Vec::new());
         };
         let configured: Result<BTreeMap<String, Value>, GraphDiagnostic> = {
-            let statics = Evaluator::new(&self.ctx.config, &self.ctx.variables);
             let resolver = ReadResolver {
                 exec: self,
                 reads: &reads,
@@ -1438,11 +1415,7 @@ impl Operations<EngineFamily> for Executor {
             let mut out = BTreeMap::new();
             let mut err = None;
             for (name, attr) in &res.attrs {
-                let value = match self.direct_read(&attr.expr, &repetition, &statics, &reads) {
-                    Some(v) => Ok(v),
-                    None => ev.eval(&attr.expr, &repetition),
-                };
-                match value {
+                match ev.eval(&attr.expr, &repetition) {
                     Ok(v) => {
                         if !v.is_null() || schema.attribute(name).is_some_and(|a| a.is_required()) {
                             out.insert(name.clone(), v);
