@@ -200,7 +200,7 @@ enum Done {
 /// The single reads the first stage makes beside the listings, and what each waits for.
 #[derive(Default)]
 struct Prefetch {
-    /// Reads whose inputs are known before any call.
+    /// Reads whose inputs are known and that are not queued yet.
     ready: Vec<ReadRequest>,
     /// Every read queued so far, so that none is made twice.
     asked: HashSet<ReadRequest>,
@@ -215,8 +215,22 @@ struct Prefetch {
 }
 
 impl Prefetch {
-    /// `parent` is live with `id`: every child that waited only for it is queued for its read.
-    fn observed(&mut self, parent: &InstanceAddress, id: &str, queue: &mut VecDeque<Job>) {
+    /// Makes `read` ready unless it was asked already; `parent` is the client-named instance it finds, if
+    /// any, whose children its answer releases.
+    fn ask(&mut self, read: ReadRequest, parent: Option<InstanceAddress>) {
+        if let Some(parent) = parent {
+            self.read_parents
+                .entry(read.clone())
+                .or_default()
+                .push(parent);
+        }
+        if self.asked.insert(read.clone()) {
+            self.ready.push(read);
+        }
+    }
+
+    /// `parent` is live with `id`: every child that waited only for it is made ready for its read.
+    fn observed(&mut self, parent: &InstanceAddress, id: &str) {
         for i in self.by_parent.remove(parent).unwrap_or_default() {
             let child = &mut self.children[i];
             child.waiting.retain(|argument, p| {
@@ -229,9 +243,7 @@ impl Prefetch {
             });
             if child.waiting.is_empty() {
                 let read = child.read();
-                if self.asked.insert(read.clone()) {
-                    queue.push_back(Job::Read(read));
-                }
+                self.ask(read, None);
             }
         }
     }
@@ -530,7 +542,6 @@ impl<'a> Run<'a> {
         for type_name in &types {
             queue.push_back(Job::List(ListRequest::all(type_name.clone())));
         }
-        queue.extend(prefetch.ready.drain(..).map(Job::Read));
         let sweep_span = tracing::info_span!("sweep_all", estate = %self.estate);
         let list_spans: HashMap<String, tracing::Span> = types
             .iter()
@@ -547,6 +558,8 @@ impl<'a> Run<'a> {
             let limit = this.config.read_concurrency.max(1);
             let mut running: FuturesUnordered<BoxFuture<'_, Done>> = FuturesUnordered::new();
             loop {
+                // Reads made ready, by the plan or by the last answer, go behind what is queued.
+                queue.extend(prefetch.ready.drain(..).map(Job::Read));
                 while running.len() < limit {
                     let Some(job) = queue.pop_front() else { break };
                     let span = match &job {
@@ -598,21 +611,11 @@ impl<'a> Run<'a> {
                             .unwrap_or_default()
                         {
                             match find_named(&listing, argument.as_deref(), &name) {
-                                Some(object) => prefetch.observed(&parent, &object.id, &mut queue),
-                                None => {
-                                    let read = ReadRequest::Identity(
-                                        type_name.clone(),
-                                        Identity::Name(name),
-                                    );
-                                    prefetch
-                                        .read_parents
-                                        .entry(read.clone())
-                                        .or_default()
-                                        .push(parent);
-                                    if prefetch.asked.insert(read.clone()) {
-                                        queue.push_back(Job::Read(read));
-                                    }
-                                }
+                                Some(object) => prefetch.observed(&parent, &object.id),
+                                None => prefetch.ask(
+                                    ReadRequest::Identity(type_name.clone(), Identity::Name(name)),
+                                    Some(parent),
+                                ),
                             }
                         }
                         listed.push((type_name, Ok((listing, children))));
@@ -628,7 +631,7 @@ impl<'a> Run<'a> {
                         if let Ok(Some(object)) = &answer {
                             for parent in prefetch.read_parents.remove(&request).unwrap_or_default()
                             {
-                                prefetch.observed(&parent, &object.id, &mut queue);
+                                prefetch.observed(&parent, &object.id);
                             }
                         }
                         prefetched.insert(request, answer);
@@ -762,15 +765,10 @@ impl<'a> Run<'a> {
                     .or_default()
                     .push((name, address));
             } else {
-                let read = ReadRequest::Identity(type_name, Identity::Name(name));
-                prefetch
-                    .read_parents
-                    .entry(read.clone())
-                    .or_default()
-                    .push(address);
-                if prefetch.asked.insert(read.clone()) {
-                    prefetch.ready.push(read);
-                }
+                prefetch.ask(
+                    ReadRequest::Identity(type_name, Identity::Name(name)),
+                    Some(address),
+                );
             }
         }
         'child: for address in self.addresses_on(AdmissionPath::ParentDerived) {
@@ -808,10 +806,7 @@ impl<'a> Run<'a> {
                 }
             }
             if child.waiting.is_empty() {
-                let read = child.read();
-                if prefetch.asked.insert(read.clone()) {
-                    prefetch.ready.push(read);
-                }
+                prefetch.ask(child.read(), None);
                 continue;
             }
             let i = prefetch.children.len();
