@@ -99,8 +99,13 @@ const LIVE: &str = r#"{ "resources": [
     "tags": { "tofu-estate": "other", "tofu-address": "aws_vpc.main" } }
 ] }"#;
 
+/// The tests that capture spans, one at a time: each installs its own subscriber, and tracing caches which
+/// callsites are enabled process-wide, so two capturing at once can hide spans from each other.
+pub static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 #[tokio::test]
 async fn tracing_one_plan_has_a_span_per_provider_call_naming_operation_and_estate() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let cloud = SimCloud::from_json(LIVE, SimConfig::default()).expect("a valid snapshot");
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
     let config = Configuration::new("acme-net")
@@ -117,6 +122,8 @@ async fn tracing_one_plan_has_a_span_per_provider_call_naming_operation_and_esta
     let plan = {
         // The test runs on one thread, so the thread's default subscriber sees the whole plan.
         let _guard = tracing::subscriber::set_default(subscriber);
+        // A test that reached a callsite first with no subscriber may have cached it as disabled.
+        tracing::callsite::rebuild_interest_cache();
         config.plan(&cloud, store).await.expect("the plan runs")
     };
     let spans = capture.0.lock().unwrap().clone();
@@ -182,6 +189,8 @@ async fn captured<T>(future: impl std::future::Future<Output = T>) -> (T, Vec<Ca
     let subscriber = tracing_subscriber::registry().with(capture.clone());
     let out = {
         let _guard = tracing::subscriber::set_default(subscriber);
+        // A test that reached a callsite first with no subscriber may have cached it as disabled.
+        tracing::callsite::rebuild_interest_cache();
         future.await
     };
     let spans = capture.0.lock().unwrap().clone();
@@ -190,6 +199,7 @@ async fn captured<T>(future: impl std::future::Future<Output = T>) -> (T, Vec<Ca
 
 #[tokio::test]
 async fn tracing_apply_runs_each_provider_call_inside_its_graph_operation_and_estate() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let cloud =
         Arc::new(SimCloud::from_json(r#"{"resources": []}"#, SimConfig::default()).unwrap());
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());

@@ -62,6 +62,9 @@ fn every_call_has_a_span_with_op_and_address() {
         .build()
         .unwrap();
     let diagnostics = tracing::subscriber::with_default(Arc::clone(&log), || {
+        // A callsite's interest is cached process-wide by the first thread that reaches it; another test
+        // reaching `graph_op` first with no subscriber caches "never". Ask every callsite again, here.
+        tracing::callsite::rebuild_interest_cache();
         runtime.block_on(compiled.execute(ExecuteConfig::default()))
     });
     assert!(diagnostics.is_empty());
