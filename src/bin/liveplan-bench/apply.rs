@@ -14,7 +14,7 @@ use admission::InstanceAddress;
 use admission::config::{SourceFile, VariableInputs};
 use anyhow::{Context, bail, ensure};
 use engine::{Action, ApplyConfig, Plan, PlanRequest, RetryPolicy};
-use fixtures::{SimCloud, SimConfig};
+use fixtures::{LatencyTimer, SimCloud, SimConfig};
 use serde_json::json;
 use staterecord::{CacheScope, MemoryStore, Store};
 
@@ -85,6 +85,7 @@ pub async fn apply_create(options: ApplyOptions) -> anyhow::Result<Report> {
     let configuration = estate::configuration(&mix, options.keying);
     let cloud = Arc::new(SimCloud::new(SimConfig {
         latency: options.latency,
+        timer: LatencyTimer::Precise,
         ..SimConfig::default()
     }));
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());

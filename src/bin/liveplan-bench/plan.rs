@@ -16,7 +16,7 @@ use admission::config::{SourceFile, VariableInputs};
 use anyhow::{Context, bail, ensure};
 use clap::ValueEnum;
 use engine::{ApplyConfig, Plan, PlanRequest, RetryPolicy};
-use fixtures::{SimCloud, SimConfig, Snapshot};
+use fixtures::{LatencyTimer, SimCloud, SimConfig, Snapshot};
 use serde_json::json;
 use staterecord::{CacheScope, CountingStore, LocalStore, Store};
 
@@ -131,6 +131,7 @@ pub async fn measure_plan(
         &converged.snapshot,
         SimConfig {
             latency: options.latency,
+            timer: LatencyTimer::Precise,
             ..SimConfig::default()
         },
     )
