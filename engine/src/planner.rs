@@ -89,10 +89,10 @@ pub async fn plan(
     let region = provider.region();
     let estate_name = linted.estate.clone().unwrap_or_default();
     let estate = Estate::new(estate_name.clone()).ok();
-    let declared_map: BTreeMap<InstanceAddress, DeclaredInstance> = linted
+    let declared_map: BTreeMap<InstanceAddress, &DeclaredInstance> = linted
         .instances
         .iter()
-        .map(|d| (d.address.clone(), d.clone()))
+        .map(|d| (d.address.clone(), d))
         .collect();
     let mut blocks: BTreeMap<String, Vec<InstanceAddress>> = BTreeMap::new();
     for d in &linted.instances {
@@ -102,7 +102,7 @@ pub async fn plan(
             .push(d.address.clone());
     }
     let mut planner = Planner {
-        blocks: blocks.clone(),
+        blocks: &blocks,
         config: &config,
         variables: &variables,
         catalog: &catalog,
@@ -130,9 +130,9 @@ pub async fn plan(
             now: now_secs(),
             key_prefix: request.key_prefix.to_owned(),
         };
-        let p =
+        let mut p =
             projection::project(provider, &cache, estate, &declared, &projection_config).await?;
-        planner.absorb(&p);
+        planner.absorb(&mut p);
         planner.evaluate();
         planner.removals(&p);
         projected = Some(p);
@@ -177,7 +177,7 @@ pub async fn plan(
         };
         records = p.records;
     }
-    changes.sort_by_key(ResourceChange::sort_key);
+    changes.sort_by_cached_key(ResourceChange::sort_key);
     diagnostics.sort_by(|a, b| {
         a.sort_key()
             .cmp(&b.sort_key())
@@ -473,15 +473,34 @@ fn declared_model(
 /// The members of each block an instance's arguments read (see [`refs::needed_instances`]).
 type Needed = BTreeMap<String, Option<BTreeSet<InstanceKey>>>;
 
+/// The most threads one block's instances are planned on.
+const MAX_THREADS: usize = 4;
+
+/// The fewest instances a block must have to be planned on more than one thread: below it, starting a
+/// thread costs more than it saves.
+const PARALLEL_MIN: usize = 64;
+
+/// What planning one instance decided, taken into the plan in the block's order.
+struct Outcome {
+    address: InstanceAddress,
+    /// The value other instances see of it, when some block reads its block.
+    value: Option<Value>,
+    /// Its change, unless nothing is planned for it (blocked, or a create withheld).
+    change: Option<ResourceChange>,
+    diagnostics: Vec<Diagnostic>,
+    /// Whether its arguments failed to evaluate (nothing is planned for it).
+    blocked: bool,
+}
+
 struct Planner<'a> {
     /// The declared instances of each block.
-    blocks: BTreeMap<String, Vec<InstanceAddress>>,
+    blocks: &'a BTreeMap<String, Vec<InstanceAddress>>,
     config: &'a Config,
     variables: &'a BTreeMap<String, Value>,
     catalog: &'a Catalog,
     region: String,
     estate: Option<Estate>,
-    declared: BTreeMap<InstanceAddress, DeclaredInstance>,
+    declared: BTreeMap<InstanceAddress, &'a DeclaredInstance>,
     diagnostics: Vec<Diagnostic>,
     /// Instances bound to a live object (declared ones, and the undeclared ones planned for deletion).
     bound: BTreeMap<InstanceAddress, LiveObject>,
@@ -509,23 +528,23 @@ impl Planner<'_> {
         self.config.resource(block.type_name(), block.name())
     }
 
-    /// Takes the bindings, slots and residue of the projection.
-    fn absorb(&mut self, p: &Projection) {
-        for (address, state) in &p.instances {
-            match &state.binding {
-                Binding::Bound { object, .. } => {
-                    self.bound.insert(address.clone(), object.clone());
-                }
-                Binding::Create => {}
-                Binding::Blocked { .. } | Binding::Withheld(_) => {
-                    self.blocked.insert(address.clone());
-                }
-            }
+    /// Takes the bindings, slots and residue of the projection (its instances are moved out).
+    fn absorb(&mut self, p: &mut Projection) {
+        for (address, state) in std::mem::take(&mut p.instances) {
             if let Some(slot) = state.slot {
                 self.slots.insert(address.clone(), slot);
             }
             if !state.residue.is_empty() {
-                self.residue.insert(address.clone(), state.residue.clone());
+                self.residue.insert(address.clone(), state.residue);
+            }
+            match state.binding {
+                Binding::Bound { object, .. } => {
+                    self.bound.insert(address, object);
+                }
+                Binding::Create => {}
+                Binding::Blocked { .. } | Binding::Withheld(_) => {
+                    self.blocked.insert(address);
+                }
             }
         }
         self.incomplete_types = p.withheld_types.clone();
@@ -655,25 +674,91 @@ impl Planner<'_> {
         }
     }
 
+    /// Plans every declared instance, block after block in dependency order. The instances of one block
+    /// read only other blocks' values, so a large block is planned on up to [`MAX_THREADS`] threads and
+    /// the outcomes are taken in the block's order: the plan is the same whatever the threads.
     fn evaluate(&mut self) {
         let config = self.config;
         self.changes.reserve(self.declared.len());
-        let order = refs::block_order(config);
-        for block_text in order {
+        // Only the values of blocks some block reads are ever looked up; the others are not kept.
+        let read: BTreeSet<String> = config
+            .resources
+            .iter()
+            .flat_map(|r| refs::resource_blocks(config, r))
+            .collect();
+        let threads = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .min(MAX_THREADS);
+        for block_text in refs::block_order(config) {
             let Some(res) = config.resources.iter().find(|r| r.address() == block_text) else {
                 continue;
             };
-            let instances: Vec<DeclaredInstance> = self
-                .blocks
-                .get(&block_text)
-                .into_iter()
-                .flatten()
-                .filter_map(|a| self.declared.get(a).cloned())
-                .collect();
-            for d in &instances {
-                let value = self.plan_instance(res, d);
-                self.values.insert(d.address.clone(), value);
+            let keep = read.contains(&block_text);
+            let outcomes = match self.blocks.get(&block_text) {
+                Some(members) => self.plan_block(res, members, keep, threads),
+                None => continue,
+            };
+            for outcome in outcomes {
+                self.take(outcome);
             }
+        }
+    }
+
+    /// Plans the members of one block, on `threads` threads when the block is large.
+    fn plan_block(
+        &self,
+        res: &admission::config::Resource,
+        members: &[InstanceAddress],
+        keep: bool,
+        threads: usize,
+    ) -> Vec<Outcome> {
+        let plan = |chunk: &[InstanceAddress]| -> Vec<Outcome> {
+            chunk
+                .iter()
+                .filter_map(|a| self.declared.get(a))
+                .map(|d| self.plan_instance(res, d, keep))
+                .collect()
+        };
+        if threads < 2 || members.len() < PARALLEL_MIN {
+            return plan(members);
+        }
+        let size = members.len().div_ceil(threads);
+        std::thread::scope(|scope| {
+            let mut chunks = members.chunks(size);
+            let first = chunks.next().unwrap_or_default();
+            // A chunk whose thread the system refuses is planned here, after the first.
+            let others: Vec<Result<_, &[InstanceAddress]>> = chunks
+                .map(|chunk| {
+                    std::thread::Builder::new()
+                        .name("liveplan-plan".to_owned())
+                        .spawn_scoped(scope, move || plan(chunk))
+                        .map_err(|_| chunk)
+                })
+                .collect();
+            let mut out = plan(first);
+            for other in others {
+                match other {
+                    Ok(handle) => out.extend(
+                        handle
+                            .join()
+                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                    ),
+                    Err(chunk) => out.extend(plan(chunk)),
+                }
+            }
+            out
+        })
+    }
+
+    /// Merges one instance's outcome into the plan.
+    fn take(&mut self, outcome: Outcome) {
+        self.diagnostics.extend(outcome.diagnostics);
+        if outcome.blocked {
+            self.blocked.insert(outcome.address.clone());
+        }
+        self.changes.extend(outcome.change);
+        if let Some(value) = outcome.value {
+            self.values.insert(outcome.address, value);
         }
     }
 
@@ -701,7 +786,7 @@ impl Planner<'_> {
         // Only the members the arguments read are filled in, so a large block costs what is read of it.
         let mut resolver = refs::BlockValues::new(
             self.config,
-            &self.blocks,
+            self.blocks,
             |a| self.values.get(a).cloned().unwrap_or(Value::unknown()),
             |a| self.declared.contains_key(a),
         );
@@ -744,42 +829,65 @@ impl Planner<'_> {
         }
     }
 
-    /// Plans one declared instance; returns the value other instances see of it.
-    fn plan_instance(&mut self, res: &admission::config::Resource, d: &DeclaredInstance) -> Value {
-        let type_name = d.address.type_name().to_owned();
-        let catalog = self.catalog;
-        let Some(schema) = catalog.get(&type_name) else {
-            return Value::unknown();
+    /// Plans one declared instance: its change (unless withheld), its diagnostics, and, when `keep`, the
+    /// value other instances see of it.
+    fn plan_instance(
+        &self,
+        res: &admission::config::Resource,
+        d: &DeclaredInstance,
+        keep: bool,
+    ) -> Outcome {
+        let type_name = d.address.type_name();
+        let mut outcome = Outcome {
+            address: d.address.clone(),
+            value: None,
+            change: None,
+            diagnostics: Vec::new(),
+            blocked: false,
+        };
+        let unknown = |outcome: Outcome| Outcome {
+            value: keep.then(|| self.unknown_instance_value(type_name)),
+            ..outcome
+        };
+        let Some(schema) = self.catalog.get(type_name) else {
+            return Outcome {
+                value: keep.then(Value::unknown),
+                ..outcome
+            };
         };
         if self.blocked.contains(&d.address) {
-            return self.unknown_instance_value(&type_name);
+            return unknown(outcome);
         }
         let statics = Evaluator::new(self.config, self.variables);
         let needed = refs::needed_instances(self.config, &statics, res, &d.repetition);
         let configured = match self.configured(res, d, schema, &needed) {
             Ok(c) => c,
             Err(problems) => {
-                self.diagnostics.extend(problems);
-                self.blocked.insert(d.address.clone());
-                return self.unknown_instance_value(&type_name);
+                outcome.diagnostics = problems;
+                outcome.blocked = true;
+                return unknown(outcome);
             }
         };
         let depends_on = self.depends_on(res, needed);
         let mut change = self.diff(res, d, schema, &configured, self.bound.get(&d.address));
         change.depends_on = depends_on;
-        let value = change
-            .after
-            .clone()
-            .map(Value::Map)
-            .unwrap_or_else(|| self.unknown_instance_value(&type_name));
+        if keep {
+            outcome.value = Some(
+                change
+                    .after
+                    .clone()
+                    .map(Value::Map)
+                    .unwrap_or_else(|| self.unknown_instance_value(type_name)),
+            );
+        }
         let withheld = change.action == Action::Create
             && (self.creates_withheld.contains(&d.address)
-                || self.incomplete_types.contains(&type_name));
+                || self.incomplete_types.contains(type_name));
         if !withheld {
             if matches!(change.action, Action::Replace | Action::Delete)
                 && res.lifecycle.prevent_destroy
             {
-                self.diagnostics.push(
+                outcome.diagnostics.push(
                     Diagnostic::new(
                         Code::PreventDestroy,
                         format!("the plan would destroy {} (prevent_destroy is set)", d.address),
@@ -788,9 +896,9 @@ impl Planner<'_> {
                     .with_address(d.address.to_string()),
                 );
             }
-            self.changes.push(change);
+            outcome.change = Some(change);
         }
-        value
+        outcome
     }
 
     /// The desired tags of an instance and the tag change from `live` to them.
