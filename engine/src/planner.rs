@@ -712,11 +712,13 @@ impl Planner<'_> {
         keep: bool,
         threads: usize,
     ) -> Vec<Outcome> {
+        let reads = refs::BlockReads::of(self.config, res);
+        let reads = &reads;
         let plan = |chunk: &[InstanceAddress]| -> Vec<Outcome> {
             chunk
                 .iter()
                 .filter_map(|a| self.declared.get(a))
-                .map(|d| self.plan_instance(res, d, keep))
+                .map(|d| self.plan_instance(res, reads, d, keep))
                 .collect()
         };
         if threads < 2 || members.len() < PARALLEL_MIN {
@@ -834,6 +836,7 @@ impl Planner<'_> {
     fn plan_instance(
         &self,
         res: &admission::config::Resource,
+        reads: &refs::BlockReads<'_>,
         d: &DeclaredInstance,
         keep: bool,
     ) -> Outcome {
@@ -859,7 +862,7 @@ impl Planner<'_> {
             return unknown(outcome);
         }
         let statics = Evaluator::new(self.config, self.variables);
-        let needed = refs::needed_instances(self.config, &statics, res, &d.repetition);
+        let needed = reads.needed(&statics, &d.repetition);
         let configured = match self.configured(res, d, schema, &needed) {
             Ok(c) => c,
             Err(problems) => {
@@ -868,7 +871,7 @@ impl Planner<'_> {
                 return unknown(outcome);
             }
         };
-        let depends_on = self.depends_on(res, needed);
+        let depends_on = self.depends_on(reads, needed);
         let mut change = self.diff(res, d, schema, &configured, self.bound.get(&d.address));
         change.depends_on = depends_on;
         if keep {
@@ -950,15 +953,8 @@ impl Planner<'_> {
     /// key known before apply, every member of a block read whole), and every instance of the blocks its
     /// `depends_on`, `count` or `for_each` names. So an instance that reads its own member of a large
     /// block waits for that member alone, and a plan's dependencies stay linear in its size.
-    fn depends_on(
-        &self,
-        res: &admission::config::Resource,
-        needed: Needed,
-    ) -> Vec<InstanceAddress> {
-        let mut whole: BTreeSet<String> = BTreeSet::new();
-        for attr in res.count.iter().chain(res.for_each.iter()) {
-            refs::expr_blocks(self.config, &attr.expr, &mut whole);
-        }
+    fn depends_on(&self, reads: &refs::BlockReads<'_>, needed: Needed) -> Vec<InstanceAddress> {
+        let mut whole: BTreeSet<String> = reads.counted().clone();
         let mut out: BTreeSet<InstanceAddress> = BTreeSet::new();
         for (block, keys) in needed {
             let Some(members) = self.blocks.get(&block) else {
@@ -978,7 +974,7 @@ impl Planner<'_> {
                 }
             }
         }
-        whole.remove(&res.address());
+        whole.remove(reads.own());
         for block in &whole {
             out.extend(self.blocks.get(block).into_iter().flatten().cloned());
         }

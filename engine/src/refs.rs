@@ -105,84 +105,155 @@ pub fn needed_instances(
     res: &Resource,
     repetition: &Instance,
 ) -> BTreeMap<String, Option<BTreeSet<InstanceKey>>> {
-    let mut out: BTreeMap<String, Option<BTreeSet<InstanceKey>>> = BTreeMap::new();
-    for attr in res.attrs.values() {
-        attr.expr.walk(&mut |e| {
-            let ExprKind::Traversal(base, steps) = &e.kind else {
-                return;
-            };
-            let ExprKind::Variable(type_name) = &base.kind else {
-                return;
-            };
-            let Some(Step::Attr(name)) = steps.first() else {
-                return;
-            };
-            let Some(target) = config.resource(type_name, name) else {
-                return;
-            };
-            let block = target.address();
-            let key = match steps.get(1) {
-                Some(Step::Attr(_)) if target.count.is_none() && target.for_each.is_none() => {
-                    Some(InstanceKey::None)
-                }
-                Some(Step::Index(i)) => match statics.eval(i, repetition).map(|v| v.peel().clone())
+    BlockReads::of(config, res).needed(statics, repetition)
+}
+
+/// How a direct reference picks its member of a block.
+enum Member<'c> {
+    /// The block has one instance (`aws_vpc.main.id`).
+    Single,
+    /// By an index expression, evaluated for each instance (`aws_subnet.s[count.index]`).
+    Index(&'c Expr),
+    /// Some other way (a splat, the whole block): the block is read whole.
+    Whole,
+}
+
+/// How one block's arguments read other blocks, worked out once for the block, so that finding what
+/// each of its instances reads ([`BlockReads::needed`]) costs one static evaluation per indexed
+/// reference and no walk of the expressions.
+pub struct BlockReads<'c> {
+    /// The block's own address (`type.name`), never among what it reads.
+    own: String,
+    /// Each direct reference to a block, in the order the arguments' expressions make them.
+    direct: Vec<(String, Member<'c>)>,
+    /// Blocks read through locals: read whole, whatever else reads them directly.
+    through_locals: BTreeSet<String>,
+    /// Every block the arguments read some way (directly, through locals, inside other expressions).
+    read: BTreeSet<String>,
+    /// Blocks named only to be waited for (`depends_on`).
+    waited: Vec<String>,
+    /// Blocks `count` or `for_each` reads: every instance waits for all of their members.
+    counted: BTreeSet<String>,
+}
+
+impl<'c> BlockReads<'c> {
+    /// Works out how `res` reads other blocks.
+    pub fn of(config: &'c Config, res: &'c Resource) -> BlockReads<'c> {
+        let mut direct = Vec::new();
+        for attr in res.attrs.values() {
+            attr.expr.walk(&mut |e| {
+                let ExprKind::Traversal(base, steps) = &e.kind else {
+                    return;
+                };
+                let ExprKind::Variable(type_name) = &base.kind else {
+                    return;
+                };
+                let Some(Step::Attr(name)) = steps.first() else {
+                    return;
+                };
+                let Some(target) = config.resource(type_name, name) else {
+                    return;
+                };
+                let member = match steps.get(1) {
+                    Some(Step::Attr(_)) if target.count.is_none() && target.for_each.is_none() => {
+                        Member::Single
+                    }
+                    Some(Step::Index(i)) => Member::Index(i),
+                    _ => Member::Whole,
+                };
+                direct.push((target.address(), member));
+            });
+        }
+        let mut through_locals = BTreeSet::new();
+        let mut read = BTreeSet::new();
+        for attr in res.attrs.values() {
+            for (path, _) in attr.expr.references() {
+                if path.first().map(String::as_str) == Some("local")
+                    && let Some(local) = path.get(1).and_then(|n| config.locals.get(n))
                 {
+                    expr_blocks(config, &local.expr, &mut through_locals);
+                }
+            }
+            expr_blocks(config, &attr.expr, &mut read);
+        }
+        let waited = res
+            .depends_on
+            .iter()
+            .filter_map(|(path, _)| match (path.first(), path.get(1)) {
+                (Some(t), Some(n)) if config.resource(t, n).is_some() => Some(format!("{t}.{n}")),
+                _ => None,
+            })
+            .collect();
+        let mut counted = BTreeSet::new();
+        for attr in res.count.iter().chain(res.for_each.iter()) {
+            expr_blocks(config, &attr.expr, &mut counted);
+        }
+        BlockReads {
+            own: res.address(),
+            direct,
+            through_locals,
+            read,
+            waited,
+            counted,
+        }
+    }
+
+    /// The block's own address.
+    pub fn own(&self) -> &str {
+        &self.own
+    }
+
+    /// The blocks its `count` or `for_each` reads.
+    pub fn counted(&self) -> &BTreeSet<String> {
+        &self.counted
+    }
+
+    /// What one instance (`repetition`) of the block reads, as [`needed_instances`] describes it.
+    pub fn needed(
+        &self,
+        statics: &Evaluator<'_>,
+        repetition: &Instance,
+    ) -> BTreeMap<String, Option<BTreeSet<InstanceKey>>> {
+        let mut out: BTreeMap<String, Option<BTreeSet<InstanceKey>>> = BTreeMap::new();
+        for (block, member) in &self.direct {
+            let key = match member {
+                Member::Single => Some(InstanceKey::None),
+                Member::Index(i) => match statics.eval(i, repetition).map(|v| v.peel().clone()) {
                     Ok(Value::Number(n)) => n.as_u64().map(InstanceKey::Int),
                     Ok(Value::String(s)) => Some(InstanceKey::Str(s)),
                     _ => None,
                 },
-                _ => None,
+                Member::Whole => None,
             };
-            match (key, out.get_mut(&block)) {
+            match (key, out.get_mut(block)) {
                 (_, Some(None)) => {}
                 (Some(k), Some(Some(keys))) => {
                     keys.insert(k);
                 }
                 (Some(k), None) => {
-                    out.insert(block, Some(BTreeSet::from([k])));
+                    out.insert(block.clone(), Some(BTreeSet::from([k])));
                 }
                 (None, _) => {
-                    out.insert(block, None);
-                }
-            }
-        });
-    }
-    // Blocks read through locals are read whole, whatever else reads them directly.
-    for attr in res.attrs.values() {
-        for (path, _) in attr.expr.references() {
-            if path.first().map(String::as_str) == Some("local")
-                && let Some(local) = path.get(1).and_then(|n| config.locals.get(n))
-            {
-                let mut blocks = BTreeSet::new();
-                expr_blocks(config, &local.expr, &mut blocks);
-                for b in blocks {
-                    out.insert(b, None);
+                    out.insert(block.clone(), None);
                 }
             }
         }
-    }
-    // Blocks read some other way are read whole.
-    let mut direct = BTreeSet::new();
-    for attr in res.attrs.values() {
-        let mut blocks = BTreeSet::new();
-        expr_blocks(config, &attr.expr, &mut blocks);
-        for b in blocks {
-            direct.insert(b);
+        for b in &self.through_locals {
+            out.insert(b.clone(), None);
         }
-    }
-    for b in direct {
-        out.entry(b).or_insert(None);
-    }
-    for (path, _) in &res.depends_on {
-        if let (Some(t), Some(n)) = (path.first(), path.get(1))
-            && config.resource(t, n).is_some()
-        {
-            out.entry(format!("{t}.{n}"))
-                .or_insert_with(|| Some(BTreeSet::new()));
+        for b in &self.read {
+            if !out.contains_key(b) {
+                out.insert(b.clone(), None);
+            }
         }
+        for b in &self.waited {
+            if !out.contains_key(b) {
+                out.insert(b.clone(), Some(BTreeSet::new()));
+            }
+        }
+        out.remove(&self.own);
+        out
     }
-    out.remove(&res.address());
-    out
 }
 
 /// The instance and attribute a direct reference names (`TYPE.NAME.ATTR`, `TYPE.NAME[i].ATTR`), with an index
