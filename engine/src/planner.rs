@@ -185,7 +185,7 @@ pub async fn plan(
     });
     diagnostics.dedup();
     let context = PlanContext {
-        config: config.clone(),
+        config,
         variables,
         catalog,
         region,
@@ -193,8 +193,8 @@ pub async fn plan(
         deposed,
         declared: linted
             .instances
-            .iter()
-            .map(|d| (d.address.clone(), d.repetition.clone()))
+            .into_iter()
+            .map(|d| (d.address, d.repetition))
             .collect(),
         records,
         key_prefix: request.key_prefix.to_owned(),
@@ -386,8 +386,6 @@ fn declared_model(
                 .map(|v| (r.address(), v))
         })
         .collect();
-    let ev = Evaluator::with_resources(config, variables, &sentinels);
-    let statics = Evaluator::new(config, variables);
     let mut declared = Declared::new();
     for res in &config.resources {
         let Ok(block) = res.address().parse::<BlockAddress>() else {
@@ -413,13 +411,14 @@ fn declared_model(
         };
         declared.declare_block(block, expansion)?;
     }
-    for d in instances {
-        let Some(schema) = catalog.get(d.address.type_name()) else {
-            continue;
-        };
-        let Some(res) = config.resource(d.address.type_name(), d.address.block().name()) else {
-            continue;
-        };
+    // Each instance's values read only the configuration: they are worked out on several threads, each
+    // with evaluators of its own, and added in the declared order.
+    let model = |d: &DeclaredInstance,
+                 ev: &Evaluator<'_>,
+                 statics: &Evaluator<'_>|
+     -> Option<projection::DeclaredInstance> {
+        let schema = catalog.get(d.address.type_name())?;
+        let res = config.resource(d.address.type_name(), d.address.block().name())?;
         let eval = |name: &str| -> DeclaredValue {
             if let Some(v) = d.static_values.get(name) {
                 return declared_value(v);
@@ -432,7 +431,7 @@ fn declared_model(
                     .unwrap_or(DeclaredValue::Unknown);
             };
             if let Some((parent, field)) =
-                refs::direct_reference(config, &statics, &attr.expr, &d.repetition)
+                refs::direct_reference(config, statics, &attr.expr, &d.repetition)
             {
                 let names_id = field == "id"
                     || catalog.get(parent.type_name()).is_some_and(|s| {
@@ -465,6 +464,18 @@ fn declared_model(
         for f in &schema.match_content {
             instance = instance.content(f.clone(), eval(f));
         }
+        Some(instance)
+    };
+    let threads = planning_threads();
+    let modelled = map_in_order(instances, threads, |chunk| {
+        let ev = Evaluator::with_resources(config, variables, &sentinels);
+        let statics = Evaluator::new(config, variables);
+        chunk
+            .iter()
+            .filter_map(|d| model(d, &ev, &statics))
+            .collect::<Vec<_>>()
+    });
+    for instance in modelled {
         declared.add(instance)?;
     }
     Ok(declared)
@@ -490,6 +501,53 @@ struct Outcome {
     diagnostics: Vec<Diagnostic>,
     /// Whether its arguments failed to evaluate (nothing is planned for it).
     blocked: bool,
+}
+
+/// How many threads planning spreads independent work over: the machine's cores, at most
+/// [`MAX_THREADS`].
+fn planning_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(MAX_THREADS)
+}
+
+/// `work` over `items` cut into up to `threads` chunks, one per scoped thread (the first on this one),
+/// the results joined in the items' order. Inputs shorter than [`PARALLEL_MIN`] stay on this thread, and
+/// so does a chunk whose thread the system refuses.
+fn map_in_order<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    work: impl Fn(&[T]) -> Vec<R> + Sync,
+) -> Vec<R> {
+    if threads < 2 || items.len() < PARALLEL_MIN {
+        return work(items);
+    }
+    let work = &work;
+    let size = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let mut chunks = items.chunks(size);
+        let first = chunks.next().unwrap_or_default();
+        let others: Vec<Result<_, &[T]>> = chunks
+            .map(|chunk| {
+                std::thread::Builder::new()
+                    .name("liveplan-plan".to_owned())
+                    .spawn_scoped(scope, move || work(chunk))
+                    .map_err(|_| chunk)
+            })
+            .collect();
+        let mut out = work(first);
+        for other in others {
+            match other {
+                Ok(handle) => out.extend(
+                    handle
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                ),
+                Err(chunk) => out.extend(work(chunk)),
+            }
+        }
+        out
+    })
 }
 
 struct Planner<'a> {
@@ -686,9 +744,7 @@ impl Planner<'_> {
             .iter()
             .flat_map(|r| refs::resource_blocks(config, r))
             .collect();
-        let threads = std::thread::available_parallelism()
-            .map_or(1, std::num::NonZeroUsize::get)
-            .min(MAX_THREADS);
+        let threads = planning_threads();
         for block_text in refs::block_order(config) {
             let Some(res) = config.resources.iter().find(|r| r.address() == block_text) else {
                 continue;
@@ -721,35 +777,7 @@ impl Planner<'_> {
                 .map(|d| self.plan_instance(res, reads, d, keep))
                 .collect()
         };
-        if threads < 2 || members.len() < PARALLEL_MIN {
-            return plan(members);
-        }
-        let size = members.len().div_ceil(threads);
-        std::thread::scope(|scope| {
-            let mut chunks = members.chunks(size);
-            let first = chunks.next().unwrap_or_default();
-            // A chunk whose thread the system refuses is planned here, after the first.
-            let others: Vec<Result<_, &[InstanceAddress]>> = chunks
-                .map(|chunk| {
-                    std::thread::Builder::new()
-                        .name("liveplan-plan".to_owned())
-                        .spawn_scoped(scope, move || plan(chunk))
-                        .map_err(|_| chunk)
-                })
-                .collect();
-            let mut out = plan(first);
-            for other in others {
-                match other {
-                    Ok(handle) => out.extend(
-                        handle
-                            .join()
-                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                    ),
-                    Err(chunk) => out.extend(plan(chunk)),
-                }
-            }
-            out
-        })
+        map_in_order(members, threads, plan)
     }
 
     /// Merges one instance's outcome into the plan.
