@@ -7,6 +7,7 @@
 //! unknowns for values of resources not yet applied and diffs it against its bound object. Planning never
 //! writes: not to the cloud, not to the store.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -346,6 +347,25 @@ impl ResourceResolver for ParentRefs<'_> {
     }
 }
 
+/// Each block's sentinel value, built the first time an expression reads the block: the fallback for
+/// identity arguments that are not a direct reference, which most configurations never need.
+struct Sentinels<'p, 'a> {
+    parents: &'p ParentRefs<'a>,
+    built: RefCell<BTreeMap<(String, String), Option<Value>>>,
+}
+
+impl ResourceResolver for Sentinels<'_, '_> {
+    fn resolve(&self, type_name: &str, name: &str) -> Option<Value> {
+        let key = (type_name.to_owned(), name.to_owned());
+        if let Some(value) = self.built.borrow().get(&key) {
+            return value.clone();
+        }
+        let value = self.parents.resolve(type_name, name);
+        self.built.borrow_mut().insert(key, value.clone());
+        value
+    }
+}
+
 /// A configured value as discovery sees it: known text, a declared parent's id, or unknown.
 fn declared_value(v: &Value) -> DeclaredValue {
     match v.peel() {
@@ -375,17 +395,6 @@ fn declared_model(
         catalog,
         instances,
     };
-    // Every block's sentinel value, built once: the fallback for identity arguments that are not a
-    // direct reference.
-    let sentinels: BTreeMap<String, Value> = config
-        .resources
-        .iter()
-        .filter_map(|r| {
-            parents
-                .resolve(&r.type_name, &r.name)
-                .map(|v| (r.address(), v))
-        })
-        .collect();
     let mut declared = Declared::new();
     for res in &config.resources {
         let Ok(block) = res.address().parse::<BlockAddress>() else {
@@ -468,6 +477,10 @@ fn declared_model(
     };
     let threads = planning_threads();
     let modelled = map_in_order(instances, threads, |chunk| {
+        let sentinels = Sentinels {
+            parents: &parents,
+            built: RefCell::default(),
+        };
         let ev = Evaluator::with_resources(config, variables, &sentinels);
         let statics = Evaluator::new(config, variables);
         chunk
