@@ -125,6 +125,12 @@ def application():
     DomainDispatcherApplication.get_backend_for_host = memoized_backend_for_host
     app = DomainDispatcherApplication(create_backend_app)
     app.debug = True  # as moto_server sets it
+
+    # Granian starts every request's WSGI environ from a copy of this process's environment (taken after
+    # this returns): variables named like request fields (HTTP_PROXY and the like) would reach moto as if
+    # the client had sent them. Moto has read its settings by now.
+    for name in [n for n in os.environ if n.startswith("HTTP_") or n in ("CONTENT_TYPE", "CONTENT_LENGTH")]:
+        del os.environ[name]
     return app
 
 
