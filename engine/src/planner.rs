@@ -420,8 +420,8 @@ fn declared_model(
         };
         declared.declare_block(block, expansion)?;
     }
-    // Each instance's values read only the configuration: they are worked out on several threads, each
-    // with evaluators of its own, and added in the declared order.
+    // Each instance's values read only the configuration: they are worked out in chunks on the thread
+    // pool, each chunk with evaluators of its own, and added in the declared order.
     let model = |d: &DeclaredInstance,
                  ev: &Evaluator<'_>,
                  statics: &Evaluator<'_>|
@@ -475,8 +475,7 @@ fn declared_model(
         }
         Some(instance)
     };
-    let threads = planning_threads();
-    let modelled = map_in_order(instances, threads, |chunk| {
+    let modelled = map_in_order(instances, |chunk| {
         let sentinels = Sentinels {
             parents: &parents,
             built: RefCell::default(),
@@ -497,11 +496,7 @@ fn declared_model(
 /// The members of each block an instance's arguments read (see [`refs::needed_instances`]).
 type Needed = BTreeMap<String, Option<BTreeSet<InstanceKey>>>;
 
-/// The most threads one block's instances are planned on.
-const MAX_THREADS: usize = 4;
-
-/// The fewest instances a block must have to be planned on more than one thread: below it, starting a
-/// thread costs more than it saves.
+/// The fewest items worth handing to the thread pool: below it, the hand-over costs more than it saves.
 const PARALLEL_MIN: usize = 64;
 
 /// What planning one instance decided, taken into the plan in the block's order.
@@ -516,51 +511,20 @@ struct Outcome {
     blocked: bool,
 }
 
-/// How many threads planning spreads independent work over: the machine's cores, at most
-/// [`MAX_THREADS`].
-fn planning_threads() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, std::num::NonZeroUsize::get)
-        .min(MAX_THREADS)
-}
-
-/// `work` over `items` cut into up to `threads` chunks, one per scoped thread (the first on this one),
-/// the results joined in the items' order. Inputs shorter than [`PARALLEL_MIN`] stay on this thread, and
-/// so does a chunk whose thread the system refuses.
-fn map_in_order<T: Sync, R: Send>(
-    items: &[T],
-    threads: usize,
-    work: impl Fn(&[T]) -> Vec<R> + Sync,
-) -> Vec<R> {
-    if threads < 2 || items.len() < PARALLEL_MIN {
+/// `work` over `items` cut into chunks that rayon's pool runs on the machine's cores, the results joined
+/// in the items' order. Inputs shorter than [`PARALLEL_MIN`] stay on this thread.
+fn map_in_order<T: Sync, R: Send>(items: &[T], work: impl Fn(&[T]) -> Vec<R> + Sync) -> Vec<R> {
+    use rayon::prelude::*;
+    if items.len() < PARALLEL_MIN {
         return work(items);
     }
-    let work = &work;
-    let size = items.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let mut chunks = items.chunks(size);
-        let first = chunks.next().unwrap_or_default();
-        let others: Vec<Result<_, &[T]>> = chunks
-            .map(|chunk| {
-                std::thread::Builder::new()
-                    .name("liveplan-plan".to_owned())
-                    .spawn_scoped(scope, move || work(chunk))
-                    .map_err(|_| chunk)
-            })
-            .collect();
-        let mut out = work(first);
-        for other in others {
-            match other {
-                Ok(handle) => out.extend(
-                    handle
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                ),
-                Err(chunk) => out.extend(work(chunk)),
-            }
-        }
-        out
-    })
+    // A few chunks per thread, so that a thread done early takes another.
+    let size = items
+        .len()
+        .div_ceil(4 * rayon::current_num_threads())
+        .max(PARALLEL_MIN / 4);
+    let parts: Vec<Vec<R>> = items.par_chunks(size).map(&work).collect();
+    parts.into_iter().flatten().collect()
 }
 
 struct Planner<'a> {
@@ -746,8 +710,8 @@ impl Planner<'_> {
     }
 
     /// Plans every declared instance, block after block in dependency order. The instances of one block
-    /// read only other blocks' values, so a large block is planned on up to [`MAX_THREADS`] threads and
-    /// the outcomes are taken in the block's order: the plan is the same whatever the threads.
+    /// read only other blocks' values, so a large block is planned on the thread pool's cores and the
+    /// outcomes are taken in the block's order: the plan is the same whatever the threads.
     fn evaluate(&mut self) {
         let config = self.config;
         self.changes.reserve(self.declared.len());
@@ -757,14 +721,13 @@ impl Planner<'_> {
             .iter()
             .flat_map(|r| refs::resource_blocks(config, r))
             .collect();
-        let threads = planning_threads();
         for block_text in refs::block_order(config) {
             let Some(res) = config.resources.iter().find(|r| r.address() == block_text) else {
                 continue;
             };
             let keep = read.contains(&block_text);
             let outcomes = match self.blocks.get(&block_text) {
-                Some(members) => self.plan_block(res, members, keep, threads),
+                Some(members) => self.plan_block(res, members, keep),
                 None => continue,
             };
             for outcome in outcomes {
@@ -773,13 +736,12 @@ impl Planner<'_> {
         }
     }
 
-    /// Plans the members of one block, on `threads` threads when the block is large.
+    /// Plans the members of one block, on the thread pool when the block is large.
     fn plan_block(
         &self,
         res: &admission::config::Resource,
         members: &[InstanceAddress],
         keep: bool,
-        threads: usize,
     ) -> Vec<Outcome> {
         let reads = refs::BlockReads::of(self.config, res);
         let reads = &reads;
@@ -790,7 +752,7 @@ impl Planner<'_> {
                 .map(|d| self.plan_instance(res, reads, d, keep))
                 .collect()
         };
-        map_in_order(members, threads, plan)
+        map_in_order(members, plan)
     }
 
     /// Merges one instance's outcome into the plan.
