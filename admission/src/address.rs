@@ -17,8 +17,10 @@
 //! assert_eq!(a.to_string(), r#"aws_subnet.this["a"]"#);
 //! ```
 
+use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -26,10 +28,38 @@ use crate::error::Error;
 use crate::value::{is_identifier, read_quoted, write_quoted};
 
 /// The address of a `resource` block: `TYPE.NAME`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// The parts are shared, not copied: the addresses of one block's instances (a `count` of thousands)
+/// hold the same two strings, so cloning an address allocates nothing and comparing two addresses of one
+/// block compares no text.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct BlockAddress {
-    type_name: String,
-    name: String,
+    type_name: Arc<str>,
+    name: Arc<str>,
+}
+
+/// Orders two shared strings as their text orders; the same string is equal to itself without a look
+/// at its bytes.
+fn cmp_shared(a: &Arc<str>, b: &Arc<str>) -> Ordering {
+    if Arc::ptr_eq(a, b) {
+        Ordering::Equal
+    } else {
+        a.cmp(b)
+    }
+}
+
+impl Ord for BlockAddress {
+    /// By type, then name, as text.
+    fn cmp(&self, other: &Self) -> Ordering {
+        cmp_shared(&self.type_name, &other.type_name)
+            .then_with(|| cmp_shared(&self.name, &other.name))
+    }
+}
+
+impl PartialOrd for BlockAddress {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 impl BlockAddress {
@@ -39,14 +69,22 @@ impl BlockAddress {
         type_name: impl Into<String>,
         name: impl Into<String>,
     ) -> Result<BlockAddress, Error> {
-        let (type_name, name) = (type_name.into(), name.into());
-        let text = format!("{type_name}.{name}");
-        check_part(&text, &type_name, "resource type")?;
-        check_part(&text, &name, "resource name")?;
-        if type_name == "module" || type_name == "data" {
-            return Err(invalid(&text, "modules and data sources are not supported"));
+        let (type_name, name): (String, String) = (type_name.into(), name.into());
+        let text = || format!("{type_name}.{name}");
+        if !is_identifier(&type_name) || !is_identifier(&name) {
+            check_part(&text(), &type_name, "resource type")?;
+            check_part(&text(), &name, "resource name")?;
         }
-        Ok(BlockAddress { type_name, name })
+        if type_name == "module" || type_name == "data" {
+            return Err(invalid(
+                &text(),
+                "modules and data sources are not supported",
+            ));
+        }
+        Ok(BlockAddress {
+            type_name: type_name.into(),
+            name: name.into(),
+        })
     }
 
     /// The resource type (`aws_vpc`).
@@ -90,7 +128,9 @@ fn check_part(input: &str, part: &str, what: &str) -> Result<(), Error> {
 
 impl fmt::Display for BlockAddress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}", self.type_name, self.name)
+        f.write_str(&self.type_name)?;
+        f.write_str(".")?;
+        f.write_str(&self.name)
     }
 }
 
@@ -169,7 +209,8 @@ impl InstanceAddress {
 
 impl fmt::Display for InstanceAddress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.block, self.key)
+        fmt::Display::fmt(&self.block, f)?;
+        fmt::Display::fmt(&self.key, f)
     }
 }
 
@@ -199,8 +240,8 @@ impl FromStr for InstanceAddress {
         let key = parse_key(s, tail)?;
         Ok(InstanceAddress {
             block: BlockAddress {
-                type_name: type_name.to_owned(),
-                name: name.to_owned(),
+                type_name: type_name.into(),
+                name: name.into(),
             },
             key,
         })

@@ -174,7 +174,11 @@ impl Declared {
 
     /// Adds an instance; its block's expansion follows from its key unless declared already (a `count`
     /// block grows to hold the index).
-    pub fn add(&mut self, instance: DeclaredInstance) -> Result<&mut Self, ProjectionError> {
+    pub fn add(&mut self, mut instance: DeclaredInstance) -> Result<&mut Self, ProjectionError> {
+        // The instances of one block share its address parts, so that comparing them compares no text.
+        if let Some((block, _)) = self.blocks.get_key_value(instance.address.block()) {
+            instance.address = block.instance(instance.address.key().clone());
+        }
         let address = instance.address.clone();
         if self.instances.contains_key(&address) {
             return Err(invalid(&address, "the instance is declared twice"));
@@ -230,19 +234,37 @@ impl Declared {
 
     /// Every declared instance address, count indices included, sorted.
     pub fn addresses(&self) -> Vec<InstanceAddress> {
-        let mut out: Vec<InstanceAddress> = self.instances.keys().cloned().collect();
+        let mut out = Vec::with_capacity(self.instances.len());
         for (block, expansion) in &self.blocks {
-            if let Expansion::Count(n) = expansion {
-                for i in 0..*n {
-                    let a = block.instance(InstanceKey::Int(i));
-                    if !self.instances.contains_key(&a) {
-                        out.push(a);
-                    }
-                }
-            }
+            out.extend(self.members(block, *expansion));
         }
-        out.sort();
         out
+    }
+
+    /// The declared instances of `block` (expanded as `expansion`), sorted by key: `[0]` to `[n-1]` of a
+    /// `count` block, else the instances added. A count block holds integer keys below its count only,
+    /// and the addresses of one block sort by key, so the blocks in order give every address in order.
+    pub(crate) fn members<'s>(
+        &'s self,
+        block: &'s BlockAddress,
+        expansion: Expansion,
+    ) -> impl Iterator<Item = InstanceAddress> + 's {
+        let counted = match expansion {
+            Expansion::Count(n) => Some((0..n).map(|i| block.instance(InstanceKey::Int(i)))),
+            Expansion::Single | Expansion::ForEach => None,
+        };
+        // The keyless address is the first of its block, so the block's added instances follow it.
+        let added = counted.is_none().then(|| {
+            self.instances
+                .range(block.instance(InstanceKey::None)..)
+                .map(|(a, _)| a)
+                .take_while(move |a| a.block() == block)
+                .cloned()
+        });
+        counted
+            .into_iter()
+            .flatten()
+            .chain(added.into_iter().flatten())
     }
 
     /// The instance at `address`: the one added, or a value-less count member.
@@ -252,6 +274,12 @@ impl Declared {
         }
         self.is_declared(address)
             .then(|| DeclaredInstance::new(address.clone()))
+    }
+
+    /// The values declared for `address`, borrowed; `None` for a value-less count member or an address
+    /// never declared (both have no values).
+    pub(crate) fn values_of(&self, address: &InstanceAddress) -> Option<&DeclaredInstance> {
+        self.instances.get(address)
     }
 
     /// Whether the configuration declares `address`.

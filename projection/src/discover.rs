@@ -15,14 +15,15 @@
 //! This module never writes: no create, update, delete or tag call, and no store write. It never binds a
 //! foreign, malformed, colliding or other estate's object as owned.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 use admission::address::{BlockAddress, InstanceAddress, InstanceKey};
 use admission::catalog::Catalog;
 use admission::diag::{Code, Diagnostic};
 use admission::marker::{
-    self, CountMember, CountSetError, ESTATE_TAG, Estate, MalformedReason, Ownership, SLOT_TAG,
-    Slot, SlotMarker,
+    self, CountBinding, CountMember, CountSetError, ESTATE_TAG, Estate, MalformedReason, Ownership,
+    SLOT_TAG, Slot, SlotMarker,
 };
 use admission::path::AdmissionPath;
 use admission::provider::{
@@ -36,7 +37,7 @@ use futures::stream::FuturesUnordered;
 use staterecord::Store;
 use tracing::Instrument;
 
-use crate::declared::{Declared, DeclaredInstance, DeclaredValue, Expansion};
+use crate::declared::{Declared, DeclaredValue, Expansion};
 use crate::error::ProjectionError;
 use crate::output::{
     BindCandidate, Binding, Cost, DeposedObject, ForeignObject, InstanceState, OwnedUndeclared,
@@ -91,15 +92,21 @@ pub async fn project(
     let calls_before = provider.api_calls();
     let keys = RecordKeys::new(&config.key_prefix, estate)?;
     let catalog = provider.schemas().merged(admission::catalog::builtin());
-    for address in declared.addresses() {
-        if catalog
-            .get(address.type_name())
-            .and_then(|s| s.admission)
-            .is_none()
+    let by_block: BTreeMap<BlockAddress, Vec<InstanceAddress>> = declared
+        .blocks()
+        .map(|(block, expansion)| (block.clone(), declared.members(block, expansion).collect()))
+        .collect();
+    // The blocks in order and their members in order: the first address of an unsupported type.
+    for (block, addresses) in &by_block {
+        if let Some(first) = addresses.first()
+            && catalog
+                .get(block.type_name())
+                .and_then(|s| s.admission)
+                .is_none()
         {
             return Err(ProjectionError::UnsupportedType {
-                address: address.to_string(),
-                type_name: address.type_name().to_owned(),
+                address: first.to_string(),
+                type_name: block.type_name().to_owned(),
             });
         }
     }
@@ -118,11 +125,11 @@ pub async fn project(
         children: Vec::new(),
         children_index: HashMap::new(),
         children_by_id: HashMap::new(),
-        by_block: BTreeMap::new(),
+        by_block,
         deposed_index: HashMap::new(),
         located_index: HashMap::new(),
         instances: BTreeMap::new(),
-        consumed: BTreeSet::new(),
+        consumed: Consumed::default(),
         claims: BTreeMap::new(),
         foreign_pool: Vec::new(),
         diags: Vec::new(),
@@ -135,7 +142,6 @@ pub async fn project(
     };
     // The records and the first stage of discovery need nothing of each other: the one store trip runs
     // while the listings wait for their answers.
-    run.index_declared();
     let ((), records) = futures::join!(run.fetch_bulk(), load_records(store, &keys));
     run.records = records?;
     run.index_records();
@@ -331,12 +337,12 @@ struct Run<'a> {
     /// Inline children by (type, identity components in schema order).
     children_index: HashMap<(String, Vec<String>), usize>,
     children_by_id: HashMap<(String, String), usize>,
-    /// Declared addresses, grouped by block.
+    /// Declared addresses, grouped by block (so that binding stays linear in the size of the estate).
     by_block: BTreeMap<BlockAddress, Vec<InstanceAddress>>,
     deposed_index: HashMap<(String, String), InstanceAddress>,
     located_index: HashMap<(String, String), InstanceAddress>,
     instances: BTreeMap<InstanceAddress, InstanceState>,
-    consumed: BTreeSet<(String, String)>,
+    consumed: Consumed,
     claims: BTreeMap<String, Vec<Claim>>,
     foreign_pool: Vec<LiveObject>,
     diags: Vec<Diagnostic>,
@@ -347,6 +353,42 @@ struct Run<'a> {
     withheld_types: BTreeSet<String>,
     /// Answers of the reads the first stage made ahead of the binding step that needs them.
     prefetched: HashMap<ReadRequest, Result<Option<LiveObject>, ProviderError>>,
+}
+
+/// The values of a declared instance that has none of its own (a count member added by its count).
+static NO_VALUES: BTreeMap<String, DeclaredValue> = BTreeMap::new();
+
+/// The live objects already bound, reported or set aside, by type and then id: each is judged once.
+/// Looked up by borrowed type and id, so asking costs no copy of either.
+#[derive(Debug, Default)]
+struct Consumed(HashMap<String, HashSet<String>>);
+
+impl Consumed {
+    fn insert(&mut self, object: &LiveObject) {
+        self.insert_id(&object.type_name, &object.id);
+    }
+
+    fn insert_id(&mut self, type_name: &str, id: &str) {
+        match self.0.get_mut(type_name) {
+            Some(ids) => {
+                if !ids.contains(id) {
+                    ids.insert(id.to_owned());
+                }
+            }
+            None => {
+                self.0
+                    .insert(type_name.to_owned(), HashSet::from([id.to_owned()]));
+            }
+        }
+    }
+
+    fn contains(&self, object: &LiveObject) -> bool {
+        self.contains_id(&object.type_name, &object.id)
+    }
+
+    fn contains_id(&self, type_name: &str, id: &str) -> bool {
+        self.0.get(type_name).is_some_and(|ids| ids.contains(id))
+    }
 }
 
 fn key_of(object: &LiveObject) -> (String, String) {
@@ -364,26 +406,29 @@ impl<'a> Run<'a> {
         self.catalog.get(type_name).and_then(|s| s.admission)
     }
 
-    fn addresses_on(&self, path: AdmissionPath) -> Vec<InstanceAddress> {
-        self.by_block
-            .values()
-            .flatten()
-            .filter(|a| self.admission(a.type_name()) == Some(path))
-            .cloned()
-            .collect()
+    /// The declared addresses of the types admitted on `path`, sorted.
+    /// `address` with the parts of its block shared with the declared model (when the block is
+    /// declared): looking it up in this run's maps then compares no text.
+    fn canonical(&self, address: &InstanceAddress) -> InstanceAddress {
+        match self.by_block.get_key_value(address.block()) {
+            Some((block, _)) => block.instance(address.key().clone()),
+            None => address.clone(),
+        }
     }
 
-    /// The declared addresses by block, so that binding stays linear in the size of the estate.
-    fn index_declared(&mut self) {
-        for address in self.declared.addresses() {
-            self.by_block
-                .entry(address.block().clone())
-                .or_default()
-                .push(address);
-        }
-        for (block, _) in self.declared.blocks() {
-            self.by_block.entry(block.clone()).or_default();
-        }
+    /// The identity values declared for `address` (none for a value-less count member).
+    fn identity_of(&self, address: &InstanceAddress) -> &'a BTreeMap<String, DeclaredValue> {
+        self.declared
+            .values_of(address)
+            .map_or(&NO_VALUES, |i| &i.identity)
+    }
+
+    fn addresses_on(&self, path: AdmissionPath) -> Vec<InstanceAddress> {
+        self.by_block
+            .iter()
+            .filter(|(block, _)| self.admission(block.type_name()) == Some(path))
+            .flat_map(|(_, addresses)| addresses.iter().cloned())
+            .collect()
     }
 
     /// The records' objects by (type, id), once the records are read.
@@ -444,7 +489,7 @@ impl<'a> Run<'a> {
             .map(|r| marked_attributes(&r.body.values, &r.body.sensitive_paths))
             .unwrap_or_default();
         if let Binding::Bound { object, .. } = &binding {
-            self.consumed.insert(key_of(object));
+            self.consumed.insert(object);
         }
         self.instances.insert(
             address.clone(),
@@ -748,7 +793,7 @@ impl<'a> Run<'a> {
         let known_name = |address: &InstanceAddress| -> Option<String> {
             let schema = self.catalog.get(address.type_name())?;
             let argument = schema.identity.first()?;
-            match self.declared.instance(address)?.identity.get(argument)? {
+            match self.declared.values_of(address)?.identity.get(argument)? {
                 DeclaredValue::Known(name) => Some(name.clone()),
                 _ => None,
             }
@@ -781,15 +826,13 @@ impl<'a> Run<'a> {
             {
                 continue;
             }
-            let Some(instance) = self.declared.instance(&address) else {
-                continue;
-            };
+            let identity = self.identity_of(&address);
             let mut child = PendingChild {
                 type_name,
                 parts: BTreeMap::new(),
                 waiting: BTreeMap::new(),
             };
-            for (argument, value) in &instance.identity {
+            for (argument, value) in identity {
                 match value {
                     DeclaredValue::Known(s) => {
                         child.parts.insert(argument.clone(), s.clone());
@@ -880,6 +923,9 @@ impl<'a> Run<'a> {
     }
 
     fn deposed_address(&self, type_name: &str, id: &str) -> Option<InstanceAddress> {
+        if self.deposed_index.is_empty() {
+            return None;
+        }
         self.deposed_index
             .get(&(type_name.to_owned(), id.to_owned()))
             .cloned()
@@ -887,41 +933,56 @@ impl<'a> Run<'a> {
 
     /// Sorts every object of the listings that carry tags into claims, foreign objects, other estates'
     /// objects and malformed ones.
+    ///
+    /// Only the client-named binding reads a listing's objects again, so the objects of the other types
+    /// move into their claims instead of being copied (their listing keeps its flags, not its objects).
     fn classify_listed(&mut self) {
-        let listings = std::mem::take(&mut self.listings);
-        for (type_name, listing) in &listings {
+        let mut listings = std::mem::take(&mut self.listings);
+        for (type_name, listing) in &mut listings {
             if !listing.tags_included {
                 continue;
             }
-            for object in &listing.objects {
-                if let Some(address) = self.deposed_address(type_name, &object.id) {
-                    self.consumed.insert(key_of(object));
-                    self.deposed.push(DeposedObject {
-                        address,
-                        type_name: type_name.clone(),
-                        id: object.id.clone(),
-                        present: true,
-                    });
-                    continue;
+            if self.admission(type_name) == Some(AdmissionPath::ClientNamed) {
+                for object in &listing.objects {
+                    self.classify_object(type_name, Cow::Borrowed(object));
                 }
-                match marker::ownership(self.estate, type_name, &object.tags) {
-                    Ownership::Owned {
-                        escaped_address,
-                        slot,
-                    } => self.claims.entry(escaped_address).or_default().push(Claim {
-                        object: object.clone(),
-                        slot,
-                    }),
-                    Ownership::Foreign => self.foreign_pool.push(object.clone()),
-                    Ownership::OtherEstate(e) => *self.other_estates.entry(e).or_insert(0) += 1,
-                    Ownership::Malformed(reason) => {
-                        self.consumed.insert(key_of(object));
-                        self.malformed(object, &reason, None);
-                    }
+            } else {
+                listing.index.clear();
+                for object in std::mem::take(&mut listing.objects) {
+                    self.classify_object(type_name, Cow::Owned(object));
                 }
             }
         }
         self.listings = listings;
+    }
+
+    /// Sorts one listed object of `type_name` (see [`Run::classify_listed`]).
+    fn classify_object(&mut self, type_name: &str, object: Cow<'_, LiveObject>) {
+        if let Some(address) = self.deposed_address(type_name, &object.id) {
+            self.consumed.insert(&object);
+            self.deposed.push(DeposedObject {
+                address,
+                type_name: type_name.to_owned(),
+                id: object.id.clone(),
+                present: true,
+            });
+            return;
+        }
+        match marker::ownership(self.estate, type_name, &object.tags) {
+            Ownership::Owned {
+                escaped_address,
+                slot,
+            } => self.claims.entry(escaped_address).or_default().push(Claim {
+                object: object.into_owned(),
+                slot,
+            }),
+            Ownership::Foreign => self.foreign_pool.push(object.into_owned()),
+            Ownership::OtherEstate(e) => *self.other_estates.entry(e).or_insert(0) += 1,
+            Ownership::Malformed(reason) => {
+                self.consumed.insert(&object);
+                self.malformed(&object, &reason, None);
+            }
+        }
     }
 
     fn malformed(
@@ -963,11 +1024,8 @@ impl<'a> Run<'a> {
             let type_name = address.type_name().to_owned();
             let schema = self.schema(&type_name);
             let argument = schema.identity.first().cloned().unwrap_or_default();
-            let instance = self
-                .declared
-                .instance(&address)
-                .unwrap_or_else(|| DeclaredInstance::new(address.clone()));
-            let name = match instance.identity.get(&argument) {
+            let instance = self.declared.values_of(&address);
+            let name = match instance.and_then(|i| i.identity.get(&argument)) {
                 Some(DeclaredValue::Known(n)) => n.clone(),
                 _ => {
                     return Err(ProjectionError::InvalidDeclared {
@@ -1037,7 +1095,8 @@ impl<'a> Run<'a> {
             self.set(address, Binding::Create, None);
             return;
         };
-        self.consumed.insert(key_of(&object));
+        // The object is judged here: consumed whatever the verdict (binding it consumes it as well).
+        self.consumed.insert(&object);
         let type_name = address.type_name().to_owned();
         let id = object.id.clone();
         match marker::ownership(self.estate, &type_name, &object.tags) {
@@ -1120,7 +1179,7 @@ impl<'a> Run<'a> {
                 escaped_address, ..
             } => {
                 let slot = valid_slot(&object);
-                if marker::escaped_forms(address).contains(&escaped_address) {
+                if marks(address, &escaped_address) {
                     self.set(
                         address,
                         Binding::Bound {
@@ -1189,13 +1248,11 @@ impl<'a> Run<'a> {
             })
             .collect();
         for (block, n) in blocks {
-            let addresses: Vec<InstanceAddress> = (0..n)
-                .map(|i| block.instance(InstanceKey::Int(i)))
-                .collect();
+            // The members `[0]` to `[n-1]`, in index order, as one range of the sorted instances.
+            let members = block.instance(InstanceKey::Int(0))..block.instance(InstanceKey::Int(n));
             let mut bad = Vec::new();
-            for a in &addresses {
-                if let Some(Binding::Bound { object, .. }) =
-                    self.instances.get(a).map(|s| &s.binding)
+            for (_, state) in self.instances.range(members.clone()) {
+                if let Binding::Bound { object, .. } = &state.binding
                     && let Some(v) = object.tag(SLOT_TAG)
                     && v.parse::<Slot>().is_err()
                 {
@@ -1206,22 +1263,20 @@ impl<'a> Run<'a> {
                 self.count_set_error(
                     Code::MalformedSlot,
                     &block,
-                    &addresses,
+                    n,
                     "carries a malformed tofu-slot",
                     bad,
                 );
                 continue;
             }
-            let live_high = addresses
-                .iter()
-                .filter_map(|a| self.instances.get(a).and_then(|s| s.slot))
+            let live_high = self
+                .instances
+                .range(members.clone())
+                .filter_map(|(_, s)| s.slot)
                 .max();
             let recorded = self.records.slots.get(&block).map(|s| s.body.highest);
             let mut high = live_high.max(recorded);
-            for a in &addresses {
-                let Some(state) = self.instances.get_mut(a) else {
-                    continue;
-                };
+            for (_, state) in self.instances.range_mut(members) {
                 let needs = match &state.binding {
                     Binding::Bound { .. } | Binding::Create => state.slot.is_none(),
                     _ => false,
@@ -1247,7 +1302,7 @@ impl<'a> Run<'a> {
         &mut self,
         code: Code,
         block: &BlockAddress,
-        addresses: &[InstanceAddress],
+        n: u64,
         what: &str,
         ids: Vec<String>,
     ) {
@@ -1261,8 +1316,12 @@ impl<'a> Run<'a> {
             .with_address(block.to_string())
             .with_ids(ids),
         );
-        for a in addresses {
-            self.set(a, Binding::Withheld(Withheld::CountSet), None);
+        for i in 0..n {
+            self.set(
+                &block.instance(InstanceKey::Int(i)),
+                Binding::Withheld(Withheld::CountSet),
+                None,
+            );
         }
     }
 
@@ -1276,10 +1335,9 @@ impl<'a> Run<'a> {
             .map(|(b, e)| (b.clone(), e))
             .collect();
         for (block, expansion) in blocks {
-            let addresses: Vec<InstanceAddress> =
-                self.by_block.get(&block).cloned().unwrap_or_default();
+            let addresses = || self.by_block.get(&block).cloned().unwrap_or_default();
             if self.failed_types.contains(block.type_name()) {
-                for a in &addresses {
+                for a in &addresses() {
                     self.set(a, Binding::Withheld(Withheld::DiscoveryIncomplete), None);
                 }
                 continue;
@@ -1287,7 +1345,7 @@ impl<'a> Run<'a> {
             match expansion {
                 Expansion::Count(n) => self.bind_count_block(&block, n),
                 Expansion::Single | Expansion::ForEach => {
-                    for address in addresses {
+                    for address in addresses() {
                         let mut matched: Vec<Claim> = Vec::new();
                         for form in marker::escaped_forms(&address) {
                             matched.extend(self.claims.remove(&form).unwrap_or_default());
@@ -1309,7 +1367,7 @@ impl<'a> Run<'a> {
                                 let ids: Vec<String> =
                                     matched.iter().map(|c| c.object.id.clone()).collect();
                                 for c in &matched {
-                                    self.consumed.insert(key_of(&c.object));
+                                    self.consumed.insert(&c.object);
                                 }
                                 self.collision(&address, ids);
                             }
@@ -1337,9 +1395,6 @@ impl<'a> Run<'a> {
     }
 
     fn bind_count_block(&mut self, block: &BlockAddress, n: u64) {
-        let addresses: Vec<InstanceAddress> = (0..n)
-            .map(|i| block.instance(InstanceKey::Int(i)))
-            .collect();
         let head = format!("{}.{}:", block.type_name(), block.name());
         let keys: Vec<String> = self
             .claims
@@ -1353,25 +1408,11 @@ impl<'a> Run<'a> {
         for key in keys {
             let index: u64 = key[head.len()..].parse().unwrap_or(u64::MAX);
             for claim in self.claims.remove(&key).unwrap_or_default() {
-                self.consumed.insert(key_of(&claim.object));
                 members.push((index, key.clone(), claim));
             }
         }
-        let bad: Vec<String> = members
-            .iter()
-            .filter(|(_, _, c)| matches!(c.slot, SlotMarker::Malformed(_)))
-            .map(|(_, _, c)| c.object.id.clone())
-            .collect();
-        if !bad.is_empty() {
-            self.count_set_error(
-                Code::MalformedSlot,
-                block,
-                &addresses,
-                "carries a malformed tofu-slot",
-                bad,
-            );
-            return;
-        }
+        // Every member is consumed here, whatever becomes of it: a bound one when it is set, the
+        // others below.
         let input: Vec<CountMember> = members
             .iter()
             .map(|(index, _, c)| CountMember {
@@ -1383,43 +1424,25 @@ impl<'a> Run<'a> {
                 address_index: *index,
             })
             .collect();
-        let recorded = self.records.slots.get(block).map(|s| s.body.highest);
-        let binding = match marker::bind_count_set(&input, n, recorded) {
-            Ok(b) => b,
-            Err(CountSetError::DuplicateSlot { slot, ids }) => {
-                let what = format!("carry the same slot {slot}");
-                self.count_set_error(Code::DuplicateSlot, block, &addresses, &what, ids);
-                return;
+        let Some(binding) = self.count_binding(block, n, &members, &input) else {
+            for (_, _, claim) in &members {
+                self.consumed.insert(&claim.object);
             }
-            Err(CountSetError::Indistinguishable { index, ids }) => {
-                let what = format!("carry the same address {block}[{index}] and no slot");
-                self.count_set_error(
-                    Code::IndistinguishableInstances,
-                    block,
-                    &addresses,
-                    &what,
-                    ids,
-                );
-                return;
-            }
-            Err(CountSetError::SlotsExhausted) => {
-                let ids = input.iter().map(|m| m.id.clone()).collect();
-                self.count_set_error(
-                    Code::MalformedSlot,
-                    block,
-                    &addresses,
-                    "leave no slot to mint",
-                    ids,
-                );
-                return;
-            }
+            return;
         };
-        let mut by_id: BTreeMap<String, (String, Claim)> = members
-            .into_iter()
-            .map(|(_, key, c)| (c.object.id.clone(), (key, c)))
+        // The claims by id, looked up through the ids of `input`; a repeated id finds its last claim.
+        let position: HashMap<&str, usize> = input
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.id.as_str(), i))
             .collect();
+        let mut claims: Vec<Option<(String, Claim)>> = members
+            .into_iter()
+            .map(|(_, key, claim)| Some((key, claim)))
+            .collect();
+        let mut take = |id: &str| position.get(id).and_then(|&i| claims[i].take());
         for (index, bound) in binding.bound {
-            let Some((key, claim)) = by_id.remove(&bound.id) else {
+            let Some((key, claim)) = take(&bound.id) else {
                 continue;
             };
             let mut repairs = Vec::new();
@@ -1446,9 +1469,10 @@ impl<'a> Run<'a> {
             );
         }
         for id in binding.surplus {
-            let Some((key, claim)) = by_id.remove(&id) else {
+            let Some((key, claim)) = take(&id) else {
                 continue;
             };
+            self.consumed.insert(&claim.object);
             let address =
                 marker::decode_address(&key).unwrap_or_else(|_| block.instance(InstanceKey::None));
             let slot = match claim.slot {
@@ -1463,6 +1487,54 @@ impl<'a> Run<'a> {
                 action: UndeclaredAction::Delete,
                 object: Some(claim.object),
             });
+        }
+        for (_, claim) in claims.iter().flatten() {
+            self.consumed.insert(&claim.object);
+        }
+    }
+
+    /// How the members of the count block `block` (`count = n`) meet its indices, or `None` when the
+    /// set cannot be bound (the error is reported and every index withheld).
+    fn count_binding(
+        &mut self,
+        block: &BlockAddress,
+        n: u64,
+        members: &[(u64, String, Claim)],
+        input: &[CountMember],
+    ) -> Option<CountBinding> {
+        let bad: Vec<String> = members
+            .iter()
+            .filter(|(_, _, c)| matches!(c.slot, SlotMarker::Malformed(_)))
+            .map(|(_, _, c)| c.object.id.clone())
+            .collect();
+        if !bad.is_empty() {
+            self.count_set_error(
+                Code::MalformedSlot,
+                block,
+                n,
+                "carries a malformed tofu-slot",
+                bad,
+            );
+            return None;
+        }
+        let recorded = self.records.slots.get(block).map(|s| s.body.highest);
+        match marker::bind_count_set(input, n, recorded) {
+            Ok(b) => Some(b),
+            Err(CountSetError::DuplicateSlot { slot, ids }) => {
+                let what = format!("carry the same slot {slot}");
+                self.count_set_error(Code::DuplicateSlot, block, n, &what, ids);
+                None
+            }
+            Err(CountSetError::Indistinguishable { index, ids }) => {
+                let what = format!("carry the same address {block}[{index}] and no slot");
+                self.count_set_error(Code::IndistinguishableInstances, block, n, &what, ids);
+                None
+            }
+            Err(CountSetError::SlotsExhausted) => {
+                let ids = input.iter().map(|m| m.id.clone()).collect();
+                self.count_set_error(Code::MalformedSlot, block, n, "leave no slot to mint", ids);
+                None
+            }
         }
     }
 
@@ -1480,6 +1552,7 @@ impl<'a> Run<'a> {
                 }
                 DeclaredValue::Unknown => create = true,
                 DeclaredValue::IdOf(parent) => {
+                    let parent = &self.canonical(parent);
                     if !self.declared.is_declared(parent) {
                         return Err(ProjectionError::InvalidDeclared {
                             address: parent.to_string(),
@@ -1519,11 +1592,8 @@ impl<'a> Run<'a> {
             let mut to_read: Vec<(InstanceAddress, ReadRequest)> = Vec::new();
             let before = pending.len();
             for address in pending {
-                let instance = self
-                    .declared
-                    .instance(&address)
-                    .unwrap_or_else(|| DeclaredInstance::new(address.clone()));
-                match self.resolve(&instance.identity)? {
+                let instance = self.declared.values_of(&address);
+                match self.resolve(instance.map_or(&NO_VALUES, |i| &i.identity))? {
                     Resolved::Waiting => waiting.push(address),
                     Resolved::Create => self.set(&address, Binding::Create, None),
                     Resolved::Withheld(parent) => {
@@ -1618,13 +1688,9 @@ impl<'a> Run<'a> {
                 self.set(&address, Binding::Create, None);
                 continue;
             };
-            let instance = self
-                .declared
-                .instance(&address)
-                .unwrap_or_else(|| DeclaredInstance::new(address.clone()));
+            let instance = self.declared.values_of(&address);
             let parent_value = instance
-                .identity
-                .get(&link.argument)
+                .and_then(|i| i.identity.get(&link.argument))
                 .cloned()
                 .unwrap_or(DeclaredValue::Unknown);
             let single = BTreeMap::from([(link.argument.clone(), parent_value)]);
@@ -1644,7 +1710,7 @@ impl<'a> Run<'a> {
                 let value = if *field == link.argument {
                     Some(parent_id.clone())
                 } else {
-                    match instance.content.get(field) {
+                    match instance.and_then(|i| i.content.get(field)) {
                         Some(DeclaredValue::Known(s)) => Some(s.clone()),
                         Some(DeclaredValue::IdOf(p)) => self
                             .instances
@@ -1815,7 +1881,7 @@ impl<'a> Run<'a> {
         }
         for object in objects {
             let owner = self.located_index.get(&key_of(&object)).cloned();
-            self.consumed.insert(key_of(&object));
+            self.consumed.insert(&object);
             match owner {
                 Some(address) => self.owned_undeclared.push(OwnedUndeclared {
                     address,
@@ -1891,13 +1957,21 @@ impl<'a> Run<'a> {
         let mut requests: Vec<(ConfirmSource, ReadRequest)> = Vec::new();
         let listed_with_tags = |t: &str| self.listings.get(t).is_some_and(|l| l.tags_included);
         if let Some(hits) = &self.sweep {
+            // Whether the hits of a type are settled by the type alone (unknown, listed with its tags,
+            // or failed), asked once per run of hits of one type.
+            let mut settled: Option<(&str, bool)> = None;
             for hit in hits {
-                let key = (hit.type_name.clone(), hit.id.clone());
-                if self.consumed.contains(&key)
-                    || self.catalog.get(&hit.type_name).is_none()
-                    || listed_with_tags(&hit.type_name)
-                    || self.failed_types.contains(&hit.type_name)
-                {
+                let type_settled = match settled {
+                    Some((t, answer)) if t == hit.type_name => answer,
+                    _ => {
+                        let answer = self.catalog.get(&hit.type_name).is_none()
+                            || listed_with_tags(&hit.type_name)
+                            || self.failed_types.contains(&hit.type_name);
+                        settled = Some((&hit.type_name, answer));
+                        answer
+                    }
+                };
+                if type_settled || self.consumed.contains_id(&hit.type_name, &hit.id) {
                     continue;
                 }
                 if let Some(l) = self.listings.get(&hit.type_name)
@@ -1918,8 +1992,9 @@ impl<'a> Run<'a> {
             let Some(schema) = self.catalog.get(type_name) else {
                 continue;
             };
-            let key = (type_name.to_owned(), record.body.id.clone());
-            if (schema.in_tagging_index && self.sweep.is_some()) || self.consumed.contains(&key) {
+            if (schema.in_tagging_index && self.sweep.is_some())
+                || self.consumed.contains_id(type_name, &record.body.id)
+            {
                 continue;
             }
             if schema.admission == Some(AdmissionPath::ListMatch) {
@@ -1944,6 +2019,7 @@ impl<'a> Run<'a> {
             if let Some(p) = inline
                 && self.listings.contains_key(&p)
             {
+                let key = (type_name.to_owned(), record.body.id.clone());
                 if let Some(child) = self.children_by_id.get(&key).map(|&i| &self.children[i]) {
                     seen_inline.push((address.clone(), child.clone()));
                 }
@@ -1957,7 +2033,7 @@ impl<'a> Run<'a> {
         for (address, record) in &self.records.deposed {
             let type_name = address.type_name();
             for id in &record.body.ids {
-                if self.consumed.contains(&(type_name.to_owned(), id.clone())) {
+                if self.consumed.contains_id(type_name, id) {
                     continue;
                 }
                 if listed_with_tags(type_name) {
@@ -2028,10 +2104,10 @@ impl<'a> Run<'a> {
     /// An owned object found outside its path: bound if its declared instance found nothing at the
     /// identity (the identity changed: the engine replaces), else owned and undeclared.
     fn owned_found(&mut self, address: &InstanceAddress, object: LiveObject) {
-        if self.consumed.contains(&key_of(&object)) {
+        if self.consumed.contains(&object) {
             return;
         }
-        self.consumed.insert(key_of(&object));
+        self.consumed.insert(&object);
         if self.declared.is_declared(address) {
             match self.instances.get(address).map(|s| &s.binding) {
                 Some(Binding::Create) | None => {
@@ -2075,7 +2151,7 @@ impl<'a> Run<'a> {
         for (escaped, claims) in claims {
             let claims: Vec<Claim> = claims
                 .into_iter()
-                .filter(|c| !self.consumed.contains(&key_of(&c.object)))
+                .filter(|c| !self.consumed.contains(&c.object))
                 .collect();
             if claims.is_empty() {
                 continue;
@@ -2092,7 +2168,7 @@ impl<'a> Run<'a> {
             };
             if claims.len() > 1 {
                 for c in &claims {
-                    self.consumed.insert(key_of(&c.object));
+                    self.consumed.insert(&c.object);
                 }
                 self.collision(
                     &address,
@@ -2109,14 +2185,11 @@ impl<'a> Run<'a> {
     /// Create intents: attached to their instances; a `pending` one is reported, and a young one keeps
     /// its instance from being created again.
     fn apply_intents(&mut self) {
-        let intents: Vec<_> = self
-            .records
-            .intents
-            .iter()
-            .map(|(a, r)| (a.clone(), r.clone()))
-            .collect();
-        for (address, intent) in intents {
-            let Some(state) = self.instances.get_mut(&address) else {
+        // Both maps are sorted by address: walk them side by side instead of looking each intent up.
+        let mut states = self.instances.iter_mut().peekable();
+        for (address, intent) in &self.records.intents {
+            while states.next_if(|(a, _)| *a < address).is_some() {}
+            let Some((_, state)) = states.next_if(|(a, _)| *a == address) else {
                 continue;
             };
             state.intent = Some(intent.clone());
@@ -2171,13 +2244,10 @@ impl<'a> Run<'a> {
             let BindMatch::Fields(fields) = &schema.bind_match else {
                 continue;
             };
-            let instance = self
-                .declared
-                .instance(address)
-                .unwrap_or_else(|| DeclaredInstance::new(address.clone()));
+            let instance = self.declared.values_of(address);
             let mut values = BTreeMap::new();
             for field in fields {
-                let value = match instance.bind_values.get(field) {
+                let value = match instance.and_then(|i| i.bind_values.get(field)) {
                     Some(DeclaredValue::Known(s)) => Some(s.clone()),
                     Some(DeclaredValue::IdOf(p)) => self
                         .instances
@@ -2317,13 +2387,12 @@ impl<'a> Run<'a> {
         mut bind_candidates: Vec<BindCandidate>,
         mut rename_hints: Vec<RenameHint>,
     ) -> Result<Projection, ProjectionError> {
-        let mut foreign: Vec<ForeignObject> = self
-            .foreign_pool
-            .iter()
+        let mut foreign: Vec<ForeignObject> = std::mem::take(&mut self.foreign_pool)
+            .into_iter()
             .map(|o| ForeignObject {
-                type_name: o.type_name.clone(),
-                id: o.id.clone(),
-                tags: o.tags.clone(),
+                type_name: o.type_name,
+                id: o.id,
+                tags: o.tags,
             })
             .collect();
         foreign.sort();
@@ -2376,6 +2445,34 @@ impl<'a> Run<'a> {
     }
 }
 
+/// Whether `escaped` is one of the escaped forms of `address` that a marker may carry, as
+/// [`marker::escaped_forms`] gives them. A keyless or indexed address has one form in every grammar
+/// (`TYPE.NAME`, `TYPE.NAME:INDEX`), compared here without writing it out; only a `for_each` key, whose
+/// escaping changed between grammars, is compared against each form.
+fn marks(address: &InstanceAddress, escaped: &str) -> bool {
+    let block = address.block();
+    let Some(rest) = escaped
+        .strip_prefix(block.type_name())
+        .and_then(|r| r.strip_prefix('.'))
+        .and_then(|r| r.strip_prefix(block.name()))
+    else {
+        return false;
+    };
+    match address.key() {
+        InstanceKey::None => rest.is_empty(),
+        // The decimal digits of the index, without a leading zero: the index's one spelling.
+        InstanceKey::Int(i) => rest.strip_prefix(':').is_some_and(|digits| {
+            !digits.is_empty()
+                && digits.bytes().all(|b| b.is_ascii_digit())
+                && (digits.len() == 1 || !digits.starts_with('0'))
+                && digits.parse::<u64>() == Ok(*i)
+        }),
+        InstanceKey::Str(_) => marker::escaped_forms(address)
+            .iter()
+            .any(|form| form == escaped),
+    }
+}
+
 fn valid_slot(object: &LiveObject) -> Option<Slot> {
     object.tag(SLOT_TAG).and_then(|v| v.parse().ok())
 }
@@ -2385,4 +2482,58 @@ fn is_index(k: &str) -> bool {
         && k.bytes().all(|b| b.is_ascii_digit())
         && (k == "0" || !k.starts_with('0'))
         && k.len() < 20
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn key() -> impl Strategy<Value = InstanceKey> {
+        prop_oneof![
+            Just(InstanceKey::None),
+            (0u64..120).prop_map(InstanceKey::Int),
+            any::<u64>().prop_map(InstanceKey::Int),
+            "[a-z0-9.:%/ _-]{1,6}".prop_map(InstanceKey::Str),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1_000))]
+
+        /// The comparison that writes nothing out agrees with the escaped forms, for the forms of
+        /// nearby addresses and for misspellings of them (leading zeros, signs, trailing text).
+        #[test]
+        fn a_marker_marks_an_address_exactly_when_it_is_one_of_its_forms(
+            key in key(),
+            other_key in key(),
+            other_name in prop_oneof![Just("b"), Just("b2"), Just("c")],
+        ) {
+            let address = BlockAddress::new("aws_eip", "b").unwrap().instance(key);
+            let other = BlockAddress::new("aws_eip", other_name).unwrap().instance(other_key);
+            let mut candidates = vec![
+                "aws_eip.b".to_owned(),
+                "aws_eip.b:".to_owned(),
+                "aws_eip".to_owned(),
+                "aws_eip2.b".to_owned(),
+            ];
+            for form in marker::escaped_forms(&address).into_iter().chain(marker::escaped_forms(&other)) {
+                candidates.push(format!("{form}0"));
+                candidates.push(format!("{form}x"));
+                candidates.push(form.replacen(':', ":0", 1));
+                candidates.push(form.replacen(':', ":+", 1));
+                candidates.push(form.replacen(':', "", 1));
+                candidates.push(form);
+            }
+            let forms = marker::escaped_forms(&address);
+            for candidate in &candidates {
+                prop_assert_eq!(
+                    marks(&address, candidate),
+                    forms.contains(candidate),
+                    "{} against {}", address, candidate
+                );
+            }
+        }
+    }
 }

@@ -28,7 +28,7 @@
 
 mod functions;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::config::{BinaryOp, Config, Expr, ExprKind, ForExpr, Loc, Step, TemplatePart, UnaryOp};
@@ -147,13 +147,18 @@ pub(crate) fn reserved_root(name: &str) -> Option<&'static str> {
     }
 }
 
+/// A local's value once evaluated, and whether evaluating it read a resource.
+type EvaluatedLocal = (Result<Value, EvalError>, bool);
+
 /// Evaluates expressions of one configuration with one set of variable values.
 pub struct Evaluator<'a> {
     config: &'a Config,
     vars: &'a BTreeMap<String, Value>,
     resources: Option<&'a dyn ResourceResolver>,
-    locals: RefCell<BTreeMap<String, Result<Value, EvalError>>>,
+    locals: RefCell<BTreeMap<String, EvaluatedLocal>>,
     in_progress: RefCell<BTreeSet<String>>,
+    /// Whether the evaluation under way has read a resource (see [`Evaluator::eval_tracked`]).
+    read_resource: Cell<bool>,
 }
 
 impl std::fmt::Debug for Evaluator<'_> {
@@ -189,6 +194,7 @@ impl<'a> Evaluator<'a> {
             resources: None,
             locals: RefCell::default(),
             in_progress: RefCell::default(),
+            read_resource: Cell::new(false),
         }
     }
 
@@ -204,6 +210,7 @@ impl<'a> Evaluator<'a> {
             resources: Some(resources),
             locals: RefCell::default(),
             in_progress: RefCell::default(),
+            read_resource: Cell::new(false),
         }
     }
 
@@ -218,6 +225,25 @@ impl<'a> Evaluator<'a> {
         self.eval_in(expr, instance, &mut bindings, 0)
     }
 
+    /// Evaluates `expr` for `instance`, and tells whether the evaluation read a resource (directly or
+    /// through a local that does).
+    ///
+    /// Evaluation runs in a fixed order, and a static evaluator ([`Evaluator::new`]) of the same
+    /// configuration and variables differs only where a resource is read, where it stops with
+    /// [`EvalError::NotStatic`]. So when no resource was read, the static evaluator gives exactly this
+    /// result; when one was, it refuses the expression. One evaluation answers both questions.
+    pub fn eval_tracked(
+        &self,
+        expr: &Expr,
+        instance: &Instance,
+    ) -> (Result<Value, EvalError>, bool) {
+        let outer = self.read_resource.replace(false);
+        let result = self.eval(expr, instance);
+        let read = self.read_resource.get();
+        self.read_resource.set(outer || read);
+        (result, read)
+    }
+
     /// The value of the local `name` (evaluated once, then remembered).
     pub fn local(&self, name: &str, loc: &Loc) -> Result<Value, EvalError> {
         self.local_at(name, loc, 0)
@@ -226,7 +252,10 @@ impl<'a> Evaluator<'a> {
     /// The local `name`, evaluated `depth` levels deep into the expression that reads it: the depth limit
     /// counts across locals, so a long chain of them cannot exhaust the stack either.
     fn local_at(&self, name: &str, loc: &Loc, depth: usize) -> Result<Value, EvalError> {
-        if let Some(v) = self.locals.borrow().get(name) {
+        if let Some((v, read)) = self.locals.borrow().get(name) {
+            if *read {
+                self.read_resource.set(true);
+            }
             return v.clone();
         }
         let Some(attr) = self.config.locals.get(name) else {
@@ -247,11 +276,14 @@ impl<'a> Evaluator<'a> {
         if !self.in_progress.borrow_mut().insert(name.to_string()) {
             return Err(bad(loc, format!("local `{name}` refers to itself")));
         }
+        let outer = self.read_resource.replace(false);
         let result = self.eval_in(&attr.expr, &Instance::Single, &mut Bindings::new(), depth);
+        let read = self.read_resource.get();
+        self.read_resource.set(outer || read);
         self.in_progress.borrow_mut().remove(name);
         self.locals
             .borrow_mut()
-            .insert(name.to_string(), result.clone());
+            .insert(name.to_string(), (result.clone(), read));
         result
     }
 
@@ -614,6 +646,8 @@ impl<'a> Evaluator<'a> {
                         "declare the resource or fix the reference",
                     ));
                 }
+                // Here, and only here, a static evaluation stops: see `eval_tracked`.
+                self.read_resource.set(true);
                 let Some(resolver) = self.resources else {
                     let mut reference = format!("{type_name}.{block}");
                     for step in rest {

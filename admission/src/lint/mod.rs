@@ -135,11 +135,12 @@ pub fn lint(input: &LintInput<'_>) -> Linted {
     let estate = cx.estate();
     cx.references();
     cx.settings();
-    let mut instances = Vec::new();
+    // One run of instances per block, in configuration order; each run is sorted by key already.
+    let mut runs: Vec<Vec<DeclaredInstance>> = Vec::new();
     for res in &input.config.resources {
-        instances.extend(cx.resource(res));
+        runs.push(cx.resource(res));
     }
-    cx.duplicate_identities(&instances);
+    cx.duplicate_identities(runs.iter().flatten());
     // Every local and output is evaluated as the plan will, referenced or not, so that their errors show.
     for (name, attr) in &input.config.locals {
         if let Err(e) = cx.dynamic.local(name, &attr.loc) {
@@ -149,12 +150,111 @@ pub fn lint(input: &LintInput<'_>) -> Linted {
     for output in input.config.outputs.values() {
         cx.evaluate(&output.value, &Instance::Single, None);
     }
-    instances.sort_by(|a, b| a.address.cmp(&b.address));
+    // Sorting the runs by block puts every instance in address order unless two runs share a block
+    // (or a run is out of order), which the full sort then settles. Either way equal addresses keep
+    // their configuration order, as one stable sort of all instances would.
+    runs.retain(|run| !run.is_empty());
+    runs.sort_by(|a, b| a[0].address.block().cmp(b[0].address.block()));
+    let mut instances: Vec<DeclaredInstance> = runs.into_iter().flatten().collect();
+    if !instances.is_sorted_by(|a, b| a.address <= b.address) {
+        instances.sort_by(|a, b| a.address.cmp(&b.address));
+    }
     Linted {
         diagnostics: sorted(cx.diags),
         estate,
         instances,
     }
+}
+
+/// What a static evaluation of an identity argument gives, as the plan's evaluation of it showed.
+enum StaticResult {
+    /// No resource was read: the same result.
+    Same(Result<Value, EvalError>),
+    /// A resource was read: the static evaluation refuses it ([`EvalError::NotStatic`]).
+    ReadsResource,
+}
+
+/// How an argument's evaluation is shared among the instances of its block.
+enum Shared {
+    /// It reads `count` or `each`: evaluated for each instance.
+    PerInstance,
+    /// It reads neither, so every instance gets the same result (and the same diagnostics): evaluated
+    /// for the first instance, then remembered with whether it read a resource.
+    Once(Option<(Result<Value, EvalError>, bool)>),
+}
+
+/// What is the same for every instance of one resource block, worked out once.
+struct BlockFacts<'r> {
+    schema: &'r ResourceTypeSchema,
+    path: AdmissionPath,
+    /// Per argument, in the block's order.
+    shared: Vec<Shared>,
+    /// Whether the path finds objects by identity arguments (client-named, parent-derived, list-and-match).
+    has_identity: bool,
+    /// Per identity argument (schema order): whether it calls `uuid()` or `timestamp()`.
+    impure: Vec<bool>,
+}
+
+impl<'r> BlockFacts<'r> {
+    fn new(
+        cx: &Lint<'_, '_>,
+        res: &Resource,
+        schema: &'r ResourceTypeSchema,
+        path: AdmissionPath,
+    ) -> Self {
+        let has_identity = matches!(
+            path,
+            AdmissionPath::ClientNamed | AdmissionPath::ParentDerived | AdmissionPath::ListMatch
+        );
+        let impure = schema
+            .identity_arguments()
+            .iter()
+            .map(|arg| {
+                has_identity
+                    && res
+                        .attrs
+                        .get(arg)
+                        .is_some_and(|attr| cx.statics.reads_impure(&attr.expr))
+            })
+            .collect();
+        let shared = res
+            .attrs
+            .values()
+            .map(|attr| {
+                if reads_repetition(&attr.expr) {
+                    Shared::PerInstance
+                } else {
+                    Shared::Once(None)
+                }
+            })
+            .collect();
+        BlockFacts {
+            schema,
+            path,
+            shared,
+            has_identity,
+            impure,
+        }
+    }
+
+    /// Whether the argument `name` is an identity argument the lint judges.
+    fn is_identity(&self, name: &str) -> bool {
+        self.has_identity && self.schema.identity_arguments().iter().any(|a| a == name)
+    }
+}
+
+/// Whether `expr` names `count` or `each` anywhere (the only names whose value differs between the
+/// instances of a block; a `for` variable of either name counts too, which errs on the safe side).
+fn reads_repetition(expr: &Expr) -> bool {
+    let mut found = false;
+    expr.walk(&mut |e| {
+        if let ExprKind::Variable(name) = &e.kind
+            && (name == "count" || name == "each")
+        {
+            found = true;
+        }
+    });
+    found
 }
 
 /// Sorts diagnostics in plan order and drops exact repeats (one problem reached along two paths).
@@ -491,14 +591,28 @@ impl Lint<'_, '_> {
         let Some(repetitions) = self.repetitions(res) else {
             return Vec::new();
         };
-        let mut out = Vec::new();
+        let mut facts = BlockFacts::new(self, res, schema, path);
+        // The indices of a `count` block come in order and an index's escaped address grows only with its
+        // digits: when the last one fits in a tag, all do, and none needs escaping to be checked.
+        let all_fit = match repetitions.last() {
+            Some((last @ InstanceKey::Int(_), _)) => {
+                let escaped =
+                    marker::escape_address_with(&block.instance(last.clone()), KeyGrammar::Current);
+                marker::check_address_length(&escaped).is_ok()
+            }
+            _ => false,
+        };
+        let mut out = Vec::with_capacity(repetitions.len());
         for (key, inst) in repetitions {
             let address = block.instance(key);
             let address_text = address.to_string();
-            let escaped = marker::escape_address_with(&address, KeyGrammar::Current);
-            if let Err(Error::OverlongAddress { chars: len }) =
+            let overlong = if all_fit {
+                Ok(())
+            } else {
+                let escaped = marker::escape_address_with(&address, KeyGrammar::Current);
                 marker::check_address_length(&escaped)
-            {
+            };
+            if let Err(Error::OverlongAddress { chars: len }) = overlong {
                 self.push(
                     Diagnostic::new(
                         Code::OverlongAddress,
@@ -512,7 +626,7 @@ impl Lint<'_, '_> {
                     .at(res.loc.to_pos()),
                 );
             }
-            out.push(self.instance(res, schema, path, address, inst));
+            out.push(self.instance(res, &mut facts, address, address_text, inst));
         }
         out
     }
@@ -748,31 +862,53 @@ impl Lint<'_, '_> {
     fn instance(
         &mut self,
         res: &Resource,
-        schema: &ResourceTypeSchema,
-        path: AdmissionPath,
+        facts: &mut BlockFacts<'_>,
         address: InstanceAddress,
+        text: String,
         inst: Instance,
     ) -> DeclaredInstance {
-        let text = address.to_string();
-        // Every argument is evaluated as the plan will, so that type errors surface in validate.
+        let (schema, path) = (facts.schema, facts.path);
+        // Every argument is evaluated as the plan will, so that type errors surface in validate. The one
+        // evaluation also tells what a static evaluation would give (see `Evaluator::eval_tracked`).
         let mut static_values = BTreeMap::new();
         let mut configured = BTreeMap::new();
-        for (name, attr) in &res.attrs {
-            if let Some(v) = self.evaluate(&attr.expr, &inst, Some(&text)) {
-                if name == "tags" {
-                    self.tag_keys(&v, &text, &attr.expr);
+        let mut identity_statics: Vec<(&str, StaticResult)> = Vec::new();
+        let mut shared_results = std::mem::take(&mut facts.shared);
+        for ((name, attr), shared) in res.attrs.iter().zip(&mut shared_results) {
+            let (result, read_resource) = match shared {
+                Shared::PerInstance => self.dynamic.eval_tracked(&attr.expr, &inst),
+                Shared::Once(Some(evaluated)) => evaluated.clone(),
+                Shared::Once(first) => first
+                    .insert(self.dynamic.eval_tracked(&attr.expr, &inst))
+                    .clone(),
+            };
+            if facts.is_identity(name) {
+                let statics = if read_resource {
+                    StaticResult::ReadsResource
+                } else {
+                    StaticResult::Same(result.clone())
+                };
+                identity_statics.push((name, statics));
+            }
+            match result {
+                Ok(v) => {
+                    if name == "tags" {
+                        self.tag_keys(&v, &text, &attr.expr);
+                    }
+                    if v.is_known() && !read_resource {
+                        static_values.insert(name.clone(), v.clone());
+                    }
+                    configured.insert(name.clone(), v);
                 }
-                if v.is_known()
-                    && let Ok(sv) = self.statics.eval(&attr.expr, &inst)
-                {
-                    static_values.insert(name.clone(), sv);
+                Err(e) => {
+                    let d = e.into_diagnostic(Code::UnsupportedConstruct);
+                    self.push(d.with_address(&text));
+                    // An argument that fails to evaluate is still set.
+                    configured.insert(name.clone(), Value::unknown());
                 }
-                configured.insert(name.clone(), v);
-            } else {
-                // Already reported; an argument that fails to evaluate is still set.
-                configured.insert(name.clone(), Value::unknown());
             }
         }
+        facts.shared = shared_results;
         for problem in schema.check_configured(&configured) {
             use crate::schema::AttributeProblem as P;
             let attr_loc = res
@@ -805,7 +941,7 @@ impl Lint<'_, '_> {
                 .at(attr_loc.to_pos()),
             );
         }
-        let identity = self.identity(res, schema, path, &inst, &text);
+        let identity = self.identity(res, facts, &inst, &text, identity_statics);
         DeclaredInstance {
             address,
             repetition: inst,
@@ -839,19 +975,17 @@ impl Lint<'_, '_> {
     fn identity(
         &mut self,
         res: &Resource,
-        schema: &ResourceTypeSchema,
-        path: AdmissionPath,
+        facts: &BlockFacts<'_>,
         inst: &Instance,
         address: &str,
+        mut statics: Vec<(&str, StaticResult)>,
     ) -> Vec<(String, IdentityValue)> {
-        if !matches!(
-            path,
-            AdmissionPath::ClientNamed | AdmissionPath::ParentDerived | AdmissionPath::ListMatch
-        ) {
+        let path = facts.path;
+        if !facts.has_identity {
             return Vec::new();
         }
         let mut out = Vec::new();
-        for arg in schema.identity_arguments() {
+        for (arg, impure) in facts.schema.identity_arguments().iter().zip(&facts.impure) {
             let Some(attr) = res.attrs.get(arg) else {
                 self.push(
                     Diagnostic::new(
@@ -865,7 +999,7 @@ impl Lint<'_, '_> {
                 continue;
             };
             let expr = &attr.expr;
-            if self.statics.reads_impure(expr) {
+            if *impure {
                 self.push(
                     Diagnostic::new(
                         Code::ImpureIdentity,
@@ -877,7 +1011,20 @@ impl Lint<'_, '_> {
                 );
                 continue;
             }
-            let value = match self.statics.eval(expr, inst) {
+            let known = statics
+                .iter()
+                .position(|(name, _)| name == arg)
+                .map(|i| statics.swap_remove(i).1);
+            let result = match known {
+                Some(StaticResult::Same(result)) => result,
+                // A static evaluation stops at the resource it reads: the component comes from a parent.
+                Some(StaticResult::ReadsResource) if path != AdmissionPath::ClientNamed => {
+                    out.push((arg.clone(), IdentityValue::FromParent));
+                    continue;
+                }
+                _ => self.statics.eval(expr, inst),
+            };
+            let value = match result {
                 Ok(v) => v,
                 Err(EvalError::NotStatic { .. }) if path != AdmissionPath::ClientNamed => {
                     out.push((arg.clone(), IdentityValue::FromParent));
@@ -928,13 +1075,10 @@ impl Lint<'_, '_> {
     }
 
     /// Two client-named instances of one type may not claim the same identity.
-    fn duplicate_identities(&mut self, instances: &[DeclaredInstance]) {
+    fn duplicate_identities<'d>(&mut self, instances: impl Iterator<Item = &'d DeclaredInstance>) {
         let mut seen: BTreeMap<(String, Vec<Value>), String> = BTreeMap::new();
         let mut reported = BTreeSet::new();
-        for inst in instances
-            .iter()
-            .filter(|i| i.admission == AdmissionPath::ClientNamed)
-        {
+        for inst in instances.filter(|i| i.admission == AdmissionPath::ClientNamed) {
             let values: Option<Vec<Value>> = inst
                 .identity
                 .iter()

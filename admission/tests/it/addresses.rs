@@ -205,3 +205,47 @@ proptest! {
         prop_assert_eq!(back, a);
     }
 }
+
+/// An address's parts as plain values, ordered the way the address type documents.
+fn parts(a: &InstanceAddress) -> (String, String, InstanceKey) {
+    (
+        a.type_name().to_owned(),
+        a.block().name().to_owned(),
+        a.key().clone(),
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+    /// Two instances of one block share its parts; an address parsed from text has its own. Either way
+    /// addresses order, compare and hash by their text parts.
+    #[test]
+    fn addresses_order_by_their_parts_whether_shared_or_parsed(
+        ty in prop_oneof![Just("aws_vpc"), Just("aws_subnet"), Just("aws_s")],
+        name in prop_oneof![Just("a"), Just("main"), Just("main2")],
+        other_ty in prop_oneof![Just("aws_vpc"), Just("aws_subnet"), Just("aws_s")],
+        other_name in prop_oneof![Just("a"), Just("main"), Just("main2")],
+        i in 0u64..12,
+        j in 0u64..12,
+    ) {
+        use std::collections::hash_map::DefaultHasher;
+        use std::hash::{Hash, Hasher};
+        let hash = |a: &InstanceAddress| {
+            let mut h = DefaultHasher::new();
+            a.hash(&mut h);
+            h.finish()
+        };
+        let block = BlockAddress::new(ty, name).unwrap();
+        let shared = [block.instance(InstanceKey::Int(i)), block.instance(InstanceKey::Int(j))];
+        let parsed: InstanceAddress = format!("{other_ty}.{other_name}[{j}]").parse().unwrap();
+        for (x, y) in [(&shared[0], &shared[1]), (&shared[0], &parsed), (&parsed, &shared[1])] {
+            prop_assert_eq!(x.cmp(y), parts(x).cmp(&parts(y)));
+            prop_assert_eq!(x.block().cmp(y.block()), (x.type_name(), x.block().name()).cmp(&(y.type_name(), y.block().name())));
+            prop_assert_eq!(x == y, parts(x) == parts(y));
+            if x == y {
+                prop_assert_eq!(hash(x), hash(y));
+            }
+        }
+    }
+}

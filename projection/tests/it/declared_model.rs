@@ -31,6 +31,40 @@ fn count_blocks_grow_with_the_indices_added_unless_their_count_was_declared() {
 }
 
 #[test]
+fn every_declared_address_is_listed_once_in_address_order() {
+    let mut d = Declared::new();
+    d.count_block("aws_subnet.b".parse().unwrap(), 11).unwrap();
+    d.add(bare(r#"aws_vpc.main["z"]"#)).unwrap();
+    d.add(bare("aws_subnet.b[10]")).unwrap();
+    d.add(bare(r#"aws_vpc.main["a"]"#)).unwrap();
+    d.add(bare("aws_eip.one")).unwrap();
+    d.add(bare("aws_subnet.b[2]")).unwrap();
+    d.count_block("aws_eip.none".parse().unwrap(), 0).unwrap();
+    d.add(bare("aws_subnet.a")).unwrap();
+    let shown: Vec<String> = d.addresses().iter().map(ToString::to_string).collect();
+    assert_eq!(
+        shown,
+        [
+            "aws_eip.one",
+            "aws_subnet.a",
+            "aws_subnet.b[0]",
+            "aws_subnet.b[1]",
+            "aws_subnet.b[2]",
+            "aws_subnet.b[3]",
+            "aws_subnet.b[4]",
+            "aws_subnet.b[5]",
+            "aws_subnet.b[6]",
+            "aws_subnet.b[7]",
+            "aws_subnet.b[8]",
+            "aws_subnet.b[9]",
+            "aws_subnet.b[10]",
+            r#"aws_vpc.main["a"]"#,
+            r#"aws_vpc.main["z"]"#,
+        ]
+    );
+}
+
+#[test]
 fn backoff_is_capped_and_grows_exponentially() {
     let policy = RetryPolicy::new(5, Duration::from_millis(100), Duration::from_millis(500), 7);
     let caps: Vec<u128> = (1..=5).map(|k| policy.cap(k).as_millis()).collect();
