@@ -793,6 +793,13 @@ impl Planner<'_> {
             self.config,
             self.blocks,
             |a| self.values.get(a).cloned().unwrap_or(Value::unknown()),
+            |a, attr| match self.values.get(a) {
+                // What reading `attr` of the value gives: the entry of a plain object, unknown of an
+                // unknown (or not yet planned) one; anything else is left to the evaluator.
+                Some(Value::Map(m)) => m.get(attr).cloned(),
+                Some(Value::Unknown(_)) | None => Some(Value::unknown()),
+                Some(_) => None,
+            },
             |a| self.declared.contains_key(a),
         );
         for (block, keys) in needed {

@@ -323,26 +323,30 @@ pub fn block_value(
 /// Resolves the blocks one instance reads, from the instance values at hand: a member read by index
 /// (`aws_subnet.a[3]`) costs one lookup, and only a block read whole is built from all its members, so
 /// that evaluating every member of a block that reads its own member of another stays linear.
-pub struct BlockValues<'a, V, M> {
+pub struct BlockValues<'a, V, A, M> {
     config: &'a Config,
     blocks: &'a BTreeMap<String, Vec<InstanceAddress>>,
     ready: BTreeMap<String, Option<BTreeSet<InstanceKey>>>,
     value_of: V,
+    attr_of: A,
     is_member: M,
 }
 
-impl<'a, V, M> BlockValues<'a, V, M>
+impl<'a, V, A, M> BlockValues<'a, V, A, M>
 where
     V: Fn(&InstanceAddress) -> Value,
+    A: Fn(&InstanceAddress, &str) -> Option<Value>,
     M: Fn(&InstanceAddress) -> bool,
 {
-    /// A resolver over `blocks` (each block's members, by `type.name`), giving `value_of` for a member
-    /// and telling a member from a key the block does not have by `is_member`. No block resolves until it
-    /// is marked [`ready`](Self::ready).
+    /// A resolver over `blocks` (each block's members, by `type.name`), giving `value_of` for a member,
+    /// `attr_of` for one attribute of a member (exactly that attribute of `value_of`'s value, or `None` to
+    /// let the evaluator read it from the whole value), and telling a member from a key the block does not
+    /// have by `is_member`. No block resolves until it is marked [`ready`](Self::ready).
     pub fn new(
         config: &'a Config,
         blocks: &'a BTreeMap<String, Vec<InstanceAddress>>,
         value_of: V,
+        attr_of: A,
         is_member: M,
     ) -> Self {
         BlockValues {
@@ -350,31 +354,14 @@ where
             blocks,
             ready: BTreeMap::new(),
             value_of,
+            attr_of,
             is_member,
         }
     }
 
-    /// Lets `block` resolve; with `keys`, only those members carry their values and the others are
-    /// unknown, as in [`block_value`].
-    pub fn ready(&mut self, block: String, keys: Option<BTreeSet<InstanceKey>>) {
-        self.ready.insert(block, keys);
-    }
-}
-
-impl<V, M> admission::eval::ResourceResolver for BlockValues<'_, V, M>
-where
-    V: Fn(&InstanceAddress) -> Value,
-    M: Fn(&InstanceAddress) -> bool,
-{
-    fn resolve(&self, type_name: &str, name: &str) -> Option<Value> {
-        let block = format!("{type_name}.{name}");
-        let keys = self.ready.get(&block)?;
-        let res = self.config.resource(type_name, name)?;
-        let members = self.blocks.get(&block)?;
-        Some(block_value(res, members, keys.as_ref(), &self.value_of))
-    }
-
-    fn resolve_member(&self, type_name: &str, name: &str, key: &Value) -> Option<Value> {
+    /// The member `type_name.name[key]` of a ready block, and whether its value is filled in (a member
+    /// outside the keys the block was made ready with is unknown).
+    fn member(&self, type_name: &str, name: &str, key: &Value) -> Option<(InstanceAddress, bool)> {
         let block = format!("{type_name}.{name}");
         let keys = self.ready.get(&block)?;
         let res = self.config.resource(type_name, name)?;
@@ -400,9 +387,54 @@ where
         } else {
             return None;
         };
-        Some(match keys {
-            Some(k) if !k.contains(member.key()) => Value::unknown(),
-            _ => (self.value_of)(&member),
+        let filled = match keys {
+            Some(k) => k.contains(member.key()),
+            None => true,
+        };
+        Some((member, filled))
+    }
+
+    /// Lets `block` resolve; with `keys`, only those members carry their values and the others are
+    /// unknown, as in [`block_value`].
+    pub fn ready(&mut self, block: String, keys: Option<BTreeSet<InstanceKey>>) {
+        self.ready.insert(block, keys);
+    }
+}
+
+impl<V, A, M> admission::eval::ResourceResolver for BlockValues<'_, V, A, M>
+where
+    V: Fn(&InstanceAddress) -> Value,
+    A: Fn(&InstanceAddress, &str) -> Option<Value>,
+    M: Fn(&InstanceAddress) -> bool,
+{
+    fn resolve(&self, type_name: &str, name: &str) -> Option<Value> {
+        let block = format!("{type_name}.{name}");
+        let keys = self.ready.get(&block)?;
+        let res = self.config.resource(type_name, name)?;
+        let members = self.blocks.get(&block)?;
+        Some(block_value(res, members, keys.as_ref(), &self.value_of))
+    }
+
+    fn resolve_member(&self, type_name: &str, name: &str, key: &Value) -> Option<Value> {
+        let (member, filled) = self.member(type_name, name, key)?;
+        Some(if filled {
+            (self.value_of)(&member)
+        } else {
+            Value::unknown()
         })
+    }
+
+    fn resolve_member_attr(
+        &self,
+        type_name: &str,
+        name: &str,
+        key: &Value,
+        attr: &str,
+    ) -> Option<Value> {
+        let (member, filled) = self.member(type_name, name, key)?;
+        if !filled {
+            return Some(Value::unknown());
+        }
+        (self.attr_of)(&member, attr)
     }
 }

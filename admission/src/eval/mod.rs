@@ -51,6 +51,22 @@ pub trait ResourceResolver {
         let _ = (type_name, name, key);
         None
     }
+
+    /// The attribute `attr` of one member, `type_name.name[key].attr`, where the resolver can give it
+    /// without copying the member's other attributes: reading `aws_vpc.v[0].id` then copies one string.
+    /// `None` (the default) makes the evaluator read the attribute of the member itself, so an answer must
+    /// be exactly what that reading gives (sensitivity marks included); a member or attribute that is
+    /// missing is left to it, for its diagnostic.
+    fn resolve_member_attr(
+        &self,
+        type_name: &str,
+        name: &str,
+        key: &Value,
+        attr: &str,
+    ) -> Option<Value> {
+        let _ = (type_name, name, key, attr);
+        None
+    }
 }
 
 impl ResourceResolver for BTreeMap<String, Value> {
@@ -666,6 +682,19 @@ impl<'a> Evaluator<'a> {
                     // One member: ask for it alone before building the block.
                     let key = self.eval_in(e, inst, b, d)?;
                     let (plain, marked) = key.clone().unmark();
+                    if let Some((Step::Attr(attr), after_attr)) = after.split_first()
+                        && let Some(v) =
+                            resolver.resolve_member_attr(type_name, block, &plain, attr)
+                    {
+                        return self.apply_steps(
+                            v.mark_sensitive_if(marked),
+                            after_attr,
+                            loc,
+                            inst,
+                            b,
+                            d,
+                        );
+                    }
                     if let Some(v) = resolver.resolve_member(type_name, block, &plain) {
                         return self.apply_steps(
                             v.mark_sensitive_if(marked),

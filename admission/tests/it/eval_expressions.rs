@@ -659,3 +659,79 @@ fn eval_a_member_reference_asks_for_the_member_before_the_block() {
     "#]]
     .assert_eq(&(resolver.asked.borrow().join("\n") + "\n"));
 }
+
+/// A resolver that answers `aws_subnet.s[1].id` attribute by attribute, and the rest as [`MemberResolver`].
+struct AttrResolver {
+    members: MemberResolver,
+}
+
+impl ResourceResolver for AttrResolver {
+    fn resolve(&self, type_name: &str, name: &str) -> Option<Value> {
+        self.members.resolve(type_name, name)
+    }
+
+    fn resolve_member(&self, type_name: &str, name: &str, key: &Value) -> Option<Value> {
+        self.members.resolve_member(type_name, name, key)
+    }
+
+    fn resolve_member_attr(
+        &self,
+        type_name: &str,
+        name: &str,
+        key: &Value,
+        attr: &str,
+    ) -> Option<Value> {
+        self.members
+            .asked
+            .borrow_mut()
+            .push(format!("attr {type_name}.{name}[{key}].{attr}"));
+        match (type_name, name, key, attr) {
+            ("aws_subnet", "s", Value::Number(n), "id") if n.as_u64() == Some(1) => {
+                Some(Value::from("subnet-one-by-attribute"))
+            }
+            _ => None,
+        }
+    }
+}
+
+#[test]
+fn eval_a_member_attribute_reference_asks_for_the_attribute_before_the_member() {
+    let (config, vars) = (config(), vars());
+    let resolver = AttrResolver {
+        members: MemberResolver {
+            whole: resources(),
+            asked: Default::default(),
+        },
+    };
+    let ev = Evaluator::with_resources(&config, &vars, &resolver);
+    let lines = [
+        // Answered by the attribute alone: neither the member nor the block is built.
+        r#"aws_subnet.s[1].id"#,
+        // The key's sensitivity goes back on the attribute.
+        r#"aws_subnet.s[var.secret == "" ? 0 : 1].id"#,
+        // Not answered: the member is asked next, then the block.
+        r#"aws_subnet.s[0].id"#,
+        // No attribute step: only the member is asked.
+        r#"aws_subnet.s[1]"#,
+    ];
+    let out: Vec<String> = lines
+        .iter()
+        .map(|l| eval_line(&ev, l, &Instance::Single))
+        .collect();
+    expect![[r#"
+        aws_subnet.s[1].id  =>  "subnet-one-by-attribute"
+        aws_subnet.s[var.secret == "" ? 0 : 1].id  =>  sensitive("subnet-one-by-attribute")
+        aws_subnet.s[0].id  =>  "subnet-0"
+        aws_subnet.s[1]  =>  {id = "subnet-one"}
+    "#]]
+    .assert_eq(&(out.join("\n") + "\n"));
+    expect![[r#"
+        attr aws_subnet.s[1].id
+        attr aws_subnet.s[1].id
+        attr aws_subnet.s[0].id
+        member aws_subnet.s[0]
+        block aws_subnet.s
+        member aws_subnet.s[1]
+    "#]]
+    .assert_eq(&(resolver.members.asked.borrow().join("\n") + "\n"));
+}
