@@ -550,7 +550,7 @@ struct Planner<'a> {
     /// Types whose live picture is incomplete: no create of theirs is planned.
     incomplete_types: BTreeSet<String>,
     changes: Vec<ResourceChange>,
-    /// The value other instances see of each instance planned so far.
+    /// The value other instances see of each instance planned so far, for the blocks some block reads.
     values: BTreeMap<InstanceAddress, Value>,
 }
 
