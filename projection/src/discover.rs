@@ -17,6 +17,7 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::task::Poll;
 
 use admission::address::{BlockAddress, InstanceAddress, InstanceKey};
 use admission::catalog::Catalog;
@@ -602,6 +603,8 @@ impl<'a> Run<'a> {
             let this = &*self;
             let limit = this.config.read_concurrency.max(1);
             let mut running: FuturesUnordered<BoxFuture<'_, Done>> = FuturesUnordered::new();
+            // Calls that answered on their first poll (no latency), in the order they were made.
+            let mut answered: VecDeque<Done> = VecDeque::new();
             loop {
                 // Reads made ready, by the plan or by the last answer, go behind what is queued.
                 queue.extend(prefetch.ready.drain(..).map(Job::Read));
@@ -615,10 +618,19 @@ impl<'a> Run<'a> {
                             .unwrap_or_else(tracing::Span::none),
                         Job::Read(_) => tracing::Span::current(),
                     };
-                    running.push(this.call(job, span));
+                    // Polled once here, so the call starts now, not after the answers already in.
+                    let mut call = this.call(job, span);
+                    match futures::poll!(call.as_mut()) {
+                        Poll::Ready(done) => answered.push_back(done),
+                        Poll::Pending => running.push(call),
+                    }
                 }
-                let Some(done) = running.next().await else {
-                    break;
+                let done = match answered.pop_front() {
+                    Some(done) => done,
+                    None => match running.next().await {
+                        Some(done) => done,
+                        None => break,
+                    },
                 };
                 match done {
                     Done::Sweep(mut query, Ok(page)) => {
