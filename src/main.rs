@@ -11,6 +11,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+/// mimalloc, not the system allocator: a plan builds and drops many small maps and strings, and on
+/// glibc's allocator that costs about a third of its CPU (BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     cli::logging::install(args.common.log_level.as_deref());

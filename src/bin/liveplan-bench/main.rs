@@ -79,6 +79,10 @@ fn emit(report: &Report) {
     eprint!("{}", report.table());
 }
 
+/// The allocator of the `liveplan` command, so that the figures are the command's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
