@@ -277,7 +277,12 @@ pub fn text(plan: &Plan, options: RenderOptions) -> String {
         diagnostic_text(d, &mut out);
         out.push('\n');
     }
-    let _ = writeln!(out, "{}", plan.summary());
+    let summary = plan.summary();
+    if plan.applicable() {
+        let _ = writeln!(out, "{summary}");
+    } else {
+        let _ = writeln!(out, "{}", summary.counts());
+    }
     out
 }
 

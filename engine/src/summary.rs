@@ -1,4 +1,7 @@
 //! The one-line summary that closes every plan.
+//!
+//! A plan without errors ends with `Plan: A to add, C to change, D to destroy.`, or with `No changes. The live
+//! system matches the configuration.` when it changes nothing; a plan with errors always ends with the counts.
 
 use std::fmt;
 
@@ -18,6 +21,26 @@ impl Summary {
     pub fn is_empty(&self) -> bool {
         self.add == 0 && self.change == 0 && self.destroy == 0
     }
+
+    /// The summary line of a plan that has errors: always the counts, even when they are all zero. Such a
+    /// plan cannot say that the live system matches the configuration (it may not have read all of either),
+    /// so it never takes the "No changes" form.
+    pub fn counts(&self) -> impl fmt::Display + '_ {
+        Counts(self)
+    }
+}
+
+/// [`Summary::counts`].
+struct Counts<'a>(&'a Summary);
+
+impl fmt::Display for Counts<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Plan: {} to add, {} to change, {} to destroy.",
+            self.0.add, self.0.change, self.0.destroy
+        )
+    }
 }
 
 impl fmt::Display for Summary {
@@ -25,11 +48,7 @@ impl fmt::Display for Summary {
         if self.is_empty() {
             f.write_str("No changes. The live system matches the configuration.")
         } else {
-            write!(
-                f,
-                "Plan: {} to add, {} to change, {} to destroy.",
-                self.add, self.change, self.destroy
-            )
+            self.counts().fmt(f)
         }
     }
 }
