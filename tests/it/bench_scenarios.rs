@@ -191,19 +191,30 @@ const STORE_FIELDS: &[&str] = &[
     "backend",
     "method",
     "parallelism",
+    "rounds",
     "wall_ms",
     "speedup_vs_sequential",
 ];
 
 #[test]
 fn bench_store_getall_local_compares_bulk_with_sequential() {
-    let (lines, _) = bench(&["store-getall", "--n", "30", "--backend", "local"]);
+    let (lines, table) = bench(&[
+        "store-getall",
+        "--n",
+        "30",
+        "--backend",
+        "local",
+        "--rounds",
+        "3",
+    ]);
     assert_eq!(lines.len(), 2);
     for line in &lines {
         assert_eq!(fields(line), sorted(STORE_FIELDS));
         assert_eq!(line["backend"], "local");
         assert_eq!(line["n"], 30);
+        assert_eq!(line["rounds"], 3);
     }
+    assert!(table.contains("speedup per round: "), "{table}");
     assert_eq!(lines[0]["method"], "get");
     assert_eq!(lines[0]["speedup_vs_sequential"], 1.0);
     assert_eq!(lines[1]["method"], "get_all");

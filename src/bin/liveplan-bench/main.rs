@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! liveplan-bench <scenario> [--n N] [--latency-ms L] [--parallelism P] [--read-concurrency R]
-//!                [--backend all|local|s3]
+//!                [--backend all|local|s3] [--rounds R]
 //! ```
 //!
 //! Each result is one JSON object per line on stdout (the scenario, the inputs that identify the line, and
@@ -68,6 +68,10 @@ struct Args {
     /// Which stores store-getall reads.
     #[arg(long, value_enum, default_value_t = store::Backend::All)]
     backend: store::Backend,
+    /// How many times store-getall measures each way of reading (taking turns); its lines report the
+    /// medians.
+    #[arg(long, default_value_t = NonZeroUsize::new(5).unwrap_or(NonZeroUsize::MIN))]
+    rounds: NonZeroUsize,
     /// Only converge the plan scenario's estate into this folder and exit (the plan scenarios run
     /// themselves this way in a child process, so that the measured process holds only the plan).
     #[arg(long, hide = true)]
@@ -124,12 +128,12 @@ async fn main() -> anyhow::Result<()> {
             let n = args.n.unwrap_or(1000);
             anyhow::ensure!(n > 0, "store-getall needs at least one record");
             if args.backend != store::Backend::S3 {
-                for report in store::local(n).await? {
+                for report in store::local(n, args.rounds.get()).await? {
                     emit(&report);
                 }
             }
             if args.backend != store::Backend::Local {
-                for report in store::s3(n).await? {
+                for report in store::s3(n, args.rounds.get()).await? {
                     emit(&report);
                 }
             }
