@@ -75,7 +75,7 @@ fn now_secs() -> u64 {
 
 /// Plans: parses and lints the configuration, projects the live system and the estate's records (one bulk
 /// trip through a run cache of `scope`), and diffs. Writes nothing anywhere.
-#[tracing::instrument(skip_all, err)]
+#[tracing::instrument(skip_all, fields(estate = tracing::field::Empty), err)]
 pub async fn plan(
     request: &PlanRequest<'_>,
     provider: &dyn Provider,
@@ -89,6 +89,8 @@ pub async fn plan(
     let mut diagnostics = linted.diagnostics.clone();
     let region = provider.region();
     let estate_name = linted.estate.clone().unwrap_or_default();
+    // Known only once the configuration is read: the span names it from here on.
+    tracing::Span::current().record("estate", estate_name.as_str());
     let estate = Estate::new(estate_name.clone()).ok();
     let declared_map: BTreeMap<InstanceAddress, &DeclaredInstance> = linted
         .instances

@@ -141,10 +141,10 @@ async fn tracing_one_plan_has_a_span_per_provider_call_naming_operation_and_esta
         .collect();
     calls.sort();
     expect![[r#"
-        plan{} > project{estate=acme-net} > discover{estate=acme-net path=bulk} > list_all{type_name=aws_s3_bucket} > provider_call{estate=acme-net operation=list type_name=aws_s3_bucket} > call{operation=s3:ListBuckets}
-        plan{} > project{estate=acme-net} > discover{estate=acme-net path=bulk} > list_all{type_name=aws_vpc} > provider_call{estate=acme-net operation=list type_name=aws_vpc} > call{operation=ec2:DescribeVpcs}
-        plan{} > project{estate=acme-net} > discover{estate=acme-net path=bulk} > read_one{} > provider_call{estate=acme-net identity=bucket=acme-logs operation=read type_name=aws_s3_bucket_versioning} > call{operation=s3:GetBucketVersioning}
-        plan{} > project{estate=acme-net} > discover{estate=acme-net path=bulk} > sweep_all{estate=acme-net} > provider_call{estate=acme-net operation=tagged_resources} > call{operation=tagging:GetResources}
+        plan{estate=acme-net} > project{estate=acme-net} > discover{estate=acme-net path=bulk} > list_all{type_name=aws_s3_bucket} > provider_call{estate=acme-net operation=list type_name=aws_s3_bucket} > call{operation=s3:ListBuckets}
+        plan{estate=acme-net} > project{estate=acme-net} > discover{estate=acme-net path=bulk} > list_all{type_name=aws_vpc} > provider_call{estate=acme-net operation=list type_name=aws_vpc} > call{operation=ec2:DescribeVpcs}
+        plan{estate=acme-net} > project{estate=acme-net} > discover{estate=acme-net path=bulk} > read_one{} > provider_call{estate=acme-net identity=bucket=acme-logs operation=read type_name=aws_s3_bucket_versioning} > call{operation=s3:GetBucketVersioning}
+        plan{estate=acme-net} > project{estate=acme-net} > discover{estate=acme-net path=bulk} > sweep_all{estate=acme-net} > provider_call{estate=acme-net operation=tagged_resources} > call{operation=tagging:GetResources}
     "#]]
     .assert_eq(&(calls.join("\n") + "\n"));
 
