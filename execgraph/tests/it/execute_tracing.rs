@@ -9,7 +9,7 @@ use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
 
 use crate::shapes;
-use crate::support::{B, Recorder};
+use crate::support::{B, Recorder, TestFamily};
 
 /// Records every span as `name field=value ...`, fields in the order they were set.
 #[derive(Default)]
@@ -50,20 +50,31 @@ impl Subscriber for SpanLog {
     fn exit(&self, _: &Id) {}
 }
 
-#[test]
-fn every_call_has_a_span_with_op_and_address() {
+/// A graph that creates `test.a`, compiled.
+fn create_one() -> execgraph::CompiledGraph<TestFamily> {
     let mut b = B::new();
     let none = b.waiter([]);
     shapes::create(&mut b, "test.a", none);
     let graph = b.finish().unwrap();
-    let compiled = graph.compile(Arc::new(Recorder::default())).unwrap();
-    let log = Arc::new(SpanLog::default());
+    graph.compile(Arc::new(Recorder::default())).unwrap()
+}
+
+#[test]
+fn every_call_has_a_span_with_op_and_address() {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
+    // A callsite's interest is cached process-wide. A test on another thread that reaches `graph_op` for the
+    // first time while this one sets up can store "never" after the rebuild below, so every callsite is
+    // reached once first (registered by then, whoever registered it); the rebuild then reaches them all.
+    assert!(
+        runtime
+            .block_on(create_one().execute(ExecuteConfig::default()))
+            .is_empty()
+    );
+    let compiled = create_one();
+    let log = Arc::new(SpanLog::default());
     let diagnostics = tracing::subscriber::with_default(Arc::clone(&log), || {
-        // A callsite's interest is cached process-wide by the first thread that reaches it; another test
-        // reaching `graph_op` first with no subscriber caches "never". Ask every callsite again, here.
         tracing::callsite::rebuild_interest_cache();
         runtime.block_on(compiled.execute(ExecuteConfig::default()))
     });
