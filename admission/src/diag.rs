@@ -101,6 +101,8 @@ codes! {
     ImpureIdentity = "impure-identity", Error;
     /// Two declared instances with the same client-assigned identity.
     DuplicateIdentity = "duplicate-identity", Error;
+    /// Resource blocks that read each other in a cycle, or a block that reads itself.
+    DependencyCycle = "dependency-cycle", Error;
     /// The configuration writes a `tofu-*` tag itself.
     MarkerInConfig = "marker-in-config", Error;
     /// `ignore_changes` covers `tags`, `all`, or a marker key.

@@ -3,8 +3,9 @@
 //!
 //! [`lint`] judges a parsed [`Config`] against the resource type [`Catalog`] of the configured provider (plus
 //! the engine's record-backed types): types that are unknown or have no admission path, references to
-//! undeclared things, the static identity rules (identities, `count` and `for_each` computable from variables,
-//! locals and literals; no `uuid()`/`timestamp()`; set and not null; unique; `count.index` injective), the
+//! undeclared things, resource blocks that wait on themselves (a dependency cycle), the static identity
+//! rules (identities, `count` and `for_each` computable from variables, locals and literals; no
+//! `uuid()`/`timestamp()`; set and not null; unique; `count.index` injective), the
 //! marker rules (no `tofu-*` tags written by hand, `ignore_changes` never covering markers, `for_each` keys
 //! and addresses that fit in tags) and the estate name. Every violation is reported, not just the first,
 //! and the result is sorted. It also expands `count` and `for_each` into [`DeclaredInstance`]s with their
@@ -14,6 +15,7 @@
 //! its inputs, so `validate` and `plan` report the same problems.
 
 mod count_index;
+mod cycles;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -134,6 +136,7 @@ pub fn lint(input: &LintInput<'_>) -> Linted {
     };
     let estate = cx.estate();
     cx.references();
+    cx.diags.extend(cycles::cycles(input.config));
     cx.settings();
     // One run of instances per block, in configuration order; each run is sorted by key already.
     let mut runs: Vec<Vec<DeclaredInstance>> = Vec::new();

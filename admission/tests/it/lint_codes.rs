@@ -484,3 +484,51 @@ fn lint_errors_never_quote_a_sensitive_value() {
             unsupported-construct main.tf:14:18 aws_s3_bucket.b: invalid expression: tonumber(): the (sensitive) argument is not a number"#]],
     );
 }
+
+#[test]
+fn lint_dependency_cycle() {
+    lint(
+        &format!(
+            r#"{LIVE}resource "aws_vpc" "a" {{
+  cidr_block = aws_vpc.b.cidr_block
+}}
+resource "aws_vpc" "b" {{
+  cidr_block = aws_vpc.a.cidr_block
+}}
+resource "aws_subnet" "reads_the_cycle" {{
+  vpc_id     = aws_vpc.a.id
+  cidr_block = "10.0.1.0/24"
+}}
+resource "aws_subnet" "s" {{
+  count      = 2
+  vpc_id     = "vpc-1"
+  cidr_block = aws_subnet.s[0].cidr_block
+}}
+resource "aws_vpc" "waits" {{
+  cidr_block = "10.9.0.0/16"
+  depends_on = [aws_vpc.waits]
+}}
+locals {{
+  z_id = aws_vpc.z.id
+}}
+resource "aws_vpc" "y" {{
+  cidr_block = "10.2.0.0/16"
+  tags       = {{ Peer = local.z_id }}
+}}
+resource "aws_vpc" "x" {{
+  cidr_block = "10.3.0.0/16"
+  tags       = {{ Peer = aws_vpc.y.id }}
+}}
+resource "aws_vpc" "z" {{
+  cidr_block = "10.1.0.0/16"
+  depends_on = [aws_vpc.x]
+}}
+"#
+        ),
+        expect![[r#"
+            dependency-cycle main.tf:17:16 aws_subnet.s: `aws_subnet.s` refers to itself
+            dependency-cycle main.tf:5:16 aws_vpc.a: dependency cycle between `aws_vpc.a` and `aws_vpc.b`
+            dependency-cycle main.tf:21:17 aws_vpc.waits: `aws_vpc.waits` refers to itself
+            dependency-cycle main.tf:28:25 aws_vpc.y: dependency cycle between `aws_vpc.y`, `aws_vpc.x` and `aws_vpc.z`"#]],
+    );
+}

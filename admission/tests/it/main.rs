@@ -8,6 +8,7 @@ mod eval_expressions;
 mod fuzz_parse_lint;
 mod lint_codes;
 mod lint_count_index;
+mod lint_cycles;
 mod lint_static_values;
 mod markers;
 mod provider;
