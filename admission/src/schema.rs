@@ -424,7 +424,9 @@ impl ResourceTypeSchema {
         let mut out = BTreeMap::new();
         for attr in self.attributes.values() {
             let value = match (configured.get(&attr.name), &attr.mode) {
-                (Some(v), AttributeMode::Required | AttributeMode::Optional(_)) => v.clone(),
+                (Some(v), AttributeMode::Required | AttributeMode::Optional(_)) => {
+                    converted(v, &attr.value_type)
+                }
                 (None, AttributeMode::Optional(_)) if attr.name == "tags" && self.taggable => {
                     continue;
                 }
@@ -438,7 +440,9 @@ impl ResourceTypeSchema {
     }
 
     /// What is wrong with the attributes a configuration sets for this type, sorted by attribute name:
-    /// unknown names, computed attributes set, required ones missing or null, values outside the allowed set.
+    /// unknown names, computed attributes set, required ones missing or null, values that do not convert to
+    /// the attribute's type (as Terraform converts: `"true"` is a bool, `5` a string), values outside the
+    /// allowed set.
     pub fn check_configured(&self, configured: &BTreeMap<String, Value>) -> Vec<AttributeProblem> {
         let mut problems = Vec::new();
         for (name, value) in configured {
@@ -446,6 +450,14 @@ impl ResourceTypeSchema {
                 None => problems.push(AttributeProblem::Unknown(name.clone())),
                 Some(a) if a.is_computed() => {
                     problems.push(AttributeProblem::Computed(name.clone()))
+                }
+                Some(a) if !fits(value, &a.value_type) => {
+                    if let Err(why) = crate::config::convert(value.clone(), &a.value_type) {
+                        problems.push(AttributeProblem::WrongType {
+                            name: name.clone(),
+                            why,
+                        });
+                    }
                 }
                 Some(a) if !a.allowed.is_empty() => {
                     if let Some(s) = value.as_str()
@@ -471,6 +483,30 @@ impl ResourceTypeSchema {
     }
 }
 
+/// Whether `value` already has the shape of `ty` (or is null or unknown), so that converting it would give
+/// it back unchanged: the common case, checked without copying the value.
+fn fits(value: &Value, ty: &Type) -> bool {
+    match (ty, value.peel()) {
+        (Type::Any, _) | (_, Value::Null | Value::Unknown(_)) => true,
+        (Type::String, Value::String(_))
+        | (Type::Bool, Value::Bool(_))
+        | (Type::Number, Value::Number(_)) => true,
+        (Type::Map(t), Value::Map(entries)) => entries.values().all(|v| fits(v, t)),
+        (Type::List(t), Value::List(items)) => items.iter().all(|v| fits(v, t)),
+        (Type::Set(t), Value::Set(items)) => items.iter().all(|v| fits(v, t)),
+        _ => false,
+    }
+}
+
+/// A configured value converted to its attribute's type; one that does not convert (which the lint
+/// reports) is kept as written.
+fn converted(value: &Value, ty: &Type) -> Value {
+    if fits(value, ty) {
+        return value.clone();
+    }
+    crate::config::convert(value.clone(), ty).unwrap_or_else(|_| value.clone())
+}
+
 /// One thing wrong with the attributes a configuration sets.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AttributeProblem {
@@ -480,6 +516,13 @@ pub enum AttributeProblem {
     Computed(String),
     /// A required attribute is unset or null.
     Missing(String),
+    /// The value does not convert to the attribute's type.
+    WrongType {
+        /// The attribute.
+        name: String,
+        /// What the type requires (never quoting the value, which may be a secret).
+        why: String,
+    },
     /// The value is not one the live system accepts.
     NotAllowed {
         /// The attribute.
@@ -498,7 +541,8 @@ impl AttributeProblem {
             AttributeProblem::Unknown(n)
             | AttributeProblem::Computed(n)
             | AttributeProblem::Missing(n) => n,
-            AttributeProblem::NotAllowed { name, .. } => name,
+            AttributeProblem::NotAllowed { name, .. }
+            | AttributeProblem::WrongType { name, .. } => name,
         }
     }
 }
@@ -511,6 +555,9 @@ impl std::fmt::Display for AttributeProblem {
                 write!(f, "{n:?} is computed by the provider and cannot be set")
             }
             AttributeProblem::Missing(n) => write!(f, "the argument {n:?} is required"),
+            AttributeProblem::WrongType { name, why } => {
+                write!(f, "inappropriate value for argument {name:?}: {why}")
+            }
             AttributeProblem::NotAllowed {
                 name,
                 value,

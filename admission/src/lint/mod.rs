@@ -932,6 +932,10 @@ impl Lint<'_, '_> {
                     Code::UnsupportedConstruct,
                     format!("`{a}` is computed by the provider and cannot be set"),
                 ),
+                P::WrongType { name, why } => (
+                    Code::UnsupportedConstruct,
+                    format!("inappropriate value for `{name}`: {why}"),
+                ),
                 other => (Code::UnsupportedConstruct, format!("{other}")),
             };
             self.push(

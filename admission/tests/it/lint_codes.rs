@@ -532,3 +532,43 @@ resource "aws_vpc" "z" {{
             dependency-cycle main.tf:28:25 aws_vpc.y: dependency cycle between `aws_vpc.y`, `aws_vpc.x` and `aws_vpc.z`"#]],
     );
 }
+
+#[test]
+fn lint_arguments_convert_to_their_types_as_in_terraform() {
+    // Strings of `true`/`false` are bools and numbers are strings, as Terraform converts them; what does not
+    // convert is an error naming the argument and never the value (it may be a secret).
+    lint(
+        &format!(
+            r#"{LIVE}variable "token" {{
+  default   = "s3cr3t"
+  sensitive = true
+}}
+resource "aws_vpc" "converts" {{
+  cidr_block           = "10.0.0.0/16"
+  enable_dns_support   = "false"
+  enable_dns_hostnames = true
+}}
+resource "aws_cloudwatch_log_group" "converts" {{
+  name              = 42
+  retention_in_days = "7"
+  tags              = {{ Cost = 12, Owner = "ops" }}
+}}
+resource "aws_vpc" "refused" {{
+  cidr_block           = "10.1.0.0/16"
+  enable_dns_support   = var.token
+  enable_dns_hostnames = 1
+}}
+resource "aws_cloudwatch_log_group" "refused" {{
+  name              = "logs"
+  retention_in_days = "a week"
+  tags              = {{ Owner = ["ops"] }}
+}}
+"#
+        ),
+        expect![[r#"
+            unsupported-construct main.tf:25:3 aws_cloudwatch_log_group.refused: inappropriate value for `retention_in_days`: a number is required
+            unsupported-construct main.tf:26:3 aws_cloudwatch_log_group.refused: inappropriate value for `tags`: ["Owner"]: a list is not a string
+            unsupported-construct main.tf:20:3 aws_vpc.refused: inappropriate value for `enable_dns_support`: true or false is required
+            unsupported-construct main.tf:21:3 aws_vpc.refused: inappropriate value for `enable_dns_hostnames`: a number is not a bool"#]],
+    );
+}
