@@ -501,6 +501,7 @@ impl<S: tracing::Subscriber> Layer<S> for Spans {
 #[tokio::test]
 async fn aws_errors_each_api_call_has_a_span_naming_its_operation() {
     let _one = crate::tracing_spans::ONE_AT_A_TIME.lock().await;
+    crate::tracing_spans::ask_each_time();
     let sequence = [
         Answer::empty(200),
         Answer::s3_error(503, "SlowDown", "Please reduce your request rate."),

@@ -103,9 +103,50 @@ const LIVE: &str = r#"{ "resources": [
 /// callsites are enabled process-wide, so two capturing at once can hide spans from each other.
 pub static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
+/// The test binary's global subscriber: it records nothing, but answers "ask me each time" for every call
+/// site, so no call site's interest is ever cached as "never". Without it, a call site that a test on another
+/// thread registers while a capturing test installs its subscriber (registration computes the interest, then
+/// stores it) can keep a "never" computed before that subscriber existed, and the capture misses its spans.
+struct AskEachTime;
+
+impl tracing::Subscriber for AskEachTime {
+    fn register_callsite(
+        &self,
+        _: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        tracing::subscriber::Interest::sometimes()
+    }
+    fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
+        // Alone, it lets every span and event be skipped at the level check.
+        Some(tracing::level_filters::LevelFilter::OFF)
+    }
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        false
+    }
+    fn new_span(&self, _: &Attributes<'_>) -> Id {
+        Id::from_u64(1)
+    }
+    fn record(&self, _: &Id, _: &Record<'_>) {}
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+    fn event(&self, _: &tracing::Event<'_>) {}
+    fn enter(&self, _: &Id) {}
+    fn exit(&self, _: &Id) {}
+}
+
+/// Installs [`AskEachTime`] once, before a test captures spans.
+pub fn ask_each_time() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // Nothing else in this binary sets a global subscriber; were one set, captures would still work as
+        // they did before this existed.
+        let _ = tracing::subscriber::set_global_default(AskEachTime);
+    });
+}
+
 #[tokio::test]
 async fn tracing_one_plan_has_a_span_per_provider_call_naming_operation_and_estate() {
     let _one = ONE_AT_A_TIME.lock().await;
+    ask_each_time();
     let cloud = SimCloud::from_json(LIVE, SimConfig::default()).expect("a valid snapshot");
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
     let config = Configuration::new("acme-net")
@@ -207,6 +248,7 @@ async fn captured<T>(future: impl std::future::Future<Output = T>) -> (T, Vec<Ca
 #[tokio::test]
 async fn tracing_apply_runs_each_provider_call_inside_its_graph_operation_and_estate() {
     let _one = ONE_AT_A_TIME.lock().await;
+    ask_each_time();
     let config = Configuration::new("acme-net")
         .resource(Resource::new("aws_vpc", "main").set("cidr_block", "10.42.0.0/16"))
         .resource(
