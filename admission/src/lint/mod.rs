@@ -723,9 +723,10 @@ impl Lint<'_, '_> {
                 &address,
                 "count",
             )?;
-            let n = v
-                .as_number()
-                .and_then(|n| n.as_u64())
+            // `count` is a number, converted as Terraform converts (`"3"` from an untyped variable is 3).
+            let n = crate::config::convert(v.clone(), &crate::value::Type::Number)
+                .ok()
+                .and_then(|n| n.as_number().and_then(|n| n.as_u64()))
                 .filter(|_| !v.contains_sensitive());
             let Some(n) = n else {
                 self.push(

@@ -572,3 +572,49 @@ resource "aws_cloudwatch_log_group" "refused" {{
             unsupported-construct main.tf:21:3 aws_vpc.refused: inappropriate value for `enable_dns_hostnames`: a number is not a bool"#]],
     );
 }
+
+#[test]
+fn lint_count_from_an_untyped_variable_given_as_text_is_a_number() {
+    // `--var subnets=3` or `TF_VAR_subnets=3` reaches an untyped variable as the string "3"; Terraform
+    // converts it for `count`, and so does the lint. Text that is not a whole number is still refused.
+    let main = format!(
+        r#"{LIVE}
+variable "subnets" {{}}
+resource "aws_vpc" "v" {{
+  count      = var.subnets
+  cidr_block = "10.${{count.index}}.0.0/16"
+}}
+resource "aws_vpc" "w" {{
+  count      = "two"
+  cidr_block = "10.9.0.0/16"
+}}
+"#
+    );
+    let inputs = VariableInputs {
+        env: BTreeMap::from([("TF_VAR_subnets".into(), "3".into())]),
+        ..Default::default()
+    };
+    let (_, linted) = check(
+        &[SourceFile::new("main.tf", main)],
+        &inputs,
+        &catalog::contract(),
+        None,
+    );
+    let codes: Vec<String> = linted
+        .diagnostics
+        .iter()
+        .map(|d| format!("{} {}", d.code, d.summary))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "unsupported-construct `count` of `aws_vpc.w` must be a whole number of at least 0, not \"two\""
+        ]
+    );
+    let addresses: Vec<String> = linted
+        .instances
+        .iter()
+        .map(|i| i.address.to_string())
+        .collect();
+    assert_eq!(addresses, ["aws_vpc.v[0]", "aws_vpc.v[1]", "aws_vpc.v[2]"]);
+}
