@@ -122,7 +122,10 @@ pub async fn run(common: &Common, term: &Terminal, auto_approve: bool) -> anyhow
         }
         return Ok(Exit::Failure);
     }
-    if summary.is_empty() {
+    // With nothing to change, the engine still runs when there are outputs to show (and record), as
+    // Terraform shows them after every apply; with neither, there is nothing to run.
+    let has_outputs = !plan.context.config.outputs.is_empty();
+    if summary.is_empty() && !has_outputs {
         if common.json {
             println!(
                 "{}",
@@ -133,7 +136,7 @@ pub async fn run(common: &Common, term: &Terminal, auto_approve: bool) -> anyhow
         }
         return Ok(Exit::Success);
     }
-    if !auto_approve {
+    if !auto_approve && !summary.is_empty() {
         if !term.stdin_tty {
             term.error(
                 "apply needs a confirmation and stdin is not a terminal; \
@@ -150,7 +153,7 @@ pub async fn run(common: &Common, term: &Terminal, auto_approve: bool) -> anyhow
         anyhow::bail!("the plan was made without a live system or a record store");
     };
     let reviewed = plan.review()?;
-    if !common.json {
+    if !common.json && !summary.is_empty() {
         term.line("");
     }
     let total = reviewed.plan().effective_changes().count();

@@ -229,6 +229,21 @@ fn cli_quickstart_applies_then_plans_no_changes() {
         plan.stdout,
         "No changes. The live system matches the configuration.\n"
     );
+
+    // Applying again changes nothing, asks nothing (no terminal, no --auto-approve) and shows the outputs,
+    // as Terraform does after every apply.
+    let again = dir.run(&["apply"]);
+    again.expect_code(0);
+    let text = again.stdout;
+    assert!(
+        text.starts_with(
+            "No changes. The live system matches the configuration.\n\n\
+             Apply complete! Resources: 0 added, 0 changed, 0 destroyed.\n\nOutputs:\n\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("vpc_id = \"vpc-00000001\"\n"), "{text}");
+    assert!(!text.contains("Creating..."), "{text}");
 }
 
 #[test]
