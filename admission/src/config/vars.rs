@@ -143,9 +143,14 @@ pub fn resolve_variables(
                 };
                 let name = name.trim();
                 let Some(var) = config.variables.get(name) else {
-                    diags.push(invalid(format!(
-                        "`--var {name}` sets a variable that is not declared"
-                    )));
+                    diags.push(Diagnostic::new(
+                        Code::InvalidVariable,
+                        format!("`--var {name}` sets a variable that is not declared"),
+                        format!(
+                            "declare it with a `variable \"{name}\" {{}}` block, or fix the name on \
+                             the command line"
+                        ),
+                    ));
                     continue;
                 };
                 match raw_value(raw, &var.var_type, &format!("--var {name}")) {

@@ -618,3 +618,29 @@ resource "aws_vpc" "w" {{
         .collect();
     assert_eq!(addresses, ["aws_vpc.v[0]", "aws_vpc.v[1]", "aws_vpc.v[2]"]);
 }
+
+#[test]
+fn lint_a_var_flag_for_an_undeclared_variable_says_how_to_declare_it() {
+    let inputs = VariableInputs {
+        cli: vec![VarInput::Var("subnet_cuont=4".into())],
+        ..Default::default()
+    };
+    let (_, linted) = check(
+        &[SourceFile::new("main.tf", LIVE)],
+        &inputs,
+        &catalog::contract(),
+        None,
+    );
+    let shown: Vec<String> = linted
+        .diagnostics
+        .iter()
+        .map(|d| format!("{} {}: {}", d.code, d.summary, d.detail))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "invalid-variable `--var subnet_cuont` sets a variable that is not declared: declare it with a \
+             `variable \"subnet_cuont\" {}` block, or fix the name on the command line"
+        ]
+    );
+}
