@@ -38,6 +38,7 @@ pub async fn make_plan(
     inputs: &Inputs,
     access: Access,
 ) -> anyhow::Result<Planned> {
+    inputs.require_configuration()?;
     let live = match target::open_live(common, inputs).await {
         Ok(live) => live,
         Err(d) => {
@@ -174,6 +175,7 @@ fn has_errors(diagnostics: &[Diagnostic]) -> bool {
 /// `liveplan validate`: parse and lint only.
 pub async fn validate(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
     let inputs = Inputs::read(common)?;
+    inputs.require_configuration()?;
     let (_, linted) = admission::lint::check(
         &inputs.files,
         &inputs.variables,

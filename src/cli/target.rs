@@ -42,6 +42,20 @@ pub struct Inputs {
 }
 
 impl Inputs {
+    /// Refuses a directory without a `*.tf` file, as Terraform does: a stateless plan of an empty
+    /// configuration would destroy everything the estate owns, which a command run in the wrong directory
+    /// (with `--estate`) must never propose.
+    pub fn require_configuration(&self) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            !self.files.is_empty(),
+            "no configuration files (*.tf) in {}: planning without a configuration would destroy \
+             everything the estate owns. To destroy it all on purpose, keep a configuration with only its \
+             `live` block",
+            self.dir.display()
+        );
+        Ok(())
+    }
+
     /// Reads the configuration directory and every variable source.
     pub fn read(common: &Common) -> anyhow::Result<Inputs> {
         let dir = common.dir.clone();

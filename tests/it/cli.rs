@@ -588,3 +588,30 @@ fn cli_apply_interrupted_finishes_in_flight_and_starts_nothing_new() {
         .collect();
     assert_eq!(vpcs, ["aws_vpc vpc-00000001"]);
 }
+
+#[test]
+fn cli_a_directory_without_configuration_is_refused_instead_of_destroying_the_estate() {
+    // Run in the wrong directory with --estate, a stateless plan of nothing would destroy every object the
+    // estate owns. Like Terraform, liveplan refuses to plan without a configuration file.
+    let dir = Dir::quickstart();
+    dir.run(&["apply", "--auto-approve"]).expect_code(0);
+    let empty = Dir::new();
+    empty.write(
+        ".liveplan/cloud.json",
+        &std::fs::read_to_string(dir.cloud_file()).unwrap(),
+    );
+    for command in [&["plan"][..], &["apply", "--auto-approve"], &["validate"]] {
+        let mut args = vec!["--estate", "quickstart"];
+        args.extend_from_slice(command);
+        let run = empty.run(&args);
+        run.expect_code(1);
+        assert!(
+            run.stderr.contains("no configuration files (*.tf) in"),
+            "{command:?}: {}",
+            run.stderr
+        );
+        assert!(!run.stdout.contains("destroy"), "{}", run.stdout);
+    }
+    let cloud = std::fs::read_to_string(empty.cloud_file()).unwrap();
+    assert!(cloud.contains("vpc-00000001"), "nothing was destroyed");
+}
