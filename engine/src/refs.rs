@@ -12,29 +12,10 @@ use admission::{BlockAddress, InstanceAddress, InstanceKey, Value};
 /// The resource blocks (`type.name`) an expression refers to, locals followed.
 pub fn expr_blocks(config: &Config, expr: &Expr, out: &mut BTreeSet<String>) {
     let mut seen = BTreeSet::new();
-    collect(config, expr, out, &mut seen);
-}
-
-fn collect(config: &Config, expr: &Expr, out: &mut BTreeSet<String>, seen: &mut BTreeSet<String>) {
     for (path, _) in expr.references() {
-        match path.first().map(String::as_str) {
-            Some("local") => {
-                if let Some(name) = path.get(1)
-                    && seen.insert(name.clone())
-                    && let Some(attr) = config.locals.get(name)
-                {
-                    collect(config, &attr.expr, out, seen);
-                }
-            }
-            Some("var" | "count" | "each" | "self" | "path" | "terraform") | None => {}
-            Some(type_name) => {
-                if let Some(name) = path.get(1)
-                    && config.resource(type_name, name).is_some()
-                {
-                    out.insert(format!("{type_name}.{name}"));
-                }
-            }
-        }
+        config.reference_blocks(&path, &mut seen, &mut |block| {
+            out.insert(block);
+        });
     }
 }
 

@@ -9,7 +9,7 @@ mod expr;
 mod parse;
 mod vars;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::value::Type;
@@ -119,6 +119,37 @@ pub struct Config {
 }
 
 impl Config {
+    /// The declared resource blocks (`type.name`) one reference reads, each passed to `found`: the block it
+    /// names, or, for `local.NAME`, those the local's expression reads. Each local is followed once per
+    /// `seen`, so a cycle of locals (an error reported elsewhere) ends.
+    pub fn reference_blocks(
+        &self,
+        path: &[String],
+        seen: &mut BTreeSet<String>,
+        found: &mut dyn FnMut(String),
+    ) {
+        match path.first().map(String::as_str) {
+            Some("local") => {
+                if let Some(name) = path.get(1)
+                    && seen.insert(name.clone())
+                    && let Some(attr) = self.locals.get(name)
+                {
+                    for (inner, _) in attr.expr.references() {
+                        self.reference_blocks(&inner, seen, found);
+                    }
+                }
+            }
+            Some("var" | "count" | "each" | "self" | "path" | "terraform") | None => {}
+            Some(type_name) => {
+                if let Some(name) = path.get(1)
+                    && self.resource(type_name, name).is_some()
+                {
+                    found(format!("{type_name}.{name}"));
+                }
+            }
+        }
+    }
+
     /// The resource block `type_name.name`, if declared.
     pub fn resource(&self, type_name: &str, name: &str) -> Option<&Resource> {
         let is = |r: &&Resource| r.type_name == type_name && r.name == name;

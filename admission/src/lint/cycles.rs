@@ -15,7 +15,7 @@ use std::collections::{BTreeSet, HashMap};
 use petgraph::algo::kosaraju_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 
-use crate::config::{Config, Expr, Loc, Resource};
+use crate::config::{Config, Loc, Resource};
 use crate::diag::{Code, Diagnostic};
 
 /// One diagnostic per cycle: a block that reads itself, or each group of blocks that read each other.
@@ -97,7 +97,7 @@ fn waits_for(config: &Config, res: &Resource) -> Vec<(String, Loc)> {
     for attr in res.attrs.values() {
         for (path, loc) in attr.expr.references() {
             let mut seen = BTreeSet::new();
-            reference_blocks(config, &path, &mut seen, &mut |block| {
+            config.reference_blocks(&path, &mut seen, &mut |block| {
                 out.push((block, loc.clone()));
             });
         }
@@ -108,43 +108,4 @@ fn waits_for(config: &Config, res: &Resource) -> Vec<(String, Loc)> {
         }
     }
     out
-}
-
-/// The resource blocks one reference reads: the block it names, or, for a local, those its expression
-/// reads (each local followed once, so a cycle of locals, reported elsewhere, ends here).
-fn reference_blocks(
-    config: &Config,
-    path: &[String],
-    seen: &mut BTreeSet<String>,
-    found: &mut dyn FnMut(String),
-) {
-    match path.first().map(String::as_str) {
-        Some("local") => {
-            if let Some(name) = path.get(1)
-                && seen.insert(name.clone())
-                && let Some(attr) = config.locals.get(name)
-            {
-                expr_blocks(config, &attr.expr, seen, found);
-            }
-        }
-        Some("var" | "count" | "each" | "self" | "path" | "terraform") | None => {}
-        Some(type_name) => {
-            if let Some(name) = path.get(1)
-                && config.resource(type_name, name).is_some()
-            {
-                found(format!("{type_name}.{name}"));
-            }
-        }
-    }
-}
-
-fn expr_blocks(
-    config: &Config,
-    expr: &Expr,
-    seen: &mut BTreeSet<String>,
-    found: &mut dyn FnMut(String),
-) {
-    for (path, _) in expr.references() {
-        reference_blocks(config, &path, seen, found);
-    }
 }
