@@ -28,17 +28,6 @@ fn check_with(main: &str, inputs: VariableInputs, estate_flag: Option<&str>, exp
     expect.assert_eq(&lines.join("\n"));
 }
 
-/// Parse, variables and lint of `main.tf` with `inputs`.
-fn linted_with(main: &str, inputs: &VariableInputs) -> admission::lint::Linted {
-    check(
-        &[SourceFile::new("main.tf", main)],
-        inputs,
-        &catalog::contract(),
-        None,
-    )
-    .1
-}
-
 fn lint(main: &str, expect: Expect) {
     check_with(main, VariableInputs::default(), None, expect);
 }
@@ -605,7 +594,7 @@ resource "aws_vpc" "w" {{
         env: BTreeMap::from([("TF_VAR_subnets".into(), "3".into())]),
         ..Default::default()
     };
-    let linted = linted_with(&main, &inputs);
+    let linted = crate::lint_main(&main, &inputs);
     let codes: Vec<String> = linted
         .diagnostics
         .iter()
@@ -631,7 +620,7 @@ fn lint_a_var_flag_for_an_undeclared_variable_says_how_to_declare_it() {
         cli: vec![VarInput::Var("subnet_cuont=4".into())],
         ..Default::default()
     };
-    let linted = linted_with(LIVE, &inputs);
+    let linted = crate::lint_main(LIVE, &inputs);
     let shown: Vec<String> = linted
         .diagnostics
         .iter()

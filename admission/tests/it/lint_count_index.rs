@@ -1,9 +1,7 @@
 //! The `count.index` injectivity rule for identity arguments, as a table of admitted and refused forms.
 
 use admission::Code;
-use admission::catalog;
-use admission::config::{SourceFile, VariableInputs};
-use admission::lint::check;
+use admission::config::VariableInputs;
 use rstest::rstest;
 
 const PRELUDE: &str = r#"
@@ -37,13 +35,7 @@ resource "aws_route_table" "t" {
 /// The `count-index` diagnostics of a configuration: (address, line, column) of each.
 fn count_index_errors(body: &str) -> Vec<(String, usize, usize)> {
     let text = format!("{PRELUDE}{body}");
-    let (_, linted) = check(
-        &[SourceFile::new("main.tf", text)],
-        &VariableInputs::default(),
-        &catalog::contract(),
-        None,
-    );
-    linted
+    crate::lint_main(&text, &VariableInputs::default())
         .diagnostics
         .iter()
         .filter(|d| d.code == Code::CountIndex)

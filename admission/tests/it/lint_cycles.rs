@@ -4,9 +4,8 @@
 
 use std::collections::BTreeSet;
 
-use admission::config::{SourceFile, VariableInputs};
-use admission::lint::check;
-use admission::{Code, catalog};
+use admission::Code;
+use admission::config::VariableInputs;
 use proptest::prelude::*;
 
 /// `n` VPC blocks `b0..`, block `i` reading the ids of the blocks in `reads[i]` through its tags.
@@ -27,14 +26,7 @@ fn config(reads: &[BTreeSet<usize>]) -> String {
 
 /// The summaries of the dependency-cycle diagnostics of `main`.
 fn cycles(main: &str) -> Vec<String> {
-    let files = [SourceFile::new("main.tf", main)];
-    let (_, linted) = check(
-        &files,
-        &VariableInputs::default(),
-        &catalog::contract(),
-        None,
-    );
-    linted
+    crate::lint_main(main, &VariableInputs::default())
         .diagnostics
         .iter()
         .filter(|d| d.code == Code::DependencyCycle)

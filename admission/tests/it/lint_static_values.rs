@@ -2,20 +2,13 @@
 //! compares, and the identity values discovery looks objects up by. A value counts as static only when
 //! it is computed without reading a resource, even where the plan's evaluation happens to know it.
 
-use admission::catalog;
-use admission::config::{SourceFile, VariableInputs};
-use admission::lint::{IdentityValue, check};
+use admission::config::VariableInputs;
+use admission::lint::IdentityValue;
 use expect_test::{Expect, expect};
 
 /// Lints `main.tf` and renders, per instance, its static values and identity, then every diagnostic.
 fn check_static(main: &str, expect: Expect) {
-    let files = [SourceFile::new("main.tf", main)];
-    let (_, linted) = check(
-        &files,
-        &VariableInputs::default(),
-        &catalog::contract(),
-        None,
-    );
+    let linted = crate::lint_main(main, &VariableInputs::default());
     let mut lines = Vec::new();
     for instance in &linted.instances {
         let statics: Vec<String> = instance

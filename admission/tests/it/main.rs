@@ -14,6 +14,20 @@ mod markers;
 mod provider;
 mod values;
 
+/// Parse, variables and lint of one `main.tf` with `inputs`, against the contract's catalog.
+pub fn lint_main(
+    main: &str,
+    inputs: &admission::config::VariableInputs,
+) -> admission::lint::Linted {
+    admission::lint::check(
+        &[admission::config::SourceFile::new("main.tf", main)],
+        inputs,
+        &admission::catalog::contract(),
+        None,
+    )
+    .1
+}
+
 use admission::AdmissionPath;
 
 #[test]
