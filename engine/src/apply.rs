@@ -1181,6 +1181,15 @@ impl Executor {
         Ok(())
     }
 
+    /// Records `object` as `address`'s object after the apply: the old object of a create-before-destroy
+    /// whose create made nothing, which stays current.
+    fn keep_current(&self, address: &InstanceAddress, object: &LiveObject) {
+        self.results
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(address.clone(), Some(object.clone()));
+    }
+
     async fn remove_deposed(
         &self,
         address: &InstanceAddress,
@@ -1492,6 +1501,18 @@ impl Operations<EngineFamily> for Executor {
     ) -> Applied<LiveObject> {
         let started = Instant::now();
         let c = &plan.change;
+        if let (FinalKind::Create, Some(old)) = (plan.kind, fallback) {
+            // The create leg of a create-before-destroy: the old object is recorded as deposed here, as the
+            // create starts, and not when the graph deposes it. A create that never starts (cancelled, or
+            // skipped after a failure upstream) then leaves the old object current, where a record written
+            // earlier would have had the next plan destroy it. Recorded before the new object exists, so a
+            // crash in between leaves a deposed object the next plan deletes instead of a marker collision.
+            if let Err(d) = self.add_deposed(&plan.address, &old.id).await {
+                // Nothing was created: the graph keeps the old object as the instance's.
+                self.keep_current(&plan.address, old);
+                return Applied::failed(vec![d]);
+            }
+        }
         let (action, id) = match plan.kind {
             FinalKind::Create => ("create", None),
             FinalKind::Update => ("update", plan.prior.as_ref().map(|o| o.id.clone())),
@@ -1534,14 +1555,12 @@ impl Operations<EngineFamily> for Executor {
                     Some(d.summary.clone()),
                 );
                 if let Some(old) = fallback {
-                    // The create of a create-before-destroy made nothing: the deposed object is current again.
+                    // The create of a create-before-destroy made nothing: the deposed object is current again
+                    // (the graph restores it as the instance's object when this returns none).
+                    self.keep_current(&plan.address, old);
                     if let Err(e) = self.remove_deposed(&plan.address, &old.id).await {
                         return Applied::failed(vec![d, e]);
                     }
-                    return Applied {
-                        object: Some(old.clone()),
-                        diagnostics: vec![d],
-                    };
                 }
                 Applied::failed(vec![d])
             }
@@ -1561,11 +1580,8 @@ impl Operations<EngineFamily> for Executor {
                 &delete_plan.address,
             )]);
         };
-        // Recorded before the new object is created, so a crash in between leaves a deposed object that the
-        // next plan deletes instead of a marker collision.
-        self.add_deposed(&delete_plan.address, &current.id)
-            .await
-            .map_err(|d| vec![d])?;
+        // The record is written by the create leg as it starts (`managed_apply` with a fallback), so a
+        // create that never starts deposes nothing.
         Ok(current.clone())
     }
 

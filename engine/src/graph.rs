@@ -376,6 +376,16 @@ pub fn build(plan: &Plan) -> Result<EngineGraph, execgraph::GraphError> {
     }
     let mut late: Vec<usize> = (0..changes.len()).filter(|&i| !placed[i]).collect();
     order.append(&mut late);
+    // Whether a change's result waits, through what it waits for, for a delete: only a destroy-before-create
+    // replace's create does (it follows its own delete). In build order, so dependencies come first; a
+    // cycle's members may be judged too early, and `finish` rejects the cycle anyway.
+    let mut reaches_delete = vec![false; changes.len()];
+    for &i in &order {
+        let c = changes[i];
+        reaches_delete[i] = (c.action == Action::Replace
+            && c.replace_order != Some(ReplaceOrder::CreateBeforeDestroy))
+            || sets.get(create_deps[i]).iter().any(|&j| reaches_delete[j]);
+    }
     let mut b = Builder::<EngineFamily>::new();
     let mut waiters = Waiters::default();
     let mut built: Vec<Option<Built>> = vec![None; changes.len()];
@@ -388,13 +398,14 @@ pub fn build(plan: &Plan) -> Result<EngineGraph, execgraph::GraphError> {
             waiter_for(&mut b, sets.get(destroy_deps[i]), &built, |x| {
                 x.destroy.unwrap_or(x.sink)
             });
+        let create_waits_for_a_delete = sets.get(create_deps[i]).iter().any(|&j| reaches_delete[j]);
         let result = subgraph(
             &mut b,
             &mut waiters,
             c,
             &after,
             &destroy_after,
-            create_deps[i] != 0,
+            create_waits_for_a_delete,
         );
         built[i] = Some(result);
         if let Some(h) = after_handle {
@@ -452,7 +463,7 @@ fn subgraph(
     c: &ResourceChange,
     after: &[AnyResultRef],
     destroy_after: &[AnyResultRef],
-    has_create_deps: bool,
+    create_waits_for_a_delete: bool,
 ) -> Built {
     match (c.action, &c.deposed) {
         (Action::Delete, Some(key)) => {
@@ -536,14 +547,18 @@ fn subgraph(
                     }
                 }
                 _ => {
-                    // The delete waits for the create plan, unless that plan needs values of instances
-                    // still to be applied: those may themselves wait for this delete.
-                    let first = if has_create_deps {
-                        AnyResultRef::nil()
+                    // The delete waits until the create could start: for the create plan and for everything
+                    // the create waits for, so a failure upstream leaves the old object in place. Unless
+                    // something the create waits for itself follows a delete (a destroy-before-create
+                    // replace upstream), which may be this one's: then the delete waits for nothing upstream,
+                    // as in Terraform.
+                    let destroy_wait = if create_waits_for_a_delete {
+                        waiters.wait(b, AnyResultRef::nil(), destroy_after)
                     } else {
-                        create_plan.any()
+                        let rest: Vec<AnyResultRef> =
+                            after.iter().chain(destroy_after).copied().collect();
+                        waiters.wait(b, create_plan.any(), &rest)
                     };
-                    let destroy_wait = waiters.wait(b, first, destroy_after);
                     let destroyed = b.managed_apply(delete_plan, ResultRef::nil(), destroy_wait);
                     let create_wait = waiters.wait(b, destroyed.any(), after);
                     let created = b.managed_apply(create_plan, ResultRef::nil(), create_wait);

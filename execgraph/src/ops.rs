@@ -79,15 +79,19 @@ pub trait Operations<F: Family>: Send + Sync {
     ) -> OpResult<F::FinalPlan>;
 
     /// Applies a final plan. `fallback` is the deposed object on the create leg of a create-before-destroy
-    /// replace: when the create makes no object, the operations must record `fallback` as current again (the
-    /// graph then treats it as the instance's object and skips the destroy of the deposed object).
+    /// replace: when the create makes no object, the operations must record `fallback` as current again and
+    /// return no object (the graph then treats `fallback` as the instance's object and skips the destroy of
+    /// the deposed object).
     async fn managed_apply(
         &self,
         plan: &F::FinalPlan,
         fallback: Option<&F::Object>,
     ) -> Applied<F::Object>;
 
-    /// Deposes `current` (records it as deposed under the key the plan carries); returns the deposed object.
+    /// Deposes `current` under the key the plan carries; returns the deposed object. Operations may record
+    /// the depose here or when the create leg starts (its `managed_apply` gets the object as `fallback`):
+    /// recorded with the create, a create that never starts (cancelled, or skipped after a failure upstream)
+    /// leaves nothing deposed.
     async fn managed_perform_depose(
         &self,
         current: Option<&F::Object>,

@@ -200,6 +200,151 @@ async fn a_failed_destroy_leaves_the_deposed_object_for_the_next_apply() {
     .assert_eq(&live_tags(&world).await);
 }
 
+/// A create-before-destroy VPC that also waits for a role, and a description that changes with the CIDR.
+const CBD_AFTER_ROLE: &str = r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_iam_role" "r" {
+  name               = "acme-r"
+  assume_role_policy = "{}"
+  description        = "10.0.0.0/16"
+}
+
+resource "aws_vpc" "main" {
+  cidr_block = "10.0.0.0/16"
+  lifecycle {
+    create_before_destroy = true
+  }
+  depends_on = [aws_iam_role.r]
+}
+"#;
+
+#[tokio::test]
+async fn a_create_before_destroy_whose_create_never_starts_deposes_nothing() {
+    let mut world = World::empty();
+    world.converge(CBD_AFTER_ROLE).await;
+    world.with_faults(failing("iam:UpdateRole", 1)).await;
+    let changed = CBD_AFTER_ROLE.replace("10.0.0.0/16", "10.1.0.0/16");
+    let outcome = world.apply(world.plan(&changed).await).await;
+    // The role fails, so the VPC's create is skipped: its old object is still the current one.
+    assert!(diagnostics(&outcome).contains("aws_iam_role.r"));
+    assert!(!diagnostics(&outcome).contains("aws_vpc.main"));
+    assert!(
+        !world
+            .record_keys()
+            .await
+            .iter()
+            .any(|k| k.contains("/deposed/")),
+        "nothing was deposed"
+    );
+    // Back to the old configuration, nothing is to be done: the old VPC was never given up.
+    assert!(world.plan(CBD_AFTER_ROLE).await.summary().is_empty());
+    let plan = world.plan(&changed).await;
+    assert_eq!(
+        plan.summary().to_string(),
+        "Plan: 1 to add, 1 to change, 1 to destroy."
+    );
+    assert!(!text(&plan).contains("deposed"));
+}
+
+#[tokio::test]
+async fn a_failed_create_before_destroy_create_keeps_the_old_object_current() {
+    let mut world = World::empty();
+    world.converge(CBD).await;
+    world.with_faults(failing("ec2:CreateVpc", 1)).await;
+    let changed = CBD.replace("10.0.0.0/16", "10.1.0.0/16");
+    let outcome = world.apply(world.plan(&changed).await).await;
+    assert!(diagnostics(&outcome).contains("creating aws_vpc.main"));
+    // The outcome names the old object as the instance's, and the store no longer holds it as deposed.
+    let main: admission::InstanceAddress = "aws_vpc.main".parse().unwrap();
+    let object = outcome.objects.get(&main).cloned().flatten();
+    assert_eq!(object.map(|o| o.id), Some("vpc-00000001".to_owned()));
+    assert!(
+        !world
+            .record_keys()
+            .await
+            .iter()
+            .any(|k| k.contains("/deposed/"))
+    );
+    expect![[r#"
+        aws_vpc vpc-00000001 [tofu-address=aws_vpc.main tofu-estate=acme]
+    "#]]
+    .assert_eq(&live_tags(&world).await);
+    assert_eq!(
+        world.plan(&changed).await.summary().to_string(),
+        "Plan: 1 to add, 0 to change, 1 to destroy."
+    );
+}
+
+/// A subnet replaced destroy-before-create (its CIDR) inside a VPC updated in place (DNS hostnames).
+const DBD_AFTER_UPDATE: &str = r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_vpc" "main" {
+  cidr_block           = "10.0.0.0/16"
+  enable_dns_hostnames = false
+}
+
+resource "aws_subnet" "s" {
+  vpc_id     = aws_vpc.main.id
+  cidr_block = "10.0.1.0/24"
+}
+"#;
+
+#[tokio::test]
+async fn a_destroy_before_create_deletes_only_once_its_create_could_start() {
+    let mut world = World::empty();
+    world.converge(DBD_AFTER_UPDATE).await;
+    world
+        .with_faults(failing("ec2:ModifyVpcAttribute", 1))
+        .await;
+    let changed = DBD_AFTER_UPDATE
+        .replace(
+            "enable_dns_hostnames = false",
+            "enable_dns_hostnames = true",
+        )
+        .replace("10.0.1.0/24", "10.0.2.0/24");
+    let plan = world.plan(&changed).await;
+    assert_eq!(
+        plan.summary().to_string(),
+        "Plan: 1 to add, 1 to change, 1 to destroy."
+    );
+    let journal = Journal::default();
+    let outcome = world
+        .apply_with(
+            plan,
+            ApplyConfig {
+                events: Some(journal.sink()),
+                retry: RetryPolicy::immediate(3),
+                ..ApplyConfig::default()
+            },
+        )
+        .await;
+    // The VPC's update fails, so the subnet's create cannot run, and its delete never starts either.
+    assert!(diagnostics(&outcome).contains("aws_vpc.main"));
+    assert!(
+        !journal
+            .lines()
+            .iter()
+            .any(|l| l.starts_with("aws_subnet.s")),
+        "{:?}",
+        journal.lines()
+    );
+    expect![[r#"
+        aws_subnet subnet-00000001 [tofu-address=aws_subnet.s tofu-estate=acme]
+        aws_vpc vpc-00000001 [tofu-address=aws_vpc.main tofu-estate=acme]
+    "#]]
+    .assert_eq(&live_tags(&world).await);
+    // Once the VPC can be updated, the replace goes through.
+    let outcome = world.apply(world.plan(&changed).await).await;
+    assert_eq!(diagnostics(&outcome), "");
+    assert!(world.plan(&changed).await.summary().is_empty());
+}
+
 const SUBNETS: &str = r#"
 live {
   estate = "acme"
