@@ -312,6 +312,12 @@ pub async fn apply(
                 diagnostics.push(to_diagnostic(d));
             }
         }
+        // Intents of interrupted creates whose objects the plan bound, and which no change settled.
+        for (address, id) in &ctx.settled_intents {
+            if let Err(d) = ops.settle_intent(address, id).await {
+                diagnostics.push(to_diagnostic(d));
+            }
+        }
         ops.write_outputs(&mut diagnostics).await
     };
     diagnostics.sort_by(|a, b| {
@@ -1103,7 +1109,16 @@ impl Executor {
         };
         self.write_residue(address, schema, &desired, &object)
             .await?;
-        // A pending intent left by an interrupted apply is settled now that the object is known.
+        self.settle_intent(address, &object.id).await?;
+        Ok(object)
+    }
+
+    /// Marks done a pending intent left by an interrupted apply, now that `address`'s object (`id`) is known.
+    async fn settle_intent(
+        &self,
+        address: &InstanceAddress,
+        id: &str,
+    ) -> Result<(), GraphDiagnostic> {
         let intent_key = self.keys.instance(Namespace::Intent, address);
         if let Some((RecordBody::Intent(intent), _)) = self.seen.get(&intent_key)
             && intent.state == IntentState::Pending
@@ -1112,11 +1127,11 @@ impl Executor {
                 state: IntentState::Done,
                 client_token: intent.client_token.clone(),
                 time: now_secs(),
-                id: Some(object.id.clone()),
+                id: Some(id.to_owned()),
             });
             self.write_record(&intent_key, Some(&done), address).await?;
         }
-        Ok(object)
+        Ok(())
     }
 
     async fn delete(&self, fp: &FinalPlan, started: Instant) -> Result<(), GraphDiagnostic> {

@@ -221,6 +221,9 @@ pub struct PlanContext {
     pub declared: BTreeMap<InstanceAddress, admission::eval::Instance>,
     /// Deposed records naming objects that no longer exist: apply drops them from the record.
     pub stale_deposed: Vec<(InstanceAddress, String)>,
+    /// Pending create intents (left by an interrupted apply) of instances bound to an object and not
+    /// changed by this plan, with the object's id: apply marks them done.
+    pub settled_intents: Vec<(InstanceAddress, String)>,
     /// The declared instances of each resource block (`type.name`), in address order.
     pub blocks: BTreeMap<String, Vec<InstanceAddress>>,
     /// The records as the plan saw them, with the versions every compare-and-swap names.

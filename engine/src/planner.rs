@@ -181,6 +181,20 @@ pub async fn plan(
         records = p.records;
     }
     changes.sort_by_cached_key(ResourceChange::sort_key);
+    // An instance with an effective change settles its intent in that change's apply; the rest here.
+    let changed: std::collections::HashSet<&InstanceAddress> = changes
+        .iter()
+        .filter(|c| c.action != Action::NoOp)
+        .map(|c| &c.address)
+        .collect();
+    let settled_intents = records
+        .intents
+        .iter()
+        .filter(|(a, i)| {
+            i.body.state == projection::record::IntentState::Pending && !changed.contains(a)
+        })
+        .filter_map(|(a, _)| bound.get(a).map(|o| (a.clone(), o.id.clone())))
+        .collect();
     diagnostics.sort_by(|a, b| {
         a.sort_key()
             .cmp(&b.sort_key())
@@ -202,6 +216,7 @@ pub async fn plan(
         records,
         key_prefix: request.key_prefix.to_owned(),
         stale_deposed,
+        settled_intents,
         blocks,
     };
     Ok(Plan {

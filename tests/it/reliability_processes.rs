@@ -206,3 +206,43 @@ fn reliability_processes_two_applies_at_once_serialize_through_compare_and_swap(
         .count();
     assert_eq!(intents, 7);
 }
+
+#[test]
+fn reliability_processes_an_apply_with_nothing_to_change_settles_the_intent_of_a_create_found_live()
+{
+    let estate = Estate::new(NETWORK);
+    estate.run(&["apply", "--auto-approve"]).expect_code(0);
+    // As an apply killed after the VPC's create and before its intent was marked done leaves it.
+    let (name, text) = estate
+        .record_files()
+        .into_iter()
+        .find(|(name, _)| name.contains("/intent/aws_vpc/"))
+        .expect("the VPC's create intent");
+    let mut doc: serde_json::Value = serde_json::from_str(&text).expect("a JSON record");
+    assert_eq!(doc["state"], json!("done"));
+    doc["state"] = json!("pending");
+    std::fs::write(
+        estate.path().join(".liveplan/records").join(&name),
+        doc.to_string(),
+    )
+    .expect("the record is rewritten");
+    let plan = estate.run(&["plan", "--json"]).expect_code(0).json();
+    assert_eq!(actions(&plan), Vec::<String>::new(), "{plan:#}");
+    assert_eq!(codes(&plan), ["interrupted-create"], "{plan:#}");
+
+    let applied = estate.run(&["apply", "--auto-approve"]);
+    applied.expect_code(0);
+    assert!(
+        applied.stdout.contains("0 added, 0 changed, 0 destroyed"),
+        "{applied:?}"
+    );
+    let plan = estate.run(&["plan", "--json"]).expect_code(0).json();
+    assert!(codes(&plan).is_empty(), "{plan:#}");
+    let settled = estate
+        .record_files()
+        .into_iter()
+        .find(|(found, _)| *found == name)
+        .expect("the intent is kept");
+    let doc: serde_json::Value = serde_json::from_str(&settled.1).expect("a JSON record");
+    assert_eq!(doc["state"], json!("done"));
+}

@@ -432,3 +432,46 @@ async fn a_deposed_record_of_a_vanished_object_is_dropped_by_the_next_apply() {
             .any(|k| k.contains("/deposed/"))
     );
 }
+
+#[tokio::test]
+async fn a_pending_intent_whose_object_was_found_is_marked_done_by_an_apply_with_nothing_to_change()
+{
+    let world = World::empty();
+    world.converge(CBD).await;
+    // An apply cut off after the create, before its intent was marked done.
+    let keys = world.record_keys().await;
+    let key = keys
+        .iter()
+        .find(|k| k.contains("/intent/"))
+        .expect("the create wrote an intent");
+    let record = world.store.get(key).await.unwrap().unwrap();
+    let mut intent: serde_json::Value = serde_json::from_slice(&record.payload).unwrap();
+    assert_eq!(intent["state"], "done");
+    intent["state"] = "pending".into();
+    world
+        .store
+        .put_if_version(
+            key,
+            &serde_json::to_vec(&intent).unwrap(),
+            Some(&record.version),
+        )
+        .await
+        .unwrap();
+    let plan = world.plan(CBD).await;
+    assert!(plan.summary().is_empty());
+    assert!(
+        plan.diagnostics
+            .iter()
+            .any(|d| d.code.as_str() == "interrupted-create"),
+        "{:?}",
+        plan.diagnostics
+    );
+    let outcome = world.apply(plan).await;
+    assert_eq!(diagnostics(&outcome), "");
+    let record = world.store.get(key).await.unwrap().unwrap();
+    let intent: serde_json::Value = serde_json::from_slice(&record.payload).unwrap();
+    assert_eq!(intent["state"], "done");
+    assert_eq!(intent["id"], "vpc-00000001");
+    // The warning is gone.
+    assert!(world.plan(CBD).await.diagnostics.is_empty());
+}
