@@ -1345,7 +1345,9 @@ impl Executor {
 }
 
 fn store_diag(e: &StoreError, key: &str, address: &InstanceAddress) -> GraphDiagnostic {
-    if e.as_conflict().is_some() {
+    if let Some(d) = crate::error::kms_denied(e) {
+        gdiag(d.code, d.summary, d.detail, address)
+    } else if e.as_conflict().is_some() {
         gdiag(
             Code::VersionConflict,
             format!("the record {key} changed since the plan read it"),

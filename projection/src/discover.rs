@@ -1550,8 +1550,10 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// The identity parts of `address` from its declared `values`, as far as its parents are bound.
     fn resolve(
         &self,
+        address: &InstanceAddress,
         values: &BTreeMap<String, DeclaredValue>,
     ) -> Result<Resolved, ProjectionError> {
         let mut parts = BTreeMap::new();
@@ -1566,10 +1568,9 @@ impl<'a> Run<'a> {
                 DeclaredValue::IdOf(parent) => {
                     let parent = &self.canonical(parent);
                     if !self.declared.is_declared(parent) {
-                        return Err(ProjectionError::InvalidDeclared {
-                            address: parent.to_string(),
-                            reason: "an identity refers to an instance that is not declared"
-                                .to_owned(),
+                        return Err(ProjectionError::UndeclaredParent {
+                            address: address.to_string(),
+                            parent: parent.to_string(),
                         });
                     }
                     match self.instances.get(parent).map(|s| &s.binding) {
@@ -1605,7 +1606,7 @@ impl<'a> Run<'a> {
             let before = pending.len();
             for address in pending {
                 let instance = self.declared.values_of(&address);
-                match self.resolve(instance.map_or(&NO_VALUES, |i| &i.identity))? {
+                match self.resolve(&address, instance.map_or(&NO_VALUES, |i| &i.identity))? {
                     Resolved::Waiting => waiting.push(address),
                     Resolved::Create => self.set(&address, Binding::Create, None),
                     Resolved::Withheld(parent) => {
@@ -1706,7 +1707,7 @@ impl<'a> Run<'a> {
                 .cloned()
                 .unwrap_or(DeclaredValue::Unknown);
             let single = BTreeMap::from([(link.argument.clone(), parent_value)]);
-            let parent_id = match self.resolve(&single)? {
+            let parent_id = match self.resolve(&address, &single)? {
                 Resolved::Parts(p) => p.get(&link.argument).cloned().unwrap_or_default(),
                 Resolved::Create | Resolved::Waiting => {
                     self.set(&address, Binding::Create, None);

@@ -40,6 +40,15 @@ pub enum ProjectionError {
         /// What is wrong.
         reason: String,
     },
+    /// A parent-derived identity reads an instance the configuration does not declare (an index past its
+    /// block's `count`, a key not in its `for_each`).
+    #[error("{parent} is not declared, but the identity of {address} reads it")]
+    UndeclaredParent {
+        /// The instance whose identity reads the parent.
+        address: String,
+        /// The instance read, which is not declared.
+        parent: String,
+    },
     /// The record key prefix is not empty and does not end with `/`.
     #[error("record key prefix {prefix:?} must be empty or end with a slash")]
     InvalidKeyPrefix {

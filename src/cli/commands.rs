@@ -31,8 +31,8 @@ pub struct Planned {
     pub store: Option<Arc<dyn Store>>,
 }
 
-/// Opens the target and plans. A live system or store that cannot be opened gives a plan holding only
-/// the configuration's diagnostics and the one saying what could not be opened.
+/// Opens the target and plans. A live system or store that cannot be opened or read gives a plan holding
+/// only the configuration's diagnostics and the one saying what went wrong.
 pub async fn make_plan(
     common: &Common,
     inputs: &Inputs,
@@ -59,14 +59,19 @@ pub async fn make_plan(
             });
         }
     };
-    let plan = engine::plan(
+    let plan = match engine::plan(
         &inputs.request(common),
         live.provider.as_ref(),
         Arc::clone(&store),
         &CacheScope::new(),
     )
     .await
-    .context("the plan could not run")?;
+    {
+        Ok(plan) => plan,
+        // An unreadable record store or a configuration the lint let through but the projection cannot
+        // use: reported like any other finding, so `plan --json` still prints one plan.
+        Err(e) => refused_plan(common, inputs, e.to_diagnostic()),
+    };
     Ok(Planned {
         plan,
         live: Some(live),
@@ -83,7 +88,8 @@ fn offline_catalog() -> Catalog {
         .merged(admission::catalog::builtin())
 }
 
-/// A plan that could not read the live system: the lint's findings plus `problem`, and no changes.
+/// A plan that could not be made (the live system or the store could not be opened or read): the lint's
+/// findings plus `problem`, and no changes.
 fn refused_plan(common: &Common, inputs: &Inputs, problem: Diagnostic) -> Plan {
     let (_, linted) = admission::lint::check(
         &inputs.files,

@@ -374,6 +374,29 @@ resource "aws_vpc" "main" {
 }
 
 #[test]
+fn cli_a_reference_past_a_count_is_unknown_reference_and_plan_json_still_prints_the_plan() {
+    // Two public subnets routed, but only one subnet: the second association reads `aws_subnet.public[1]`.
+    let dir = Dir::quickstart();
+    let plan = dir.run(&["plan", "--json", "--var", "subnet_count=1"]);
+    plan.expect_code(1);
+    let doc = plan.json();
+    assert_eq!(doc["applicable"], false);
+    assert_eq!(codes(&doc), ["unknown-reference"]);
+    assert_eq!(
+        doc["diagnostics"][0]["summary"],
+        "aws_subnet.public[1] is not declared, but the identity of aws_route_table_association.public[1] reads it"
+    );
+    let apply = dir.run(&["apply", "--auto-approve", "--var", "subnet_count=1"]);
+    apply.expect_code(1);
+    assert!(
+        apply.stdout.contains("[unknown-reference]"),
+        "{}",
+        apply.stdout
+    );
+    assert!(!dir.cloud_file().exists());
+}
+
+#[test]
 fn cli_warnings_never_change_the_exit_code() {
     let dir = Dir::with_config(
         r#"

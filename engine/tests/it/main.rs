@@ -10,6 +10,7 @@ mod ownership_ops;
 mod plan_dependencies;
 mod plan_secrets;
 mod plan_shapes;
+mod store_failures;
 mod support;
 
 use engine::Summary;
