@@ -1807,16 +1807,16 @@ impl<'a> Run<'a> {
                     .collect()
             };
         let mut open: Vec<(InstanceAddress, BTreeMap<String, Option<String>>)> = Vec::new();
-        // A located record names the object an instance was created as: honour it first.
+        // A located record names the object an instance was created as: honour it first, whatever its
+        // content now (it is listed under the instance's parent; a field that changed, such as an access
+        // key's `status`, is an update of that object, not a reason to create another).
         for (address, content) in members {
             let located = self
                 .records
                 .located
                 .get(&address)
                 .map(|r| r.body.id.clone());
-            match located
-                .and_then(|id| objects.iter().position(|o| o.id == id && fits(&content, o)))
-            {
+            match located.and_then(|id| objects.iter().position(|o| o.id == id)) {
                 Some(i) => {
                     let object = objects.remove(i);
                     self.set(

@@ -475,3 +475,53 @@ async fn a_pending_intent_whose_object_was_found_is_marked_done_by_an_apply_with
     // The warning is gone.
     assert!(world.plan(CBD).await.diagnostics.is_empty());
 }
+
+const ACCESS_KEY: &str = r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_iam_user" "u" {
+  name = "acme-u"
+}
+
+resource "aws_iam_access_key" "k" {
+  user   = aws_iam_user.u.name
+  status = "Active"
+}
+"#;
+
+#[tokio::test]
+async fn an_access_keys_status_changes_in_place_on_the_key_it_was_created_as() {
+    let world = World::empty();
+    world.converge(ACCESS_KEY).await;
+    let inactive = ACCESS_KEY.replace("\"Active\"", "\"Inactive\"");
+    let plan = world.plan(&inactive).await;
+    expect![[r#"
+        liveplan will perform the following actions:
+
+          # aws_iam_access_key.k will be updated in place
+          ~ resource "aws_iam_access_key" "k" {
+                id     = "AKIA0000000000000001"
+              ~ status = "Active" -> "Inactive"
+                # (2 unchanged attributes hidden)
+            }
+
+        Plan: 0 to add, 1 to change, 0 to destroy.
+    "#]]
+    .assert_eq(&text(&plan));
+    let outcome = world.apply(plan).await;
+    assert_eq!(diagnostics(&outcome), "");
+    assert!(world.plan(&inactive).await.summary().is_empty());
+    let keys: Vec<String> = world
+        .cloud
+        .snapshot()
+        .await
+        .expect("a snapshot")
+        .resources
+        .iter()
+        .filter(|r| r.type_name == "aws_iam_access_key")
+        .map(|r| format!("{} {}", r.id, r.attributes["status"]))
+        .collect();
+    assert_eq!(keys, ["AKIA0000000000000001 \"Inactive\""]);
+}
