@@ -1254,6 +1254,15 @@ impl Executor {
 
     /// Evaluates the outputs with the final values and writes the changed ones.
     async fn write_outputs(&self, diagnostics: &mut Vec<Diagnostic>) -> BTreeMap<String, Value> {
+        // An output no longer declared keeps no record, as Terraform drops it from its state.
+        for name in self.ctx.removed_outputs() {
+            let key = self.keys.output(name);
+            if let Ok(address) = InstanceAddress::single("output", name)
+                && let Err(d) = self.write_record(&key, None, &address).await
+            {
+                diagnostics.push(to_diagnostic(d));
+            }
+        }
         if self.ctx.config.outputs.is_empty() {
             return BTreeMap::new();
         }

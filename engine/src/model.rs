@@ -232,6 +232,28 @@ pub struct PlanContext {
     pub key_prefix: String,
 }
 
+impl PlanContext {
+    /// The outputs whose last applied values are recorded but which the configuration no longer declares:
+    /// apply deletes their records.
+    pub fn removed_outputs(&self) -> impl Iterator<Item = &str> {
+        self.records
+            .outputs
+            .keys()
+            .filter(|name| !self.config.outputs.contains_key(*name))
+            .map(String::as_str)
+    }
+
+    /// Whether an apply has record work even when no instance changes: outputs to show and record,
+    /// deposed records naming objects already gone, intents of creates found live, records of removed
+    /// outputs.
+    pub fn has_record_work(&self) -> bool {
+        !self.config.outputs.is_empty()
+            || !self.stale_deposed.is_empty()
+            || !self.settled_intents.is_empty()
+            || self.removed_outputs().next().is_some()
+    }
+}
+
 impl std::fmt::Debug for PlanContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PlanContext")

@@ -124,10 +124,9 @@ pub async fn run(common: &Common, term: &Terminal, auto_approve: bool) -> anyhow
     }
     // With nothing to change, the engine still runs when there are outputs to show (and record), as
     // Terraform shows them after every apply, or records to settle (deposed records naming objects already
-    // gone, intents of interrupted creates whose objects were found); otherwise there is nothing to run.
-    let engine_has_work = !plan.context.config.outputs.is_empty()
-        || !plan.context.stale_deposed.is_empty()
-        || !plan.context.settled_intents.is_empty();
+    // gone, intents of interrupted creates whose objects were found, records of removed outputs);
+    // otherwise there is nothing to run.
+    let engine_has_work = plan.context.has_record_work();
     if summary.is_empty() && !engine_has_work {
         if common.json {
             println!(

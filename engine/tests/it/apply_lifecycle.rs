@@ -525,3 +525,27 @@ async fn an_access_keys_status_changes_in_place_on_the_key_it_was_created_as() {
         .collect();
     assert_eq!(keys, ["AKIA0000000000000001 \"Inactive\""]);
 }
+
+#[tokio::test]
+async fn a_removed_output_loses_its_record() {
+    let world = World::empty();
+    let with_output = format!("{CBD}\noutput \"cidr\" {{\n  value = aws_vpc.main.cidr_block\n}}\n");
+    world.converge(&with_output).await;
+    let outputs = |keys: Vec<String>| -> Vec<String> {
+        keys.into_iter()
+            .filter(|k| k.contains("/outputs/"))
+            .collect()
+    };
+    // `cidr` in base64url.
+    assert_eq!(outputs(world.record_keys().await), ["acme/outputs/Y2lkcg"]);
+    let renamed = with_output.replace("output \"cidr\"", "output \"range\"");
+    world.converge(&renamed).await;
+    assert_eq!(outputs(world.record_keys().await), ["acme/outputs/cmFuZ2U"]);
+    // With no output left, an apply with nothing to change still drops the record.
+    let plan = world.plan(CBD).await;
+    assert!(plan.summary().is_empty());
+    assert!(plan.context.has_record_work());
+    world.apply(plan).await;
+    assert_eq!(outputs(world.record_keys().await), Vec::<String>::new());
+    assert!(!world.plan(CBD).await.context.has_record_work());
+}
