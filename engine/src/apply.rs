@@ -816,14 +816,25 @@ impl Executor {
             Err(e) => {
                 // The provider refused: nothing was created, so the intent goes back to what it was.
                 let previous = self.seen.get(&intent_key).map(|(b, _)| b.clone());
-                let failed = gdiag(
+                let mut failed = gdiag(
                     Code::ApplyFailed,
                     format!("creating {address} failed: {e}"),
                     "the next plan proposes the create again; fix the cause first",
                     address,
                 );
-                self.write_record(&intent_key, previous.as_ref(), address)
-                    .await?;
+                // The create's error is what the user must see; a failed revert is told with it.
+                if let Err(revert) = self
+                    .write_record(&intent_key, previous.as_ref(), address)
+                    .await
+                {
+                    failed.detail = format!(
+                        "the create intent stays pending, because putting it back failed too ({}); the next \
+                         plan waits for it for {} seconds and then proposes the create \
+                         again; fix the cause first",
+                        revert.summary,
+                        projection::INTENT_PATIENCE_SECS
+                    );
+                }
                 return Err(failed);
             }
         };

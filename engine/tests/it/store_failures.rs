@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use staterecord::{KmsDenied, Record, Store, StoreError, Version};
 
-use crate::support::{World, diagnostics};
+use crate::support::{World, diagnostics, failing};
 
 const VPC: &str = r#"
 live {
@@ -24,12 +24,14 @@ const DECRYPT_DENIED: &str = "User: arn:aws:sts::111122223333:assumed-role/deplo
      arn:aws:kms:eu-west-1:111122223333:key/0987dcba-09fe-87dc-65ba-ab0987654321 because no resource-based \
      policy allows the kms:Decrypt action";
 
-/// A store that passes everything on until `refuse` is set, then fails reads and writes with `error`.
+/// A store that passes everything on until `refuse` is set, then fails reads and writes with `error`
+/// (only deletes when `deletes_only`).
 #[derive(Debug)]
 struct RefusingStore {
     inner: Arc<dyn Store>,
     refuse: AtomicBool,
     kms: bool,
+    deletes_only: bool,
 }
 
 impl RefusingStore {
@@ -53,7 +55,7 @@ impl RefusingStore {
 #[async_trait::async_trait]
 impl Store for RefusingStore {
     async fn get(&self, key: &str) -> Result<Option<Record>, StoreError> {
-        if self.refusing() {
+        if self.refusing() && !self.deletes_only {
             return Err(self.error(key));
         }
         self.inner.get(key).await
@@ -65,7 +67,7 @@ impl Store for RefusingStore {
         payload: &[u8],
         expected: Option<&Version>,
     ) -> Result<Version, StoreError> {
-        if self.refusing() {
+        if self.refusing() && !self.deletes_only {
             return Err(self.error(key));
         }
         self.inner.put_if_version(key, payload, expected).await
@@ -79,19 +81,20 @@ impl Store for RefusingStore {
     }
 
     async fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
-        if self.refusing() {
+        if self.refusing() && !self.deletes_only {
             return Err(self.error(prefix));
         }
         self.inner.list(prefix).await
     }
 }
 
-fn refusing_world(kms: bool) -> (World, Arc<RefusingStore>) {
+fn refusing_world(kms: bool, deletes_only: bool) -> (World, Arc<RefusingStore>) {
     let mut world = World::empty();
     let store = Arc::new(RefusingStore {
         inner: Arc::clone(&world.store),
         refuse: AtomicBool::new(false),
         kms,
+        deletes_only,
     });
     world.store = Arc::clone(&store) as Arc<dyn Store>;
     (world, store)
@@ -112,7 +115,7 @@ async fn plan_error(world: &World) -> engine::Error {
 
 #[tokio::test]
 async fn a_plan_whose_records_cannot_be_read_is_discovery_incomplete() {
-    let (world, store) = refusing_world(false);
+    let (world, store) = refusing_world(false, false);
     store.refuse.store(true, Ordering::SeqCst);
     let d = plan_error(&world).await.to_diagnostic();
     assert_eq!(d.code.as_str(), "discovery-incomplete");
@@ -126,7 +129,7 @@ async fn a_plan_whose_records_cannot_be_read_is_discovery_incomplete() {
 
 #[tokio::test]
 async fn a_plan_refused_by_the_record_buckets_kms_key_is_kms_denied() {
-    let (world, store) = refusing_world(true);
+    let (world, store) = refusing_world(true, false);
     store.refuse.store(true, Ordering::SeqCst);
     let d = plan_error(&world).await.to_diagnostic();
     assert_eq!(d.code.as_str(), "kms-denied");
@@ -136,7 +139,7 @@ async fn a_plan_refused_by_the_record_buckets_kms_key_is_kms_denied() {
 
 #[tokio::test]
 async fn an_apply_refused_by_the_record_buckets_kms_key_is_kms_denied_and_creates_nothing() {
-    let (world, store) = refusing_world(true);
+    let (world, store) = refusing_world(true, false);
     let plan = world.plan(VPC).await;
     store.refuse.store(true, Ordering::SeqCst);
     let outcome = world.apply(plan).await;
@@ -148,4 +151,23 @@ async fn an_apply_refused_by_the_record_buckets_kms_key_is_kms_denied_and_create
     // The create intent could not be written, so nothing was created.
     let snapshot = world.cloud.snapshot().await.expect("a snapshot");
     assert!(snapshot.resources.is_empty());
+}
+
+#[tokio::test]
+async fn a_failed_create_keeps_its_error_when_its_intent_cannot_be_put_back() {
+    let (mut world, store) = refusing_world(false, true);
+    world.with_faults(failing("ec2:CreateVpc", 1)).await;
+    let plan = world.plan(VPC).await;
+    store.refuse.store(true, Ordering::SeqCst);
+    let outcome = world.apply(plan).await;
+    let text = diagnostics(&outcome);
+    assert!(
+        text.starts_with("error [apply-failed]: creating aws_vpc.main failed: ec2:CreateVpc"),
+        "{text}"
+    );
+    let detail = &outcome.diagnostics[0].detail;
+    assert!(
+        detail.starts_with("the create intent stays pending, because putting it back failed too"),
+        "{detail}"
+    );
 }
