@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use admission::eval::Evaluator;
-use admission::provider::{CreateRequest, Identity, UpdateRequest};
+use admission::provider::{CreateRequest, Identity, TagChange, UpdateRequest};
 use admission::schema::{AttributeMode, ResourceTypeSchema};
 use admission::{
     AdmissionPath, Code, Diagnostic, InstanceAddress, InstanceKey, LiveObject, Provider,
@@ -1364,6 +1364,57 @@ impl Executor {
     }
 }
 
+/// The planned tags with the values the plan left unknown taken from the configuration evaluated now:
+/// the markers and every known tag stay exactly as reviewed. A value still unknown stays unknown, which
+/// the caller refuses.
+fn known_tags(planned: &Value, configured: Option<&Value>) -> Value {
+    let Some(planned) = planned.as_map() else {
+        return planned.clone();
+    };
+    let now = configured.and_then(|c| c.peel().as_map());
+    Value::Map(
+        planned
+            .iter()
+            .map(|(k, v)| {
+                let value = match now.and_then(|m| m.get(k)) {
+                    Some(c) if v.is_unknown() => crate::planner::tag_value(c)
+                        .mark_sensitive_if(v.is_sensitive() || c.contains_sensitive()),
+                    _ => v.clone(),
+                };
+                (k.clone(), value)
+            })
+            .collect(),
+    )
+}
+
+/// The tag change of an update: the reviewed one, plus the tags whose values were unknown at plan time
+/// and are known in `desired` now (those that already hold that value are left alone).
+fn final_tag_change(
+    change: &ResourceChange,
+    desired: Option<&BTreeMap<String, Value>>,
+    prior: Option<&LiveObject>,
+) -> TagChange {
+    let mut tag_change = change.tag_change.clone();
+    let planned = change.after.as_ref().and_then(|a| a.get("tags"));
+    let now = desired.and_then(|d| d.get("tags"));
+    let (Some(planned), Some(now), Some(prior)) = (planned.and_then(Value::as_map), now, prior)
+    else {
+        return tag_change;
+    };
+    let unknown = planned
+        .iter()
+        .filter(|(_, v)| v.is_unknown())
+        .map(|(k, _)| k);
+    for k in unknown {
+        if let Some(text) = now.get(k).and_then(Value::as_str)
+            && prior.tags.get(k).map(String::as_str) != Some(text)
+        {
+            tag_change.set.insert(k.clone(), text.to_owned());
+        }
+    }
+    tag_change
+}
+
 fn store_diag(e: &StoreError, key: &str, address: &InstanceAddress) -> GraphDiagnostic {
     if let Some(d) = crate::error::kms_denied(e) {
         gdiag(d.code, d.summary, d.detail, address)
@@ -1482,7 +1533,7 @@ impl Operations<EngineFamily> for Executor {
         let mut desired = schema.desired(&configured, &self.ctx.region);
         desired.remove("tags");
         if let Some(tags) = meta.change.after.as_ref().and_then(|a| a.get("tags")) {
-            desired.insert("tags".to_owned(), tags.clone());
+            desired.insert("tags".to_owned(), known_tags(tags, configured.get("tags")));
         }
         for (name, v) in &desired {
             let computed = schema
@@ -1527,7 +1578,7 @@ impl Operations<EngineFamily> for Executor {
             desired: desired.cloned(),
             prior: prior.cloned(),
             deposed: meta.deposed.clone(),
-            tag_change: meta.change.tag_change.clone(),
+            tag_change: final_tag_change(&meta.change, desired, prior),
         })
     }
 

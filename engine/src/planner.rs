@@ -931,13 +931,14 @@ impl Planner<'_> {
         outcome
     }
 
-    /// The desired tags of an instance and the tag change from `live` to them.
+    /// The desired tags of an instance (a configured value not known before apply stays unknown) and the
+    /// tag change from `live` to the known ones. Apply sets the unknown ones once their values are known.
     fn desired_tags(
         &self,
         address: &InstanceAddress,
         configured: Option<&Value>,
         live: Option<&BTreeMap<String, String>>,
-    ) -> (BTreeMap<String, String>, TagChange) {
+    ) -> (BTreeMap<String, Value>, TagChange) {
         let Some(estate) = &self.estate else {
             return (BTreeMap::new(), TagChange::default());
         };
@@ -945,24 +946,16 @@ impl Planner<'_> {
         let markers = marker::marker_tags(estate, address, slot).unwrap_or_default();
         let empty = BTreeMap::new();
         let live = live.unwrap_or(&empty);
-        let mut desired: BTreeMap<String, String> = match configured.map(Value::peel) {
-            Some(Value::Map(m)) => m
-                .iter()
-                .map(|(k, v)| {
-                    let text = match v.peel() {
-                        Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    };
-                    (k.clone(), text)
-                })
-                .collect(),
-            _ => marker::non_marker_tags(live),
+        let mut desired: BTreeMap<String, Value> = match configured.map(Value::peel) {
+            Some(Value::Map(m)) => m.iter().map(|(k, v)| (k.clone(), tag_value(v))).collect(),
+            _ => text_values(&marker::non_marker_tags(live)),
         };
-        desired.extend(markers);
+        desired.extend(text_values(&markers));
         let set = desired
             .iter()
-            .filter(|(k, v)| live.get(*k) != Some(*v))
-            .map(|(k, v)| (k.clone(), v.clone()))
+            .filter_map(|(k, v)| Some((k, v.as_str()?)))
+            .filter(|(k, v)| live.get(*k).map(String::as_str) != Some(*v))
+            .map(|(k, v)| (k.clone(), v.to_owned()))
             .collect();
         let remove = live
             .keys()
@@ -1108,10 +1101,12 @@ impl Planner<'_> {
                 self.desired_tags(&d.address, configured.get("tags"), Some(&prior.tags));
             before.insert(
                 "tags".to_owned(),
-                tags_value(&prior.tags, configured.get("tags")),
+                tags_value(&text_values(&prior.tags), configured.get("tags")),
             );
+            // A tag whose value is known only after apply is a change too: apply sets it then.
+            let unknown = tags.values().any(Value::is_unknown);
             after.insert("tags".to_owned(), tags_value(&tags, configured.get("tags")));
-            if !tag_change.is_empty() {
+            if !tag_change.is_empty() || unknown {
                 change.changed.push("tags".to_owned());
             }
             change.tag_change = tag_change;
@@ -1136,12 +1131,20 @@ impl Planner<'_> {
             }
         } else if !change.changed.is_empty() {
             change.action = Action::Update;
+            let unknown_tags = after
+                .get("tags")
+                .and_then(Value::as_map)
+                .into_iter()
+                .flatten()
+                .filter(|(_, v)| v.is_unknown())
+                .map(|(k, _)| k);
             let only_markers = change.changed == ["tags"]
                 && change
                     .tag_change
                     .set
                     .keys()
                     .chain(change.tag_change.remove.iter())
+                    .chain(unknown_tags)
                     .all(|k| marker::is_marker_key(k));
             if only_markers {
                 change.reason = Some("marker repair".to_owned());
@@ -1156,7 +1159,7 @@ impl Planner<'_> {
 
 /// Tags as a value, each marked sensitive where the configuration's value for its key is (or the whole
 /// configured map is), so that a secret written into a tag is never shown.
-fn tags_value(tags: &BTreeMap<String, String>, configured: Option<&Value>) -> Value {
+fn tags_value(tags: &BTreeMap<String, Value>, configured: Option<&Value>) -> Value {
     let all = configured.is_some_and(Value::is_sensitive);
     let marked = |k: &str| {
         all || configured
@@ -1166,20 +1169,29 @@ fn tags_value(tags: &BTreeMap<String, String>, configured: Option<&Value>) -> Va
     };
     Value::Map(
         tags.iter()
-            .map(|(k, v)| {
-                (
-                    k.clone(),
-                    Value::from(v.clone()).mark_sensitive_if(marked(k)),
-                )
-            })
+            .map(|(k, v)| (k.clone(), v.clone().mark_sensitive_if(marked(k))))
             .collect(),
     )
 }
 
+/// A configured tag value as the text the tag will hold: a string as it is, a number or a bool as
+/// Terraform converts it for `map(string)` (`5` is `"5"`). A value known only after apply stays unknown,
+/// so that the plan shows it as such and apply writes the value, never a placeholder.
+pub(crate) fn tag_value(v: &Value) -> Value {
+    match v.peel() {
+        Value::String(s) => Value::from(s.clone()),
+        other if !other.is_known() => Value::Unknown(admission::Type::String),
+        other => Value::from(other.to_string()),
+    }
+}
+
+/// Tag texts as values.
+fn text_values(tags: &BTreeMap<String, String>) -> BTreeMap<String, Value> {
+    tags.iter()
+        .map(|(k, v)| (k.clone(), Value::from(v.clone())))
+        .collect()
+}
+
 fn string_map(tags: &BTreeMap<String, String>) -> Value {
-    Value::Map(
-        tags.iter()
-            .map(|(k, v)| (k.clone(), Value::from(v.clone())))
-            .collect(),
-    )
+    Value::Map(text_values(tags))
 }

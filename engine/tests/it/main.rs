@@ -6,6 +6,7 @@ mod apply_failures;
 mod apply_greenfield;
 mod apply_lifecycle;
 mod apply_reads;
+mod apply_tags;
 mod ownership_ops;
 mod plan_dependencies;
 mod plan_secrets;

@@ -1,0 +1,111 @@
+//! End to end on the simulated cloud: the tags a configuration writes, from plan text and JSON to what apply
+//! leaves on the live objects, and the plan after that.
+
+use expect_test::expect;
+
+use crate::support::{World, diagnostics, json, live_tags, text};
+
+/// The `tags` line of the plan text for `address` (the line after its resource header holding `tags`).
+fn tags_line(plan_text: &str, address: &str) -> String {
+    let header = format!("# {address} ");
+    plan_text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with(&header))
+        .find(|l| {
+            l.trim_start()
+                .trim_start_matches(['+', '~', ' '])
+                .starts_with("tags ")
+        })
+        .map(|l| l.trim().to_owned())
+        .unwrap_or_default()
+}
+
+/// The `after_unknown` list of `address` in the plan JSON.
+fn after_unknown(plan_json: &str, address: &str) -> Vec<String> {
+    let doc: serde_json::Value = serde_json::from_str(plan_json).expect("plan JSON");
+    doc["resource_changes"]
+        .as_array()
+        .expect("a change list")
+        .iter()
+        .find(|c| c["address"] == address)
+        .map(|c| {
+            c["after_unknown"]
+                .as_array()
+                .expect("after_unknown")
+                .iter()
+                .map(|p| p.as_str().expect("a path").to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+const SUBNET_TAGGED_WITH_VPC: &str = r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_vpc" "main" {
+  cidr_block = "10.0.0.0/16"
+}
+
+resource "aws_subnet" "a" {
+  vpc_id     = aws_vpc.main.id
+  cidr_block = "10.0.1.0/24"
+  tags       = { VpcId = aws_vpc.main.id, Name = "a", Rank = 5, Public = false }
+}
+"#;
+
+#[tokio::test]
+async fn tag_unknown_at_plan_time_is_planned_unknown_and_created_with_its_value() {
+    let world = World::empty();
+    let plan = world.plan(SUBNET_TAGGED_WITH_VPC).await;
+    // Unknown, not the text of the placeholder; numbers and bools are converted as for `map(string)`.
+    expect![[r#"+ tags                    = { Name = "a", Public = "false", Rank = "5", VpcId = (known after apply), tofu-address = "aws_subnet.a", tofu-estate = "acme" }"#]]
+        .assert_eq(&tags_line(&text(&plan), "aws_subnet.a"));
+    let unknown = after_unknown(&json(&plan), "aws_subnet.a");
+    assert!(
+        unknown.contains(&"tags.VpcId".to_owned()),
+        "after_unknown lists the tag: {unknown:?}"
+    );
+    let outcome = world.apply(plan).await;
+    assert_eq!(diagnostics(&outcome), "", "the apply succeeds");
+    expect![[r#"
+        aws_subnet subnet-00000001 [Name=a Public=false Rank=5 VpcId=vpc-00000001 tofu-address=aws_subnet.a tofu-estate=acme]
+        aws_vpc vpc-00000001 [tofu-address=aws_vpc.main tofu-estate=acme]
+    "#]]
+    .assert_eq(&live_tags(&world).await);
+    let again = world.plan(SUBNET_TAGGED_WITH_VPC).await;
+    assert!(again.summary().is_empty(), "{}", text(&again));
+}
+
+#[tokio::test]
+async fn tag_unknown_at_plan_time_is_an_update_that_writes_its_value() {
+    let world = World::empty();
+    world.converge(SUBNET_TAGGED_WITH_VPC).await;
+    // The subnet's tag now names a VPC the same apply creates.
+    let config = SUBNET_TAGGED_WITH_VPC.replace(
+        "VpcId = aws_vpc.main.id",
+        "VpcId = aws_vpc.main.id, Peer = aws_vpc.peer.id",
+    ) + r#"
+resource "aws_vpc" "peer" {
+  cidr_block = "10.1.0.0/16"
+}
+"#;
+    let plan = world.plan(&config).await;
+    expect![[r#"~ tags                    = { Name = "a", Public = "false", Rank = "5", VpcId = "vpc-00000001", tofu-address = "aws_subnet.a", tofu-estate = "acme" } -> { Name = "a", Peer = (known after apply), Public = "false", Rank = "5", VpcId = "vpc-00000001", tofu-address = "aws_subnet.a", tofu-estate = "acme" }"#]]
+        .assert_eq(&tags_line(&text(&plan), "aws_subnet.a"));
+    assert_eq!(
+        plan.summary().to_string(),
+        "Plan: 1 to add, 1 to change, 0 to destroy."
+    );
+    let outcome = world.apply(plan).await;
+    assert_eq!(diagnostics(&outcome), "", "the apply succeeds");
+    expect![[r#"
+        aws_subnet subnet-00000001 [Name=a Peer=vpc-00000002 Public=false Rank=5 VpcId=vpc-00000001 tofu-address=aws_subnet.a tofu-estate=acme]
+        aws_vpc vpc-00000001 [tofu-address=aws_vpc.main tofu-estate=acme]
+        aws_vpc vpc-00000002 [tofu-address=aws_vpc.peer tofu-estate=acme]
+    "#]]
+    .assert_eq(&live_tags(&world).await);
+    let again = world.plan(&config).await;
+    assert!(again.summary().is_empty(), "{}", text(&again));
+}
