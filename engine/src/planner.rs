@@ -933,11 +933,14 @@ impl Planner<'_> {
 
     /// The desired tags of an instance (a configured value not known before apply stays unknown) and the
     /// tag change from `live` to the known ones. Apply sets the unknown ones once their values are known.
+    /// For an existing object (`live`), a tag key in `ignored` keeps what the object has, present or absent;
+    /// a new object takes the configured value.
     fn desired_tags(
         &self,
         address: &InstanceAddress,
         configured: Option<&Value>,
         live: Option<&BTreeMap<String, String>>,
+        ignored: &BTreeSet<String>,
     ) -> (BTreeMap<String, Value>, TagChange) {
         let Some(estate) = &self.estate else {
             return (BTreeMap::new(), TagChange::default());
@@ -945,11 +948,19 @@ impl Planner<'_> {
         let slot = self.slots.get(address).copied();
         let markers = marker::marker_tags(estate, address, slot).unwrap_or_default();
         let empty = BTreeMap::new();
+        let existing = live.is_some();
         let live = live.unwrap_or(&empty);
         let mut desired: BTreeMap<String, Value> = match configured.map(Value::peel) {
             Some(Value::Map(m)) => m.iter().map(|(k, v)| (k.clone(), tag_value(v))).collect(),
             _ => text_values(&marker::non_marker_tags(live)),
         };
+        // Markers are never ignored (lint refuses it); they are laid over the ignored keys below anyway.
+        for key in ignored.iter().filter(|_| existing) {
+            match live.get(key) {
+                Some(v) => desired.insert(key.clone(), Value::from(v.clone())),
+                None => desired.remove(key),
+            };
+        }
         desired.extend(text_values(&markers));
         let set = desired
             .iter()
@@ -1012,14 +1023,27 @@ impl Planner<'_> {
     ) -> ResourceChange {
         let mut desired = schema.desired(configured, &self.region);
         desired.remove("tags");
-        let ignored: BTreeSet<String> = match &res.lifecycle.ignore_changes {
-            IgnoreChanges::None => BTreeSet::new(),
-            IgnoreChanges::All(_) => schema.attributes.keys().cloned().collect(),
-            IgnoreChanges::Paths(paths) => paths
-                .iter()
-                .filter_map(|(p, _)| p.first().cloned())
-                .collect(),
-        };
+        // Ignored attributes, and ignored tag keys (`tags["Name"]`): the tags as a whole are never ignored
+        // (lint refuses it: they hold the markers), one key of them may be.
+        let mut ignored: BTreeSet<String> = BTreeSet::new();
+        let mut ignored_tags: BTreeSet<String> = BTreeSet::new();
+        match &res.lifecycle.ignore_changes {
+            IgnoreChanges::None => {}
+            IgnoreChanges::All(_) => ignored.extend(schema.attributes.keys().cloned()),
+            IgnoreChanges::Paths(paths) => {
+                for (path, _) in paths {
+                    match path.as_slice() {
+                        [t, key, ..] if t == "tags" => {
+                            ignored_tags.insert(key.clone());
+                        }
+                        [name, ..] => {
+                            ignored.insert(name.clone());
+                        }
+                        [] => {}
+                    }
+                }
+            }
+        }
         let order = if res.lifecycle.create_before_destroy {
             ReplaceOrder::CreateBeforeDestroy
         } else {
@@ -1045,7 +1069,8 @@ impl Planner<'_> {
             // A create: computed attributes are unknown, markers are written with the object.
             let mut after = desired;
             if schema.taggable {
-                let (tags, _) = self.desired_tags(&d.address, configured.get("tags"), None);
+                let (tags, _) =
+                    self.desired_tags(&d.address, configured.get("tags"), None, &ignored_tags);
                 after.insert("tags".to_owned(), tags_value(&tags, configured.get("tags")));
             }
             change.after = Some(after);
@@ -1097,8 +1122,12 @@ impl Planner<'_> {
             after.insert(name.clone(), want);
         }
         if schema.taggable {
-            let (tags, tag_change) =
-                self.desired_tags(&d.address, configured.get("tags"), Some(&prior.tags));
+            let (tags, tag_change) = self.desired_tags(
+                &d.address,
+                configured.get("tags"),
+                Some(&prior.tags),
+                &ignored_tags,
+            );
             before.insert(
                 "tags".to_owned(),
                 tags_value(&text_values(&prior.tags), configured.get("tags")),
@@ -1126,7 +1155,8 @@ impl Planner<'_> {
                 }
             }
             if schema.taggable {
-                let (tags, _) = self.desired_tags(&d.address, configured.get("tags"), None);
+                let (tags, _) =
+                    self.desired_tags(&d.address, configured.get("tags"), None, &ignored_tags);
                 after.insert("tags".to_owned(), tags_value(&tags, configured.get("tags")));
             }
         } else if !change.changed.is_empty() {

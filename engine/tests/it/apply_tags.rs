@@ -109,3 +109,53 @@ resource "aws_vpc" "peer" {
     let again = world.plan(&config).await;
     assert!(again.summary().is_empty(), "{}", text(&again));
 }
+
+const VPC_IGNORING_NAME: &str = r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_vpc" "main" {
+  cidr_block = "10.0.0.0/16"
+  tags       = { Name = "cfg-name", Owner = "net", Env = "prod" }
+
+  lifecycle {
+    ignore_changes = [tags["Name"], tags["Owner"]]
+  }
+}
+"#;
+
+#[tokio::test]
+async fn ignored_tag_keeps_its_live_value_and_absence_through_apply() {
+    let world = World::new(
+        r#"{"resources": [
+          { "type": "aws_vpc", "id": "vpc-00000001", "attributes": { "cidr_block": "10.0.0.0/16" },
+            "tags": { "tofu-estate": "acme", "tofu-address": "aws_vpc.main", "Name": "live-name", "Env": "dev" } }
+        ]}"#,
+    );
+    let plan = world.plan(VPC_IGNORING_NAME).await;
+    expect![[r#"~ tags                 = { Env = "dev", Name = "live-name", tofu-address = "aws_vpc.main", tofu-estate = "acme" } -> { Env = "prod", Name = "live-name", tofu-address = "aws_vpc.main", tofu-estate = "acme" }"#]]
+        .assert_eq(&tags_line(&text(&plan), "aws_vpc.main"));
+    let outcome = world.apply(plan).await;
+    assert_eq!(diagnostics(&outcome), "", "the apply succeeds");
+    expect![[r#"
+        aws_vpc vpc-00000001 [Env=prod Name=live-name tofu-address=aws_vpc.main tofu-estate=acme]
+    "#]]
+    .assert_eq(&live_tags(&world).await);
+    let again = world.plan(VPC_IGNORING_NAME).await;
+    assert!(again.summary().is_empty(), "{}", text(&again));
+}
+
+#[tokio::test]
+async fn ignored_tag_is_written_from_the_configuration_on_create() {
+    let world = World::empty();
+    world.converge(VPC_IGNORING_NAME).await;
+    expect![[r#"
+        aws_vpc vpc-00000001 [Env=prod Name=cfg-name Owner=net tofu-address=aws_vpc.main tofu-estate=acme]
+    "#]]
+    .assert_eq(&live_tags(&world).await);
+    // Changing an ignored tag in the configuration plans nothing for the existing object.
+    let renamed = VPC_IGNORING_NAME.replace("cfg-name", "other-name");
+    let again = world.plan(&renamed).await;
+    assert!(again.summary().is_empty(), "{}", text(&again));
+}
