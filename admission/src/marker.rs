@@ -495,12 +495,32 @@ pub fn marker_tags(
     address: &InstanceAddress,
     slot: Option<Slot>,
 ) -> Result<BTreeMap<String, String>, Error> {
-    let mut tags = address_tags(&escape_address(address)?)?;
+    marker_tags_for(estate, &escape_address(address)?, slot)
+}
+
+/// Every marker tag for an address already escaped (`escaped`): the estate, the address chunks and, for a
+/// count member, the slot.
+pub fn marker_tags_for(
+    estate: &Estate,
+    escaped: &str,
+    slot: Option<Slot>,
+) -> Result<BTreeMap<String, String>, Error> {
+    let mut tags = address_tags(escaped)?;
     tags.insert(ESTATE_TAG.to_owned(), estate.as_str().to_owned());
     if let Some(s) = slot {
         tags.insert(SLOT_TAG.to_owned(), s.to_string());
     }
     Ok(tags)
+}
+
+/// The escaped address `tags` carry when it marks `address` in an older grammar than the current one
+/// (`aws_subnet.this:alice.smith` for `aws_subnet.this["alice.smith"]`): such a marker still binds, and is
+/// never rewritten just to modernize it. `None` when the tags carry the current form, another address, or
+/// no readable address at all.
+pub fn older_form(address: &InstanceAddress, tags: &BTreeMap<String, String>) -> Option<String> {
+    let escaped = read_address(tags).ok()??;
+    let current = escape_address(address).ok()?;
+    (escaped != current && escaped_forms(address).contains(&escaped)).then_some(escaped)
 }
 
 /// A count-set member's slot: an unsigned base-10 integer up to 4294967295, no leading zeros.

@@ -946,7 +946,13 @@ impl Planner<'_> {
             return (BTreeMap::new(), TagChange::default());
         };
         let slot = self.slots.get(address).copied();
-        let markers = marker::marker_tags(estate, address, slot).unwrap_or_default();
+        // An existing object keeps an address marker written in an older grammar that still binds it; only
+        // a wrong marker is repaired, and new objects always get the current grammar.
+        let markers = match live.and_then(|l| marker::older_form(address, l)) {
+            Some(old) => marker::marker_tags_for(estate, &old, slot),
+            None => marker::marker_tags(estate, address, slot),
+        }
+        .unwrap_or_default();
         let empty = BTreeMap::new();
         let existing = live.is_some();
         let live = live.unwrap_or(&empty);

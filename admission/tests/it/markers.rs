@@ -204,6 +204,81 @@ fn older_grammars_are_still_compared() {
 }
 
 #[test]
+fn markers_in_an_older_grammar_are_kept_as_they_are() {
+    let long_key = format!("{}.x", "k".repeat(300));
+    let long = addr(&format!(r#"aws_iam_user.u["{long_key}"]"#));
+    let long_raw = format!("aws_iam_user.u:{long_key}");
+    let long_tags = marker::address_tags(&long_raw).unwrap();
+    // (address, its live tags, the older form kept: None when the current grammar is written)
+    let table: Vec<(InstanceAddress, BTreeMap<String, String>, Option<&str>)> = vec![
+        // Written before either layer, or before the hex layer: still binds, kept.
+        (
+            addr(r#"aws_subnet.this["alice.smith"]"#),
+            tags(&[("tofu-address", "aws_subnet.this:alice.smith")]),
+            Some("aws_subnet.this:alice.smith"),
+        ),
+        (
+            addr(r#"aws_subnet.this["x+y"]"#),
+            tags(&[("tofu-address", "aws_subnet.this:x+y")]),
+            Some("aws_subnet.this:x+y"),
+        ),
+        (
+            addr(r#"aws_subnet.this["a.b+c"]"#),
+            tags(&[("tofu-address", "aws_subnet.this:a@db+c")]),
+            Some("aws_subnet.this:a@db+c"),
+        ),
+        // A long older form, across its continuation tags.
+        (long.clone(), long_tags, Some(long_raw.as_str())),
+        // Already the current grammar: nothing older to keep.
+        (
+            addr(r#"aws_subnet.this["alice.smith"]"#),
+            tags(&[("tofu-address", "aws_subnet.this:alice@dsmith")]),
+            None,
+        ),
+        // Another address, a missing address, a broken chain: wrong markers, rewritten.
+        (
+            addr(r#"aws_subnet.this["alice.smith"]"#),
+            tags(&[("tofu-address", "aws_subnet.this:bob")]),
+            None,
+        ),
+        (
+            addr(r#"aws_subnet.this["alice.smith"]"#),
+            tags(&[("tofu-estate", "prod")]),
+            None,
+        ),
+        (
+            addr(r#"aws_subnet.this["alice.smith"]"#),
+            tags(&[("tofu-address-2", "aws_subnet.this:alice.smith")]),
+            None,
+        ),
+        (
+            addr("aws_eip.pool[2]"),
+            tags(&[("tofu-address", "aws_eip.pool:02")]),
+            None,
+        ),
+    ];
+    for (address, live, kept) in table {
+        assert_eq!(
+            marker::older_form(&address, &live).as_deref(),
+            kept,
+            "{address} with {live:?}"
+        );
+    }
+    // Kept markers are written back exactly as the object carries them, chunks included.
+    let prod = Estate::new("prod").unwrap();
+    let mut expected = marker::address_tags(&long_raw).unwrap();
+    expected.insert("tofu-estate".to_owned(), "prod".to_owned());
+    assert_eq!(
+        marker::marker_tags_for(&prod, &long_raw, None).unwrap(),
+        expected
+    );
+    assert_eq!(
+        marker::marker_tags_for(&prod, "aws_eip.pool:2", Some(Slot(7))).unwrap(),
+        marker::marker_tags(&prod, &addr("aws_eip.pool[2]"), Some(Slot(7))).unwrap()
+    );
+}
+
+#[test]
 fn escaped_markers_decode_for_display() {
     let cases = [
         ("aws_vpc.main", "aws_vpc.main"),

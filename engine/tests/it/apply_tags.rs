@@ -159,3 +159,45 @@ async fn ignored_tag_is_written_from_the_configuration_on_create() {
     let again = world.plan(&renamed).await;
     assert!(again.summary().is_empty(), "{}", text(&again));
 }
+
+#[tokio::test]
+async fn older_grammar_marker_is_kept_through_an_update() {
+    let world = World::new(
+        r#"{"resources": [
+          { "type": "aws_vpc", "id": "vpc-00000001", "attributes": { "cidr_block": "10.0.0.0/16" },
+            "tags": { "tofu-estate": "acme", "tofu-address": "aws_vpc.main" } },
+          { "type": "aws_subnet", "id": "subnet-00000001",
+            "attributes": { "vpc_id": "vpc-00000001", "cidr_block": "10.0.1.0/24" },
+            "tags": { "tofu-estate": "acme", "tofu-address": "aws_subnet.this:alice.smith" } }
+        ]}"#,
+    );
+    let config = r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_vpc" "main" {
+  cidr_block = "10.0.0.0/16"
+}
+
+resource "aws_subnet" "this" {
+  for_each   = { "alice.smith" = "10.0.1.0/24" }
+  vpc_id     = aws_vpc.main.id
+  cidr_block = each.value
+  tags       = { Team = "net" }
+}
+"#;
+    let plan = world.plan(config).await;
+    // The tag the configuration adds is the only change: the marker stays as the object carries it.
+    expect![[r#"~ tags                    = { tofu-address = "aws_subnet.this:alice.smith", tofu-estate = "acme" } -> { Team = "net", tofu-address = "aws_subnet.this:alice.smith", tofu-estate = "acme" }"#]]
+        .assert_eq(&tags_line(&text(&plan), r#"aws_subnet.this["alice.smith"]"#));
+    let outcome = world.apply(plan).await;
+    assert_eq!(diagnostics(&outcome), "", "the apply succeeds");
+    expect![[r#"
+        aws_subnet subnet-00000001 [Team=net tofu-address=aws_subnet.this:alice.smith tofu-estate=acme]
+        aws_vpc vpc-00000001 [tofu-address=aws_vpc.main tofu-estate=acme]
+    "#]]
+    .assert_eq(&live_tags(&world).await);
+    let again = world.plan(config).await;
+    assert!(again.summary().is_empty(), "{}", text(&again));
+}
