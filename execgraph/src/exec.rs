@@ -411,13 +411,17 @@ impl<F: Family> Shared<F> {
     /// The diagnostic of an operation skipped because execution was cancelled.
     fn cancelled(&self, op: u32) -> Diagnostic {
         let data = self.data();
+        // A person reads this: name the instance whose change did not start, not the graph's node.
+        let what = match data.op_addr(op) {
+            Some(addr) => format!("The change to {addr}"),
+            None => data.describe_op(op),
+        };
         let diagnostic = Diagnostic::error(
             codes::CANCELLED,
             "operation not started: apply was cancelled",
             format!(
-                "{} was not started because the apply was interrupted; operations already in flight finished. \
-                 Run apply again to carry out the remaining changes.",
-                data.describe_op(op)
+                "{what} was not started because the apply was interrupted; operations already in flight \
+                 finished. Run apply again to carry out the remaining changes."
             ),
         );
         self.with_op_address(diagnostic, op)

@@ -171,17 +171,24 @@ pub async fn run(common: &Common, term: &Terminal, auto_approve: bool) -> anyhow
     let mut interrupts = Interrupts::listen();
     let applying = engine::apply(&reviewed, live.provider, store, config);
     tokio::pin!(applying);
-    let signal = interrupts.next();
-    tokio::pin!(signal);
-    let mut interrupted_once = false;
     let result = loop {
         tokio::select! {
             result = &mut applying => break result,
-            () = &mut signal, if !interrupted_once => {
-                interrupted_once = true;
+            () = interrupts.next() => {
+                if cancel.is_cancelled() {
+                    // A second interrupt, as in Terraform: the user would rather stop now than wait.
+                    view.println(
+                        "Two interrupts received: exiting now. A call in flight may still finish in the cloud \
+                         without its records; the next plan finds what it created by its markers and reports \
+                         an interrupted create.",
+                    );
+                    view.finish();
+                    std::process::exit(1);
+                }
                 cancel.cancel();
                 view.println(
-                    "Interrupt received: waiting for operations in flight to finish; nothing new will start.",
+                    "Interrupt received: waiting for operations in flight to finish; nothing new will start. \
+                     Interrupt again to exit now.",
                 );
             }
         }

@@ -112,6 +112,49 @@ fn reliability_processes_sigkill_during_apply_then_plan_proposes_no_duplicate() 
 }
 
 #[test]
+fn reliability_processes_a_second_sigint_exits_at_once_and_the_next_apply_converges() {
+    let estate = Estate::new(NETWORK);
+    estate.set_faults(json!([
+        { "operation": "ec2:CreateVpc", "kind": "throttle", "times": 4 },
+    ]));
+    let mut child = estate.spawn(&["apply", "--auto-approve", "--parallelism", "1"]);
+    let (mut stdout, mut seen) = read_until(&mut child, "aws_vpc.main: Creating...");
+    signal(&child, "INT");
+    // The first interrupt is acknowledged while the VPC's create is still retrying; the second one ends
+    // the process without waiting for it.
+    loop {
+        let mut next = String::new();
+        let n = stdout.read_line(&mut next).expect("stdout is readable");
+        assert!(
+            n > 0,
+            "the apply ended before acknowledging the interrupt:\n{seen}"
+        );
+        seen.push_str(&next);
+        if next.starts_with("Interrupt received") {
+            break;
+        }
+    }
+    signal(&child, "INT");
+    let run = finish(child, stdout, seen);
+    run.expect_code(1);
+    assert!(run.stdout.contains("Two interrupts received"), "{run:?}");
+    assert!(
+        !run.stdout.contains("aws_vpc.main: Creation complete"),
+        "{run:?}"
+    );
+    assert!(!run.stdout.contains("Apply complete"), "{run:?}");
+
+    // Nothing is lost: once the intents of the creates cut off are older than the patience window, the
+    // next apply finishes the estate, with one of everything.
+    estate.set_faults(json!([]));
+    age_pending_intents(&estate);
+    estate.run(&["apply", "--auto-approve"]).expect_code(0);
+    estate.run(&["plan", "--detailed-exitcode"]).expect_code(0);
+    assert_eq!(estate.count_of("aws_vpc"), 1);
+    assert_eq!(estate.count_of("aws_subnet"), 2);
+}
+
+#[test]
 fn reliability_processes_sigint_finishes_in_flight_writes_records_and_converges() {
     let estate = Estate::new(NETWORK);
     estate.set_faults(json!([

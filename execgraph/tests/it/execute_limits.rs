@@ -139,7 +139,7 @@ async fn cancelling_skips_the_rest_of_a_chain_with_one_diagnostic() {
     );
     assert_eq!(
         diagnostics[0].detail,
-        "r[3] ManagedApply (test.a) was not started because the apply was interrupted; operations already in \
+        "The change to test.a was not started because the apply was interrupted; operations already in \
          flight finished. Run apply again to carry out the remaining changes."
     );
 }
