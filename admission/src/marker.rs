@@ -971,6 +971,24 @@ pub struct AdoptFacts {
     pub already_bound: bool,
     /// The object to adopt: at ADDRESS's client-named identity, or the one `--id` names.
     pub target: ObjectAtAddress,
+    /// Whether the object is the one ADDRESS declares. Adopting anything else would hand the next apply
+    /// an object that differs from the declaration, and it would replace (destroy) or rewrite it.
+    pub declaration: DeclarationMatch,
+}
+
+/// How the object to adopt meets ADDRESS's declaration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeclarationMatch {
+    /// It is the object at the declared client-named identity, or a bind candidate of the marker-path
+    /// instance (its bind-candidate fields equal the declared values).
+    Matches,
+    /// A client-named instance, and the object is not the one at the declared identity.
+    OtherIdentity {
+        /// The declared identity (a bucket or role name).
+        declared: String,
+    },
+    /// A marker-path instance, and the object is not one of its bind candidates.
+    NotACandidate,
 }
 
 /// Why an adoption is refused (`adopt-refused`); the display is the diagnostic's summary.
@@ -992,6 +1010,33 @@ pub enum AdoptRefusal {
     AlreadyOwned,
     /// ADDRESS is already bound to a live object of this estate.
     AlreadyBound,
+    /// The object (its id) is not the one at the declared client-named identity.
+    OtherIdentity {
+        /// The object named with `--id`.
+        id: String,
+        /// The declared identity.
+        declared: String,
+    },
+    /// The object (its id) is not a bind candidate of the marker-path instance.
+    NotACandidate(String),
+}
+
+impl AdoptRefusal {
+    /// What to do about the refusal: the diagnostic's detail.
+    pub fn detail(&self) -> String {
+        match self {
+            AdoptRefusal::OtherIdentity { declared, .. } => format!(
+                "adopt takes only the object the configuration names, since the next apply would replace any \
+                 other: run liveplan adopt without --id to adopt {declared}, or change the configuration to \
+                 name this object; nothing was changed"
+            ),
+            AdoptRefusal::NotACandidate(_) => "its bind-candidate fields do not equal the declared values, so \
+                 the next apply would replace or change it: adopt one of the objects liveplan plan lists under \
+                 Adoption candidates, or change the configuration to match this object; nothing was changed"
+                .to_owned(),
+            _ => "nothing was changed".to_owned(),
+        }
+    }
 }
 
 impl fmt::Display for AdoptRefusal {
@@ -1016,6 +1061,13 @@ impl fmt::Display for AdoptRefusal {
             AdoptRefusal::AlreadyOwned => f.write_str("the object already belongs to this estate"),
             AdoptRefusal::AlreadyBound => {
                 f.write_str("the address is already bound to a live object of this estate")
+            }
+            AdoptRefusal::OtherIdentity { id, declared } => write!(
+                f,
+                "{id} is not the object at the declared identity {declared}"
+            ),
+            AdoptRefusal::NotACandidate(id) => {
+                write!(f, "{id} is not a bind candidate of the address")
             }
         }
     }
@@ -1053,7 +1105,14 @@ pub fn check_adopt(facts: &AdoptFacts) -> Result<String, AdoptRefusal> {
     if facts.already_bound {
         return Err(AdoptRefusal::AlreadyBound);
     }
-    Ok(id)
+    match &facts.declaration {
+        DeclarationMatch::Matches => Ok(id),
+        DeclarationMatch::OtherIdentity { declared } => Err(AdoptRefusal::OtherIdentity {
+            id,
+            declared: declared.clone(),
+        }),
+        DeclarationMatch::NotACandidate => Err(AdoptRefusal::NotACandidate(id)),
+    }
 }
 
 /// The tags of `tags` that are not markers (what a configuration's `tags` manages).

@@ -2,19 +2,23 @@
 //! or a bind candidate, tags only) and `mv` (rewrite an object's address marker and move its records).
 //!
 //! The rules of both come from `admission` as pure functions; this module gathers the facts from the live
-//! system and the store, and performs the one tags-only update and the compare-and-swap record moves. It
-//! must never change anything but tags, and never touch an object of another estate.
+//! system and the store (for `adopt`, the same projection a plan makes, so that it takes only what the
+//! plan would bind), and performs the one tags-only update and the compare-and-swap record writes. It must
+//! never change anything of an object but its tags, never touch an object of another estate, and write
+//! nothing when it refuses.
 
 use std::sync::Arc;
 
 use admission::marker::{
-    self, AdoptFacts, Estate, ObjectAtAddress, Ownership, RenameFacts, check_adopt, check_rename,
+    self, AdoptFacts, AdoptRefusal, DeclarationMatch, Estate, ObjectAtAddress, Ownership,
+    RenameFacts, check_adopt, check_rename,
 };
 use admission::provider::{ListRequest, TagChange, TagFilter, TagQuery};
 use admission::{
     AdmissionPath, Code, Diagnostic, InstanceAddress, LiveObject, Provider, ProviderError,
 };
-use staterecord::Store;
+use projection::Binding;
+use staterecord::{CacheScope, Store};
 
 use crate::planner::PlanRequest;
 use projection::record::{InstanceNamespace as Namespace, RecordBody, RecordKeys};
@@ -156,22 +160,33 @@ async fn marked(
     Ok(out)
 }
 
-/// Adopts the unowned object at ADDRESS's client-named identity, or the bind candidate `id`, by writing
-/// this estate's markers on it (a tags-only update). Refusals come back as `adopt-refused`.
+/// Adopts the unowned object at ADDRESS's client-named identity, or the bind candidate `id` of a
+/// marker-path instance, by writing this estate's markers on it (a tags-only update). The object is
+/// checked against the declaration as a plan does, reading the records from `store`. Refusals come back
+/// as `adopt-refused`, and nothing is written for one.
 #[tracing::instrument(skip_all, fields(address = request.address), err)]
 pub async fn adopt(
     config: &PlanRequest<'_>,
     provider: &dyn Provider,
+    store: Arc<dyn Store>,
     request: &AdoptRequest<'_>,
 ) -> Result<OwnershipOutcome, crate::Error> {
     let address = parse(request.address)?;
     let catalog = provider.schemas().merged(admission::catalog::builtin());
-    let (_, linted) =
+    let (parsed, linted) =
         admission::lint::check(config.files, config.inputs, &catalog, config.estate_flag);
     let estate = linted.estate.as_deref().and_then(|e| Estate::new(e).ok());
     let declared = linted.instances.iter().find(|d| d.address == address);
     let schema = catalog.get(address.type_name());
-    let refuse = |summary: String| {
+    let refuse = |refusal: AdoptRefusal| {
+        OwnershipOutcome::refused(
+            Code::AdoptRefused,
+            refusal.to_string(),
+            &refusal.detail(),
+            request.address,
+        )
+    };
+    let refuse_with = |summary: String| {
         OwnershipOutcome::refused(
             Code::AdoptRefused,
             summary,
@@ -179,7 +194,7 @@ pub async fn adopt(
             request.address,
         )
     };
-    let fail = |e: ProviderError| {
+    let fail = |e: &dyn std::fmt::Display| {
         OwnershipOutcome::refused(
             Code::AdoptRefused,
             format!("could not read the live system: {e}"),
@@ -187,20 +202,20 @@ pub async fn adopt(
             request.address,
         )
     };
+    // The identity the configuration declares, for a client-named instance.
+    let identity = declared.and_then(|d| match d.identity.first() {
+        Some((_, admission::lint::IdentityValue::Static(v))) => {
+            v.peel().as_str().map(str::to_owned)
+        }
+        _ => None,
+    });
+    let client_named = schema.and_then(|s| s.admission) == Some(AdmissionPath::ClientNamed);
     let mut target: Option<LiveObject> = None;
+    let mut at_identity: Option<LiveObject> = None;
     let mut already_bound = false;
     if let (Some(estate), Some(schema)) = (&estate, schema) {
-        if let Some(id) = request.id {
-            target = match provider.read_by_id(address.type_name(), id).await {
-                Ok(o) => o,
-                Err(e) => return Ok(fail(e)),
-            };
-        } else if schema.admission == Some(AdmissionPath::ClientNamed)
-            && let Some(d) = declared
-            && let Some((_, admission::lint::IdentityValue::Static(v))) = d.identity.first()
-            && let Some(name) = v.peel().as_str()
-        {
-            target = match crate::apply::read_identity(
+        if client_named && let Some(name) = &identity {
+            at_identity = match crate::apply::read_identity(
                 provider,
                 &config.retry,
                 address.type_name(),
@@ -209,9 +224,16 @@ pub async fn adopt(
             .await
             {
                 Ok(o) => o,
-                Err(e) => return Ok(fail(e)),
+                Err(e) => return Ok(fail(&e)),
             };
         }
+        target = match request.id {
+            Some(id) => match provider.read_by_id(address.type_name(), id).await {
+                Ok(o) => o,
+                Err(e) => return Ok(fail(&e)),
+            },
+            None => at_identity.clone(),
+        };
         if schema.taggable
             && let Ok(escaped) = marker::escape_address(&address)
         {
@@ -221,11 +243,11 @@ pub async fn adopt(
                         .iter()
                         .any(|o| target.as_ref().is_none_or(|t| t.id != o.id))
                 }
-                Err(e) => return Ok(fail(e)),
+                Err(e) => return Ok(fail(&e)),
             }
         }
     }
-    let facts = AdoptFacts {
+    let mut facts = AdoptFacts {
         estate: estate.clone(),
         declared: declared.is_some(),
         admission: schema.and_then(|s| s.admission),
@@ -236,17 +258,86 @@ pub async fn adopt(
             Some(e) => at_address(e, target.as_ref(), Vec::new()),
             None => ObjectAtAddress::Nothing,
         },
+        declaration: DeclarationMatch::Matches,
+    };
+    // The cheap facts first: the projection below (a whole discovery) is made only for an adoption they
+    // allow.
+    if let Err(refusal) = check_adopt(&facts) {
+        return Ok(refuse(refusal));
+    }
+    let (Some(estate), Some(target)) = (estate, target) else {
+        return Ok(refuse_with("no estate name".to_owned()));
+    };
+    if linted.has_errors() {
+        let mut outcome = refuse_with("the configuration has errors".to_owned());
+        outcome.diagnostics[0].detail =
+            "adopt checks the object against the configuration: fix the errors (liveplan validate lists \
+             them), then adopt again; nothing was changed"
+                .to_owned();
+        outcome.diagnostics.extend(
+            linted
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity() == admission::Severity::Error)
+                .cloned(),
+        );
+        return Ok(outcome);
+    }
+    // The plan's own view of the instance: its bind candidates.
+    let (variables, _) = admission::config::resolve_variables(&parsed, config.inputs);
+    let region = provider.region();
+    let model =
+        crate::planner::declared_model(&parsed, &variables, &catalog, &linted.instances, &region)?;
+    let keys = RecordKeys::new(config.key_prefix, &estate)?;
+    let scope = CacheScope::new();
+    let cache = scope.cache(Arc::clone(&store), keys.prefix());
+    let projected = projection::project(
+        provider,
+        &cache,
+        &estate,
+        &model,
+        &crate::planner::projection_config(config),
+    )
+    .await?;
+    let state = projected.instance(&address);
+    if projected.withheld_types.contains(address.type_name())
+        || state.is_some_and(|s| {
+            s.binding == Binding::Withheld(projection::Withheld::DiscoveryIncomplete)
+        })
+    {
+        return Ok(fail(&"a listing or read of the discovery failed"));
+    }
+    facts.declaration = if client_named {
+        match (&identity, &at_identity) {
+            (_, Some(o)) if o.id == target.id => DeclarationMatch::Matches,
+            (Some(name), _) => DeclarationMatch::OtherIdentity {
+                declared: name.clone(),
+            },
+            (None, _) => DeclarationMatch::OtherIdentity {
+                declared: "(not static)".to_owned(),
+            },
+        }
+    } else {
+        // The plan's own candidate test, the ambiguous matches included: naming one with --id is the
+        // choice the plan could not make.
+        let candidate = projected
+            .bind_candidates
+            .iter()
+            .chain(&projected.ambiguous_candidates)
+            .any(|c| c.address == address && c.id == target.id);
+        if candidate {
+            DeclarationMatch::Matches
+        } else {
+            DeclarationMatch::NotACandidate
+        }
     };
     let id = match check_adopt(&facts) {
         Ok(id) => id,
-        Err(refusal) => return Ok(refuse(refusal.to_string())),
-    };
-    let Some(estate) = estate else {
-        return Ok(refuse("no estate name".to_owned()));
+        Err(refusal) => return Ok(refuse(refusal)),
     };
     let set = match marker::marker_tags(&estate, &address, None) {
         Ok(t) => t,
-        Err(e) => return Ok(refuse(e.to_string())),
+        Err(e) => return Ok(refuse_with(e.to_string())),
     };
     let change = TagChange {
         set,
@@ -257,7 +348,7 @@ pub async fn adopt(
         .run(|| provider.update_tags(address.type_name(), &id, change.clone()))
         .await
     {
-        return Ok(fail(e));
+        return Ok(fail(&e));
     }
     Ok(OwnershipOutcome {
         id: Some(id),

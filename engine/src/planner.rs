@@ -66,6 +66,17 @@ impl<'a> PlanRequest<'a> {
     }
 }
 
+/// How a request's projection reads: the same for a plan and for the checks of an adoption, so that
+/// both see the live system alike.
+pub(crate) fn projection_config(request: &PlanRequest<'_>) -> ProjectionConfig {
+    ProjectionConfig {
+        read_concurrency: request.read_concurrency.max(1),
+        retry: request.retry.clone(),
+        now: now_secs(),
+        key_prefix: request.key_prefix.to_owned(),
+    }
+}
+
 fn now_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -127,14 +138,14 @@ pub async fn plan(
         let declared = declared_model(&config, &variables, &catalog, &linted.instances, &region)?;
         let keys = projection::RecordKeys::new(request.key_prefix, estate)?;
         let cache = scope.cache(store, keys.prefix());
-        let projection_config = ProjectionConfig {
-            read_concurrency: request.read_concurrency.max(1),
-            retry: request.retry.clone(),
-            now: now_secs(),
-            key_prefix: request.key_prefix.to_owned(),
-        };
-        let mut p =
-            projection::project(provider, &cache, estate, &declared, &projection_config).await?;
+        let mut p = projection::project(
+            provider,
+            &cache,
+            estate,
+            &declared,
+            &projection_config(request),
+        )
+        .await?;
         planner.absorb(&mut p);
         planner.evaluate();
         planner.removals(&p);
@@ -400,7 +411,7 @@ fn declared_value(v: &Value) -> DeclaredValue {
 }
 
 /// The plain model of the declared instances that the projection reads.
-fn declared_model(
+pub(crate) fn declared_model(
     config: &Config,
     variables: &BTreeMap<String, Value>,
     catalog: &Catalog,

@@ -155,9 +155,9 @@ pub async fn project(
     run.confirm_owned().await;
     run.report_unclaimed();
     run.apply_intents();
-    let bind_candidates = run.bind_candidates();
+    let candidates = run.bind_candidates();
     let rename_hints = run.rename_hints();
-    run.finish(calls_before, bind_candidates, rename_hints)
+    run.finish(calls_before, candidates, rename_hints)
 }
 
 #[derive(Debug, Default)]
@@ -2242,9 +2242,9 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Foreign objects whose bind-candidate fields equal an unbound, unkeyed marker instance's values,
-    /// one to one.
-    fn bind_candidates(&mut self) -> Vec<BindCandidate> {
+    /// Foreign objects whose bind-candidate fields equal an unbound, unkeyed marker instance's values:
+    /// the one-to-one matches (offered), then the others (ambiguous, named by a warning).
+    fn bind_candidates(&mut self) -> (Vec<BindCandidate>, Vec<BindCandidate>) {
         let mut wanted: Vec<(InstanceAddress, BTreeMap<String, String>)> = Vec::new();
         for (address, state) in &self.instances {
             if state.admission != AdmissionPath::Marker
@@ -2305,18 +2305,24 @@ impl<'a> Run<'a> {
             }
         }
         let mut out = Vec::new();
+        let mut ambiguous = Vec::new();
         let mut warnings = Vec::new();
+        let candidate =
+            |address: &InstanceAddress, values: &BTreeMap<String, String>, o: &LiveObject| {
+                BindCandidate {
+                    address: address.clone(),
+                    type_name: address.type_name().to_owned(),
+                    id: o.id.clone(),
+                    matched: values.clone(),
+                    command: format!("liveplan adopt {} --id {}", shell_word(address), o.id),
+                }
+            };
         for ((address, values), m) in wanted.iter().zip(&matches) {
             match m.as_slice() {
                 [] => {}
-                [one] if claimants[&key_of(one)] == 1 => out.push(BindCandidate {
-                    address: address.clone(),
-                    type_name: address.type_name().to_owned(),
-                    id: one.id.clone(),
-                    matched: values.clone(),
-                    command: format!("liveplan adopt {} --id {}", shell_word(address), one.id),
-                }),
+                [one] if claimants[&key_of(one)] == 1 => out.push(candidate(address, values, one)),
                 several => {
+                    ambiguous.extend(several.iter().map(|o| candidate(address, values, o)));
                     let ids: Vec<String> = several.iter().map(|o| o.id.clone()).collect();
                     warnings.push(
                         Diagnostic::new(
@@ -2332,7 +2338,7 @@ impl<'a> Run<'a> {
             }
         }
         self.diags.extend(warnings);
-        out
+        (out, ambiguous)
     }
 
     /// Owned-undeclared objects whose rename is plausible are kept and hinted instead of deleted.
@@ -2397,7 +2403,7 @@ impl<'a> Run<'a> {
     fn finish(
         mut self,
         calls_before: BTreeMap<String, u64>,
-        mut bind_candidates: Vec<BindCandidate>,
+        (mut bind_candidates, mut ambiguous_candidates): (Vec<BindCandidate>, Vec<BindCandidate>),
         mut rename_hints: Vec<RenameHint>,
     ) -> Result<Projection, ProjectionError> {
         let mut foreign: Vec<ForeignObject> = std::mem::take(&mut self.foreign_pool)
@@ -2411,6 +2417,7 @@ impl<'a> Run<'a> {
         foreign.sort();
         foreign.dedup();
         bind_candidates.sort();
+        ambiguous_candidates.sort();
         rename_hints.sort();
         self.unowned.sort();
         self.owned_undeclared
@@ -2445,6 +2452,7 @@ impl<'a> Run<'a> {
             instances: self.instances,
             foreign,
             bind_candidates,
+            ambiguous_candidates,
             unowned: self.unowned,
             owned_undeclared: self.owned_undeclared,
             rename_hints,

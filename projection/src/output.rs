@@ -235,6 +235,10 @@ pub struct Projection {
     pub foreign: Vec<ForeignObject>,
     /// Adoption candidates, by address.
     pub bind_candidates: Vec<BindCandidate>,
+    /// Foreign objects the bind-candidate test matches to an unbound instance, but not one to one (several
+    /// objects match the instance, or the object matches several instances), by address: not offered, and
+    /// named by an `ambiguous-candidates` warning; `liveplan adopt --id` may still take one the user chose.
+    pub ambiguous_candidates: Vec<BindCandidate>,
     /// Objects blocking declared client-named instances, by address.
     pub unowned: Vec<UnownedObject>,
     /// Owned objects to remove (or kept for a rename), by address.

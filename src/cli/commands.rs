@@ -259,9 +259,16 @@ pub async fn adopt(
         Ok(live) => live,
         Err(d) => return setup_failure(common, term, &d),
     };
+    // Adoption reads the records as a plan does (to check the object against the declaration) and writes
+    // the ones the adopted object needs (located, slots).
+    let store = match target::open_store(&inputs, Access::Write).await? {
+        Ok(store) => store,
+        Err(d) => return setup_failure(common, term, &d),
+    };
     let outcome = engine::adopt(
         &inputs.request(common),
         live.provider.as_ref(),
+        store,
         &engine::AdoptRequest { address, id },
     )
     .await?;

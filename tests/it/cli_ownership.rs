@@ -302,3 +302,46 @@ fn cli_adopt_refuses_an_undeclared_address() {
     run.expect_code(1);
     assert_eq!(codes(&run.json()), ["adopt-refused"]);
 }
+
+/// The record keys `liveplan records --json` lists.
+fn record_keys(dir: &Dir) -> Vec<String> {
+    dir.run(&["records", "--json"]).json()["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["key"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn cli_adopt_refuses_an_object_the_configuration_does_not_declare() {
+    let dir = Dir::with_config(ADOPT);
+    dir.write(
+        ".liveplan/cloud.json",
+        r#"{ "resources": [
+  { "type": "aws_s3_bucket", "id": "precious-prod-data", "tags": { "Owner": "prod" } },
+  { "type": "aws_vpc", "id": "vpc-00000006", "attributes": { "cidr_block": "10.9.0.0/16" },
+    "tags": { "Name": "other" } }
+] }"#,
+    );
+    let before = std::fs::read(dir.cloud_file()).unwrap();
+    for (address, id) in [
+        ("aws_s3_bucket.data", "precious-prod-data"),
+        ("aws_vpc.main", "vpc-00000006"),
+    ] {
+        let run = dir.run(&["adopt", "--json", address, "--id", id]);
+        run.expect_code(1);
+        let doc = run.json();
+        assert_eq!(codes(&doc), ["adopt-refused"]);
+        let summary = doc["diagnostics"][0]["summary"].as_str().unwrap();
+        assert!(summary.starts_with(&format!("{id} is not ")), "{summary}");
+    }
+    assert_eq!(std::fs::read(dir.cloud_file()).unwrap(), before);
+    assert_eq!(record_keys(&dir), Vec::<String>::new());
+    // The next plan still leaves both objects alone.
+    let plan = dir.run(&["plan", "--json"]).json();
+    assert_eq!(
+        actions(&plan),
+        ["aws_s3_bucket.data create", "aws_vpc.main create"]
+    );
+}

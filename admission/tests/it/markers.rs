@@ -4,8 +4,9 @@ use std::collections::BTreeMap;
 
 use admission::address::InstanceAddress;
 use admission::marker::{
-    self, AdoptFacts, AdoptRefusal, BoundMember, CountMember, CountSetError, Estate, KeyGrammar,
-    MalformedReason, ObjectAtAddress, Ownership, RenameFacts, RenameRefusal, Slot, SlotMarker,
+    self, AdoptFacts, AdoptRefusal, BoundMember, CountMember, CountSetError, DeclarationMatch,
+    Estate, KeyGrammar, MalformedReason, ObjectAtAddress, Ownership, RenameFacts, RenameRefusal,
+    Slot, SlotMarker,
 };
 use admission::{AdmissionPath, Error};
 use proptest::prelude::*;
@@ -857,6 +858,7 @@ fn adopt(admission: AdmissionPath, target: ObjectAtAddress) -> AdoptFacts {
         taggable: true,
         already_bound: false,
         target,
+        declaration: DeclarationMatch::Matches,
     }
 }
 
@@ -929,6 +931,26 @@ fn adoptions_are_refused_by_the_marker_rules() {
                 ..adopt(AdmissionPath::Marker, unowned())
             },
             AdoptRefusal::AlreadyBound,
+        ),
+        (
+            AdoptFacts {
+                id_given: true,
+                declaration: DeclarationMatch::OtherIdentity {
+                    declared: "acme-logs".into(),
+                },
+                ..adopt(AdmissionPath::ClientNamed, unowned())
+            },
+            AdoptRefusal::OtherIdentity {
+                id: "acme-data".into(),
+                declared: "acme-logs".into(),
+            },
+        ),
+        (
+            AdoptFacts {
+                declaration: DeclarationMatch::NotACandidate,
+                ..adopt(AdmissionPath::Marker, unowned())
+            },
+            AdoptRefusal::NotACandidate("acme-data".into()),
         ),
     ];
     for (facts, refusal) in cases {

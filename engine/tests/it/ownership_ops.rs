@@ -39,6 +39,7 @@ async fn adopting_an_unowned_bucket_binds_it_with_no_change() {
     let outcome = engine::adopt(
         &request(&files, &inputs),
         world.cloud.as_ref(),
+        world.store.clone(),
         &AdoptRequest {
             address: "aws_s3_bucket.data",
             id: None,
@@ -71,6 +72,7 @@ async fn adopting_another_estates_bucket_is_refused() {
     let outcome = engine::adopt(
         &request(&files, &inputs),
         world.cloud.as_ref(),
+        world.store.clone(),
         &AdoptRequest {
             address: "aws_s3_bucket.data",
             id: None,
@@ -142,4 +144,170 @@ resource "aws_vpc" "main" {
     .await
     .expect("mv runs");
     assert_eq!(refused.diagnostics[0].code, admission::Code::MvRefused);
+}
+
+/// Adopts `address` (with `id`, if given) under `config`, returning the diagnostics one line each
+/// (summary, then detail), empty when it succeeded.
+async fn adopt(world: &World, config: &str, address: &str, id: Option<&str>) -> String {
+    let files = [SourceFile::new("main.tf", config)];
+    let inputs = VariableInputs::default();
+    let outcome = engine::adopt(
+        &request(&files, &inputs),
+        world.cloud.as_ref(),
+        world.store.clone(),
+        &AdoptRequest { address, id },
+    )
+    .await
+    .expect("adopt runs");
+    outcome
+        .diagnostics
+        .iter()
+        .map(|d| format!("{d}\n  {}\n", d.detail))
+        .collect()
+}
+
+/// Creates an object with no markers, as someone working by hand would; returns its id.
+async fn hand_made(world: &World, type_name: &str, attributes: &[(&str, &str)]) -> String {
+    let attributes = attributes
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), serde_json::Value::from(*v)))
+        .collect();
+    let tags = [("Owner".to_owned(), "ops".to_owned())].into();
+    world
+        .cloud
+        .create(type_name, &attributes, &tags)
+        .await
+        .expect("the hand-made object is created")
+        .object
+        .id
+}
+
+#[tokio::test]
+async fn adopting_a_bucket_other_than_the_declared_identity_is_refused() {
+    let world = World::new(
+        r#"{"resources": [
+          { "type": "aws_s3_bucket", "id": "precious-prod-data",
+            "attributes": { "bucket": "precious-prod-data" }, "tags": { "Owner": "prod" } }
+        ]}"#,
+    );
+    let before = live_tags(&world).await;
+    expect![[r#"
+        error [adopt-refused]: precious-prod-data is not the object at the declared identity acme-data
+          adopt takes only the object the configuration names, since the next apply would replace any other: run liveplan adopt without --id to adopt acme-data, or change the configuration to name this object; nothing was changed
+    "#]]
+    .assert_eq(&adopt(&world, BUCKET, "aws_s3_bucket.data", Some("precious-prod-data")).await);
+    assert_eq!(live_tags(&world).await, before, "no tag was written");
+    assert_eq!(world.record_keys().await, Vec::<String>::new());
+    // The plan still creates the declared bucket and leaves the other one alone.
+    let plan = world.plan(BUCKET).await;
+    assert_eq!(
+        plan.summary().to_string(),
+        "Plan: 1 to add, 0 to change, 0 to destroy."
+    );
+}
+
+#[tokio::test]
+async fn adopting_the_declared_identity_by_its_id_is_allowed() {
+    let world = World::new(
+        r#"{"resources": [
+          { "type": "aws_s3_bucket", "id": "acme-data", "attributes": { "bucket": "acme-data" } }
+        ]}"#,
+    );
+    assert_eq!(
+        adopt(&world, BUCKET, "aws_s3_bucket.data", Some("acme-data")).await,
+        ""
+    );
+    assert!(world.plan(BUCKET).await.summary().is_empty());
+}
+
+const VPC: &str = r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_vpc" "main" {
+  cidr_block = "10.0.0.0/16"
+}
+"#;
+
+#[tokio::test]
+async fn adopting_an_object_that_is_not_a_bind_candidate_is_refused() {
+    let world = World::new(
+        r#"{"resources": [
+          { "type": "aws_vpc", "id": "vpc-00000006", "attributes": { "cidr_block": "10.9.0.0/16" },
+            "tags": { "Name": "other" } }
+        ]}"#,
+    );
+    let before = live_tags(&world).await;
+    expect![[r#"
+        error [adopt-refused]: vpc-00000006 is not a bind candidate of the address
+          its bind-candidate fields do not equal the declared values, so the next apply would replace or change it: adopt one of the objects liveplan plan lists under Adoption candidates, or change the configuration to match this object; nothing was changed
+    "#]]
+    .assert_eq(&adopt(&world, VPC, "aws_vpc.main", Some("vpc-00000006")).await);
+    assert_eq!(live_tags(&world).await, before, "no tag was written");
+    assert_eq!(world.record_keys().await, Vec::<String>::new());
+    let plan = world.plan(VPC).await;
+    assert_eq!(
+        plan.summary().to_string(),
+        "Plan: 1 to add, 0 to change, 0 to destroy."
+    );
+}
+
+#[tokio::test]
+async fn one_of_two_ambiguous_candidates_can_be_adopted_by_id() {
+    let world = World::new(
+        r#"{"resources": [
+          { "type": "aws_vpc", "id": "vpc-00000001", "attributes": { "cidr_block": "10.0.0.0/16" } },
+          { "type": "aws_vpc", "id": "vpc-00000002", "attributes": { "cidr_block": "10.0.0.0/16" } }
+        ]}"#,
+    );
+    let plan = world.plan(VPC).await;
+    assert!(plan.bind_candidates.is_empty(), "neither is offered");
+    assert_eq!(
+        adopt(&world, VPC, "aws_vpc.main", Some("vpc-00000002")).await,
+        ""
+    );
+    let plan = world.plan(VPC).await;
+    assert!(plan.summary().is_empty(), "{}", text(&plan));
+    assert_eq!(plan.foreign.len(), 1, "the other one stays foreign");
+}
+
+#[tokio::test]
+async fn a_count_member_of_a_marker_type_is_never_a_bind_candidate() {
+    // Count members bind by slot order, not by content, so the plan offers no candidate for them
+    // (admission.md) and adopt refuses them alike.
+    let config = r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_vpc" "main" {
+  cidr_block = "10.0.0.0/16"
+}
+
+resource "aws_subnet" "s" {
+  count      = 2
+  vpc_id     = aws_vpc.main.id
+  cidr_block = cidrsubnet("10.0.0.0/16", 8, count.index)
+}
+"#;
+    let world = World::empty();
+    world
+        .converge(&config.replace("count      = 2", "count      = 1"))
+        .await;
+    let plan = world.plan(config).await;
+    let vpc = &plan.context.priors[&"aws_vpc.main".parse().unwrap()].id;
+    let id = hand_made(
+        &world,
+        "aws_subnet",
+        &[("vpc_id", vpc), ("cidr_block", "10.0.2.0/24")],
+    )
+    .await;
+    let refused = adopt(&world, config, "aws_subnet.s[1]", Some(&id)).await;
+    assert!(
+        refused.starts_with(&format!(
+            "error [adopt-refused]: {id} is not a bind candidate"
+        )),
+        "{refused}"
+    );
 }
