@@ -7,6 +7,7 @@
 //! never change anything of an object but its tags, never touch an object of another estate, and write
 //! nothing when it refuses.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use admission::marker::{
@@ -18,7 +19,7 @@ use admission::{
     AdmissionPath, Code, Diagnostic, InstanceAddress, LiveObject, Provider, ProviderError,
 };
 use projection::Binding;
-use staterecord::{CacheScope, Store};
+use staterecord::{CacheScope, Store, StoreError};
 
 use crate::planner::PlanRequest;
 use projection::record::{InstanceNamespace as Namespace, RecordBody, RecordKeys};
@@ -161,9 +162,9 @@ async fn marked(
 }
 
 /// Adopts the unowned object at ADDRESS's client-named identity, or the bind candidate `id` of a
-/// marker-path instance, by writing this estate's markers on it (a tags-only update). The object is
-/// checked against the declaration as a plan does, reading the records from `store`. Refusals come back
-/// as `adopt-refused`, and nothing is written for one.
+/// marker-path instance, by writing this estate's markers on it (a tags-only update) and, for an object
+/// the tagging sweep cannot see, the `located` record the estate finds it by, with compare-and-swap.
+/// Refusals come back as `adopt-refused`, and nothing is written for one.
 #[tracing::instrument(skip_all, fields(address = request.address), err)]
 pub async fn adopt(
     config: &PlanRequest<'_>,
@@ -265,7 +266,7 @@ pub async fn adopt(
     if let Err(refusal) = check_adopt(&facts) {
         return Ok(refuse(refusal));
     }
-    let (Some(estate), Some(target)) = (estate, target) else {
+    let (Some(estate), Some(schema), Some(target)) = (estate, schema, target) else {
         return Ok(refuse_with("no estate name".to_owned()));
     };
     if linted.has_errors() {
@@ -283,7 +284,7 @@ pub async fn adopt(
         );
         return Ok(outcome);
     }
-    // The plan's own view of the instance: its bind candidates.
+    // The plan's own view of the instance: its bind candidates and the records it would write over.
     let (variables, _) = admission::config::resolve_variables(&parsed, config.inputs);
     let region = provider.region();
     let model =
@@ -339,6 +340,44 @@ pub async fn adopt(
         Ok(t) => t,
         Err(e) => return Ok(refuse_with(e.to_string())),
     };
+    // The record first: a record written for an object whose tags then fail to change is harmless (a
+    // located object without this estate's tag is not taken as owned), while tags written without the
+    // record would lose the object.
+    let store = staterecord::fresh(&store);
+    let conflict = |key: &str, e: &StoreError| {
+        let (code, detail) = if e.is_conflict() {
+            (
+                Code::VersionConflict,
+                "another run changed the records at the same time; the object was not adopted: retry",
+            )
+        } else {
+            (
+                Code::AdoptRefused,
+                "check the record store and retry; the object was not adopted",
+            )
+        };
+        OwnershipOutcome::refused(
+            code,
+            format!("writing the record {key} failed: {e}"),
+            detail,
+            request.address,
+        )
+    };
+    let mut located_written = None;
+    if let Some(located) = crate::apply::located_record(schema, &target, &BTreeMap::new()) {
+        let key = keys.instance(Namespace::Located, &address);
+        let seen = projected.records.located.get(&address);
+        if seen.is_none_or(|s| s.body != located) {
+            let payload = RecordBody::Located(located).to_payload();
+            match store
+                .put_if_version(&key, &payload, seen.map(|s| &s.version))
+                .await
+            {
+                Ok(version) => located_written = Some((key, version)),
+                Err(e) => return Ok(conflict(&key, &e)),
+            }
+        }
+    }
     let change = TagChange {
         set,
         remove: Default::default(),
@@ -348,6 +387,10 @@ pub async fn adopt(
         .run(|| provider.update_tags(address.type_name(), &id, change.clone()))
         .await
     {
+        // Best effort: the record is harmless without the tags, but it would name a foreign object.
+        if let Some((key, version)) = located_written {
+            let _ = store.delete(&key, Some(&version)).await;
+        }
         return Ok(fail(&e));
     }
     Ok(OwnershipOutcome {

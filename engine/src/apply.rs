@@ -861,23 +861,10 @@ impl Executor {
         created: &LiveObject,
     ) -> Result<(), GraphDiagnostic> {
         let address = &fp.address;
-        if !schema.taggable || !schema.in_tagging_index {
-            let identity = schema
-                .identity_arguments()
-                .iter()
-                .filter_map(|a| {
-                    created
-                        .attribute_str(a)
-                        .or_else(|| desired.get(a).and_then(Value::as_str))
-                        .map(|v| (a.clone(), v.to_owned()))
-                })
-                .collect();
-            let located = RecordBody::Located(LocatedRecord {
-                id: created.id.clone(),
-                identity,
-            });
+        if let Some(located) = located_record(schema, created, desired) {
             let key = self.keys.instance(Namespace::Located, address);
-            self.write_record(&key, Some(&located), address).await?;
+            self.write_record(&key, Some(&RecordBody::Located(located)), address)
+                .await?;
         }
         self.write_residue(address, schema, desired, created)
             .await?;
@@ -1744,6 +1731,34 @@ impl Operations<EngineFamily> for Executor {
             &meta.address,
         )])
     }
+}
+
+/// The `located` record of an object the tagging sweep cannot see (untaggable, or outside the tagging
+/// index, like IAM roles and users): without it, the estate would never find the object again once its
+/// address is no longer declared. `None` for a type the sweep sees. The identity is read from the object,
+/// else from the desired values.
+pub(crate) fn located_record(
+    schema: &ResourceTypeSchema,
+    object: &LiveObject,
+    desired: &BTreeMap<String, Value>,
+) -> Option<LocatedRecord> {
+    if schema.taggable && schema.in_tagging_index {
+        return None;
+    }
+    let identity = schema
+        .identity_arguments()
+        .iter()
+        .filter_map(|a| {
+            object
+                .attribute_str(a)
+                .or_else(|| desired.get(a).and_then(Value::as_str))
+                .map(|v| (a.clone(), v.to_owned()))
+        })
+        .collect();
+    Some(LocatedRecord {
+        id: object.id.clone(),
+        identity,
+    })
 }
 
 /// Reads the live object of a client-named identity (used by adoption).

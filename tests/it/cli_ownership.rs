@@ -345,3 +345,32 @@ fn cli_adopt_refuses_an_object_the_configuration_does_not_declare() {
         ["aws_s3_bucket.data create", "aws_vpc.main create"]
     );
 }
+
+#[test]
+fn cli_adopted_role_is_recorded_and_deleted_once_undeclared() {
+    let config = r#"
+live {
+  estate = "adopter"
+}
+
+resource "aws_iam_role" "r" {
+  name               = "adopter-r"
+  assume_role_policy = "{}"
+}
+"#;
+    let dir = Dir::with_config(config);
+    dir.write(
+        ".liveplan/cloud.json",
+        r#"{ "resources": [ { "type": "aws_iam_role", "id": "adopter-r",
+             "attributes": { "name": "adopter-r", "assume_role_policy": "{}" } } ] }"#,
+    );
+    dir.run(&["adopt", "aws_iam_role.r"]).expect_code(0);
+    assert_eq!(
+        record_keys(&dir),
+        ["adopter/located/aws_iam_role/YXdzX2lhbV9yb2xlLnI"]
+    );
+    dir.run(&["plan", "--detailed-exitcode"]).expect_code(0);
+    dir.write("main.tf", "live {\n  estate = \"adopter\"\n}\n");
+    let plan = dir.run(&["plan", "--json"]).json();
+    assert_eq!(actions(&plan), ["aws_iam_role.r delete"]);
+}
