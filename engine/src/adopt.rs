@@ -16,9 +16,10 @@ use admission::marker::{
 };
 use admission::provider::{ListRequest, TagChange, TagFilter, TagQuery};
 use admission::{
-    AdmissionPath, Code, Diagnostic, InstanceAddress, LiveObject, Provider, ProviderError,
+    AdmissionPath, Code, Diagnostic, InstanceAddress, InstanceKey, LiveObject, Provider,
+    ProviderError, Slot,
 };
-use projection::Binding;
+use projection::{Binding, Projection};
 use staterecord::{CacheScope, Store, StoreError};
 
 use crate::planner::PlanRequest;
@@ -162,9 +163,9 @@ async fn marked(
 }
 
 /// Adopts the unowned object at ADDRESS's client-named identity, or the bind candidate `id` of a
-/// marker-path instance, by writing this estate's markers on it (a tags-only update) and, for an object
-/// the tagging sweep cannot see, the `located` record the estate finds it by, with compare-and-swap.
-/// Refusals come back as `adopt-refused`, and nothing is written for one.
+/// marker-path instance, by writing this estate's markers on it (a tags-only update, with the slot a count
+/// member would get) and the records the estate needs to find it again (`located`, the slot high-water
+/// mark), with compare-and-swap. Refusals come back as `adopt-refused`, and nothing is written for one.
 #[tracing::instrument(skip_all, fields(address = request.address), err)]
 pub async fn adopt(
     config: &PlanRequest<'_>,
@@ -284,7 +285,8 @@ pub async fn adopt(
         );
         return Ok(outcome);
     }
-    // The plan's own view of the instance: its bind candidates and the records it would write over.
+    // The plan's own view of the instance: its bind candidates, its slot and the records it would write
+    // over.
     let (variables, _) = admission::config::resolve_variables(&parsed, config.inputs);
     let region = provider.region();
     let model =
@@ -336,13 +338,17 @@ pub async fn adopt(
         Ok(id) => id,
         Err(refusal) => return Ok(refuse(refusal)),
     };
-    let set = match marker::marker_tags(&estate, &address, None) {
+    let slot = match count_slot(&projected, schema, &address) {
+        Ok(slot) => slot,
+        Err(summary) => return Ok(refuse_with(summary)),
+    };
+    let set = match marker::marker_tags(&estate, &address, slot) {
         Ok(t) => t,
         Err(e) => return Ok(refuse_with(e.to_string())),
     };
-    // The record first: a record written for an object whose tags then fail to change is harmless (a
-    // located object without this estate's tag is not taken as owned), while tags written without the
-    // record would lose the object.
+    // The records first: a record written for an object whose tags then fail to change is harmless (a
+    // located object without this estate's tag is not taken as owned, and a raised high-water mark only
+    // skips a slot), while tags written without the records would lose the object.
     let store = staterecord::fresh(&store);
     let conflict = |key: &str, e: &StoreError| {
         let (code, detail) = if e.is_conflict() {
@@ -363,6 +369,19 @@ pub async fn adopt(
             request.address,
         )
     };
+    if let Some(slot) = slot {
+        let key = keys.slots(address.block());
+        let seen = projected.records.slots.get(address.block());
+        if let Some(raised) = crate::apply::raised_slots(seen.map(|s| s.body.highest), slot) {
+            let payload = RecordBody::Slots(raised).to_payload();
+            if let Err(e) = store
+                .put_if_version(&key, &payload, seen.map(|s| &s.version))
+                .await
+            {
+                return Ok(conflict(&key, &e));
+            }
+        }
+    }
     let mut located_written = None;
     if let Some(located) = crate::apply::located_record(schema, &target, &BTreeMap::new()) {
         let key = keys.instance(Namespace::Located, &address);
@@ -397,6 +416,45 @@ pub async fn adopt(
         id: Some(id),
         diagnostics: Vec::new(),
     })
+}
+
+/// The slot an adopted count member gets (`None` outside a taggable count block): the one the projection
+/// minted for it, as a plan shows on its create, else (a member blocked at its client-named identity gets
+/// none there) the next above every slot of the block, live, minted or recorded, so that none is reused.
+fn count_slot(
+    projected: &Projection,
+    schema: &admission::ResourceTypeSchema,
+    address: &InstanceAddress,
+) -> Result<Option<Slot>, String> {
+    if !schema.taggable || !matches!(address.key(), InstanceKey::Int(_)) {
+        return Ok(None);
+    }
+    if let Some(slot) = projected.instance(address).and_then(|s| s.slot) {
+        return Ok(Some(slot));
+    }
+    let block = address.block();
+    let members = projected
+        .instances
+        .values()
+        .filter(|s| s.address.block() == block)
+        .filter_map(|s| s.slot);
+    let surplus = projected
+        .owned_undeclared
+        .iter()
+        .filter(|o| o.address.block() == block)
+        .filter_map(|o| match o.reason {
+            projection::Removal::CountSurplus { slot } => slot,
+            projection::Removal::NoLongerDeclared => None,
+        });
+    let recorded = projected.records.slots.get(block).map(|s| s.body.highest);
+    let high = members.chain(surplus).chain(recorded).max();
+    match high {
+        None => Ok(Some(Slot::FIRST)),
+        Some(h) => h
+            .next()
+            .map(Some)
+            .ok_or_else(|| format!("the count block {block} has no slot left to mint")),
+    }
 }
 
 /// Renames: rewrites the address marker of the one live object of this estate at OLD to NEW (tags only)

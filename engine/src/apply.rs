@@ -22,7 +22,7 @@ use admission::provider::{CreateRequest, Identity, TagChange, UpdateRequest};
 use admission::schema::{AttributeMode, ResourceTypeSchema};
 use admission::{
     AdmissionPath, Code, Diagnostic, InstanceAddress, InstanceKey, LiveObject, Provider,
-    ProviderError, Value,
+    ProviderError, Slot, Value,
 };
 use async_trait::async_trait;
 use execgraph::{
@@ -880,13 +880,9 @@ impl Executor {
                 Some(RecordBody::Slots(r)) => Some(r.highest),
                 _ => None,
             };
-            if high.is_none_or(|h| h < slot) {
-                self.write_record(
-                    &key,
-                    Some(&RecordBody::Slots(SlotsRecord { highest: slot })),
-                    address,
-                )
-                .await?;
+            if let Some(raised) = raised_slots(high, slot) {
+                self.write_record(&key, Some(&RecordBody::Slots(raised)), address)
+                    .await?;
             }
         }
         Ok(())
@@ -1759,6 +1755,14 @@ pub(crate) fn located_record(
         id: object.id.clone(),
         identity,
     })
+}
+
+/// The slot high-water record after `slot` is given to an object, when it must rise: it holds the highest
+/// slot ever minted for the block (`highest`, `None` without a record), so that no slot is minted twice.
+pub(crate) fn raised_slots(highest: Option<Slot>, slot: Slot) -> Option<SlotsRecord> {
+    highest
+        .is_none_or(|h| h < slot)
+        .then_some(SlotsRecord { highest: slot })
 }
 
 /// Reads the live object of a client-named identity (used by adoption).

@@ -374,3 +374,35 @@ resource "aws_iam_role" "r" {
     let plan = dir.run(&["plan", "--json"]).json();
     assert_eq!(actions(&plan), ["aws_iam_role.r delete"]);
 }
+
+#[test]
+fn cli_adopted_count_member_carries_its_slot() {
+    let config = r#"
+live {
+  estate = "adopter"
+}
+
+resource "aws_s3_bucket" "b" {
+  count  = 2
+  bucket = "adopter-${count.index}"
+}
+"#;
+    let dir = Dir::with_config(&config.replace("count  = 2", "count  = 1"));
+    dir.run(&["apply", "--auto-approve"]).expect_code(0);
+    dir.write("main.tf", config);
+    let mut cloud: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.cloud_file()).unwrap()).unwrap();
+    cloud["resources"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!(
+            { "type": "aws_s3_bucket", "id": "adopter-1", "attributes": { "bucket": "adopter-1" } }
+        ));
+    dir.write(".liveplan/cloud.json", &cloud.to_string());
+    dir.run(&["adopt", "aws_s3_bucket.b[1]"]).expect_code(0);
+    let after = dir.run(&["plan", "--detailed-exitcode", "--json"]);
+    after.expect_code(0);
+    assert_eq!(codes(&after.json()), Vec::<String>::new());
+    let cloud = std::fs::read_to_string(dir.cloud_file()).unwrap();
+    assert!(cloud.contains("\"tofu-slot\": \"1\""), "{cloud}");
+}

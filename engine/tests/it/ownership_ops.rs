@@ -358,3 +358,44 @@ async fn adopted_roles_and_users_are_located_and_deleted_once_undeclared() {
     assert_eq!(live_tags(&world).await, "");
     assert_eq!(world.record_keys().await, Vec::<String>::new());
 }
+
+const BUCKETS: &str = r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_s3_bucket" "b" {
+  count  = 3
+  bucket = "acme-${count.index}"
+}
+"#;
+
+#[tokio::test]
+async fn an_adopted_count_member_gets_a_slot_never_used_before() {
+    let world = World::empty();
+    world.converge(BUCKETS).await;
+    // The member with slot 2 is destroyed; its slot stays taken in the block's record.
+    world
+        .converge(&BUCKETS.replace("count  = 3", "count  = 2"))
+        .await;
+    hand_made(&world, "aws_s3_bucket", &[("bucket", "acme-2")]).await;
+    assert_eq!(world.plan(BUCKETS).await.unowned.len(), 1);
+    assert_eq!(adopt(&world, BUCKETS, "aws_s3_bucket.b[2]", None).await, "");
+    expect![[r#"
+        aws_s3_bucket acme-0 [tofu-address=aws_s3_bucket.b:0 tofu-estate=acme tofu-slot=0]
+        aws_s3_bucket acme-1 [tofu-address=aws_s3_bucket.b:1 tofu-estate=acme tofu-slot=1]
+        aws_s3_bucket acme-2 [Owner=ops tofu-address=aws_s3_bucket.b:2 tofu-estate=acme tofu-slot=3]
+    "#]]
+    .assert_eq(&live_tags(&world).await);
+    let plan = world.plan(BUCKETS).await;
+    assert!(plan.summary().is_empty(), "{}", text(&plan));
+    // The next member is minted above the adopted slot.
+    let plan = world
+        .plan(&BUCKETS.replace("count  = 3", "count  = 4"))
+        .await;
+    let created: Vec<_> = plan.effective_changes().collect();
+    assert_eq!(created.len(), 1);
+    let created = created[0];
+    assert_eq!(created.address.to_string(), "aws_s3_bucket.b[3]");
+    assert_eq!(created.slot.map(|s| s.to_string()).as_deref(), Some("4"));
+}
