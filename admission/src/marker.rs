@@ -1034,6 +1034,10 @@ impl AdoptRefusal {
                  the next apply would replace or change it: adopt one of the objects liveplan plan lists under \
                  Adoption candidates, or change the configuration to match this object; nothing was changed"
                 .to_owned(),
+            AdoptRefusal::AlreadyOwned => "it carries this estate's tofu-estate tag; if the plan reports its \
+                 markers as malformed, fix its tofu-* tags by hand, or remove them all and adopt it then; \
+                 nothing was changed"
+                .to_owned(),
             _ => "nothing was changed".to_owned(),
         }
     }

@@ -1009,8 +1009,11 @@ impl<'a> Run<'a> {
                 "{} {} carries this estate's tag but a malformed address marker: {reason}",
                 object.type_name, object.id
             ),
-            "The object is bound to no instance and is never changed. Fix or remove its tofu-* tags by \
-             hand, or adopt it again with liveplan adopt.",
+            // `liveplan adopt` takes only objects with no estate tag (contract.md), so the way to it
+            // is through removing the markers.
+            "The object is bound to no instance and is never changed. Fix its tofu-* tags by hand, or \
+             remove them all so that it is foreign and run the liveplan adopt command the next plan offers \
+             for it.",
         )
         .with_ids([object.id.clone()]);
         if let Some(a) = at {

@@ -399,3 +399,46 @@ async fn an_adopted_count_member_gets_a_slot_never_used_before() {
     assert_eq!(created.address.to_string(), "aws_s3_bucket.b[3]");
     assert_eq!(created.slot.map(|s| s.to_string()).as_deref(), Some("4"));
 }
+
+#[tokio::test]
+async fn a_malformed_marker_is_adopted_the_way_its_diagnostic_says() {
+    let world = World::new(
+        r#"{"resources": [
+          { "type": "aws_s3_bucket", "id": "acme-data", "attributes": { "bucket": "acme-data" },
+            "tags": { "tofu-estate": "acme", "tofu-address": "aws_vpc.main", "Team": "data" } }
+        ]}"#,
+    );
+    let plan = world.plan(BUCKET).await;
+    let malformed = plan
+        .diagnostics
+        .iter()
+        .find(|d| d.code == admission::Code::MalformedMarker)
+        .expect("the marker is reported malformed");
+    expect![[r#"
+        The object is bound to no instance and is never changed. Fix its tofu-* tags by hand, or remove them all so that it is foreign and run the liveplan adopt command the next plan offers for it."#]]
+    .assert_eq(&malformed.detail);
+    // Adopt does not take an object that carries this estate's tag, and says what to do instead.
+    expect![[r#"
+        error [adopt-refused]: the object already belongs to this estate
+          it carries this estate's tofu-estate tag; if the plan reports its markers as malformed, fix its tofu-* tags by hand, or remove them all and adopt it then; nothing was changed
+    "#]]
+    .assert_eq(&adopt(&world, BUCKET, "aws_s3_bucket.data", None).await);
+    // The step the diagnostic names: remove the markers, then run the command the plan offers.
+    let change = admission::provider::TagChange {
+        set: Default::default(),
+        remove: ["tofu-estate".to_owned(), "tofu-address".to_owned()].into(),
+    };
+    admission::Provider::update_tags(world.cloud.as_ref(), "aws_s3_bucket", "acme-data", change)
+        .await
+        .expect("the tags are removed");
+    let plan = world.plan(BUCKET).await;
+    assert!(
+        text(&plan).contains("to adopt it: liveplan adopt aws_s3_bucket.data"),
+        "{}",
+        text(&plan)
+    );
+    assert_eq!(adopt(&world, BUCKET, "aws_s3_bucket.data", None).await, "");
+    let plan = world.plan(BUCKET).await;
+    assert!(plan.summary().is_empty(), "{}", text(&plan));
+    assert!(plan.diagnostics.is_empty(), "{}", text(&plan));
+}
