@@ -276,7 +276,10 @@ impl FromStr for Number {
 ///
 /// Values carry no declared type; a `Type` describes what an unknown value will become, and what a
 /// variable's `type` constraint asks for.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum Type {
     /// Any type at all (`any`): the type of an unknown whose shape is not known either.
     Any,

@@ -50,16 +50,73 @@ impl fmt::Display for GraphValue {
 }
 
 impl Serialize for GraphValue {
-    /// As plan JSON: secrets never leave the process through a marshalled graph.
+    /// Every kind of value tagged, so that unknowns keep their types and unmarshalling gives back the same
+    /// graph; a sensitive value travels without its content (secrets never leave the process through a
+    /// marshalled graph) and comes back as a sensitive unknown, shown the same way.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.value.to_plan_json().serialize(serializer)
+        Wire::of(&self.value).serialize(serializer)
     }
 }
 
 impl<'de> Deserialize<'de> for GraphValue {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let json = serde_json::Value::deserialize(deserializer)?;
-        Ok(GraphValue::of(Value::from_json(json)))
+        Ok(GraphValue::of(Wire::deserialize(deserializer)?.value()))
+    }
+}
+
+/// A value as a marshalled graph writes it.
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "kind", content = "value", rename_all = "snake_case")]
+enum Wire {
+    Null,
+    Bool(bool),
+    Number(serde_json::Number),
+    String(String),
+    List(Vec<Wire>),
+    Set(Vec<Wire>),
+    Map(BTreeMap<String, Wire>),
+    Unknown(admission::Type),
+    /// A sensitive value, its content left out.
+    Sensitive,
+}
+
+impl Wire {
+    fn of(value: &Value) -> Wire {
+        match value {
+            Value::Null => Wire::Null,
+            Value::Bool(b) => Wire::Bool(*b),
+            Value::Number(_) => match value.to_plan_json() {
+                serde_json::Value::Number(n) => Wire::Number(n),
+                _ => Wire::Null,
+            },
+            Value::String(s) => Wire::String(s.clone()),
+            Value::List(items) => Wire::List(items.iter().map(Wire::of).collect()),
+            Value::Set(items) => Wire::Set(items.iter().map(Wire::of).collect()),
+            Value::Map(entries) => Wire::Map(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Wire::of(v)))
+                    .collect(),
+            ),
+            Value::Unknown(t) => Wire::Unknown(t.clone()),
+            Value::Sensitive(_) => Wire::Sensitive,
+        }
+    }
+
+    fn value(self) -> Value {
+        match self {
+            Wire::Null => Value::Null,
+            Wire::Bool(b) => Value::Bool(b),
+            Wire::Number(n) => Value::from_json(serde_json::Value::Number(n)),
+            Wire::String(s) => Value::String(s),
+            Wire::List(items) => Value::List(items.into_iter().map(Wire::value).collect()),
+            Wire::Set(items) => Value::Set(items.into_iter().map(Wire::value).collect()),
+            Wire::Map(entries) => {
+                Value::Map(entries.into_iter().map(|(k, v)| (k, v.value())).collect())
+            }
+            Wire::Unknown(t) => Value::Unknown(t),
+            Wire::Sensitive => Value::unknown().sensitive(),
+        }
     }
 }
 

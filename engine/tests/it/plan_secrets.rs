@@ -76,6 +76,9 @@ async fn a_sentinel_secret_never_shows() {
         text(&plan)
     );
     assert!(json(&plan).contains("\"(sensitive)\""));
+    // The marshalled graph leaves the secret out and still unmarshals to a graph shown the same way.
+    let back = engine::graph::EngineGraph::unmarshal(&graph.marshal()).expect("it unmarshals");
+    assert_eq!(back.debug_repr(), graph.debug_repr());
     let journal = Journal::default();
     let outcome = world
         .apply_with(

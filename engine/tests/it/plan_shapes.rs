@@ -18,6 +18,9 @@ async fn check(
     expected_json.assert_eq(&json(&plan));
     let graph = engine::graph::build(&plan).expect("the graph is acyclic");
     expected_graph.assert_eq(&graph.debug_repr());
+    // A marshalled graph unmarshals to the same graph (unknown planned values included).
+    let back = engine::graph::EngineGraph::unmarshal(&graph.marshal()).expect("it unmarshals");
+    assert_eq!(back.debug_repr(), graph.debug_repr());
     // Rendering is deterministic: a second plan of the same inputs gives the same bytes.
     let again = world.plan(config).await;
     assert_eq!(text(&again), text(&plan));
