@@ -68,8 +68,11 @@ impl Failure {
         self.is(412, &["PreconditionFailed", "ConditionalRequestConflict"])
     }
 
+    /// The key does not exist. A missing bucket is a 404 too, but it says nothing about the key: treated as
+    /// "no record", a store pointed at a deleted bucket would read empty and take every conditional write
+    /// for a conflict.
     fn not_found(&self) -> bool {
-        self.is(404, &["NoSuchKey", "NotFound"])
+        self.code.as_deref() != Some("NoSuchBucket") && self.is(404, &["NoSuchKey", "NotFound"])
     }
 
     fn access_denied(&self) -> bool {

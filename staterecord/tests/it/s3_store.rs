@@ -160,6 +160,30 @@ async fn s3_store_if_match_on_a_missing_key_is_a_conflict_with_no_record() {
 }
 
 #[tokio::test]
+async fn s3_store_a_missing_bucket_is_an_error_never_an_empty_store() {
+    let emu = S3Emulator::from_env()
+        .await
+        .expect("the AWS emulator must be running");
+    // A bucket name nobody creates: as if the record bucket had been deleted or mistyped.
+    let store = S3Store::new(emu.client.clone(), "liveplan-records-never-created");
+    let stale = Version::new("\"0123456789abcdef0123456789abcdef\"").unwrap();
+    let get = store.get("estate/x").await;
+    assert!(matches!(get, Err(StoreError::Backend { .. })), "{get:?}");
+    let update = store.put_if_version("estate/x", b"x", Some(&stale)).await;
+    assert!(
+        matches!(update, Err(StoreError::Backend { .. })),
+        "{update:?}"
+    );
+    let delete = store.delete("estate/x", Some(&stale)).await;
+    assert!(
+        matches!(delete, Err(StoreError::Backend { .. })),
+        "{delete:?}"
+    );
+    let list = store.list("estate/").await;
+    assert!(matches!(list, Err(StoreError::Backend { .. })), "{list:?}");
+}
+
+#[tokio::test]
 async fn s3_store_list_and_get_all_page_through_every_page() {
     let (emu, bucket) = bucket("paging").await;
     // Pages of 7 keys: 45 records are 7 pages, the last one partial.
