@@ -235,6 +235,21 @@ pub async fn apply(
     store: Arc<dyn Store>,
     config: ApplyConfig,
 ) -> Result<ApplyOutcome, crate::Error> {
+    // Every record an apply writes is its estate's: on S3 the objects carry the estate's tag, so that one
+    // bucket's records can be told apart by estate (lifecycle rules, access policies, cost reports).
+    let tags = BTreeMap::from([(
+        admission::marker::ESTATE_TAG.to_owned(),
+        plan.plan().estate.clone(),
+    )]);
+    staterecord::with_object_tags(tags, apply_plan(plan, provider, store, config)).await
+}
+
+async fn apply_plan(
+    plan: &ReviewedPlan,
+    provider: Arc<dyn Provider>,
+    store: Arc<dyn Store>,
+    config: ApplyConfig,
+) -> Result<ApplyOutcome, crate::Error> {
     let p = plan.plan();
     let graph = graph::build(p).map_err(|e| crate::Error::InvalidGraph(e.to_string()))?;
     let ctx = Arc::clone(&p.context);

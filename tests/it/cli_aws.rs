@@ -116,6 +116,25 @@ resource "random_id" "suffix" {{
         "{keys:?}"
     );
     dir.run(&["plan", "--detailed-exitcode"]).expect_code(0);
+    // Every record object carries the estate's tag.
+    for key in &keys {
+        let tagging = runtime
+            .block_on(
+                emulator
+                    .client
+                    .get_object_tagging()
+                    .bucket(&bucket)
+                    .key(key)
+                    .send(),
+            )
+            .unwrap();
+        let tags: Vec<(&str, &str)> = tagging
+            .tag_set()
+            .iter()
+            .map(|t| (t.key(), t.value()))
+            .collect();
+        assert_eq!(tags, [("tofu-estate", name.as_str())], "{key}");
+    }
 
     // Without the waiver the bare bucket fails its contract, and nothing is planned.
     dir.write(
