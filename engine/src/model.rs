@@ -116,8 +116,8 @@ impl ResourceChange {
     }
 
     /// The key used to order changes: address, then deposed objects after the current one.
-    pub fn sort_key(&self) -> (String, Option<String>) {
-        (self.address.to_string(), self.deposed.clone())
+    pub fn sort_key(&self) -> (InstanceAddress, Option<String>) {
+        (self.address.clone(), self.deposed.clone())
     }
 }
 

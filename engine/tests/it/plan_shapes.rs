@@ -1775,3 +1775,37 @@ async fn verbose_lists_no_ops() {
     assert_eq!(doc["resource_changes"][0]["action"], "no-op");
     assert_eq!(doc["resource_changes"][0]["id"], "vpc-00000001");
 }
+
+#[tokio::test]
+async fn count_instances_are_listed_in_index_order_as_in_terraform() {
+    let world = World::empty();
+    let plan = world
+        .plan(
+            r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_vpc" "s" {
+  count      = 12
+  cidr_block = "10.${count.index}.0.0/16"
+}
+"#,
+        )
+        .await;
+    let headings: Vec<String> = text(&plan)
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("# "))
+        .map(|l| l.trim_end_matches(" will be created").to_owned())
+        .collect();
+    let expected: Vec<String> = (0..12).map(|i| format!("aws_vpc.s[{i}]")).collect();
+    assert_eq!(headings, expected);
+    let json: serde_json::Value = serde_json::from_str(&json(&plan)).unwrap();
+    let addresses: Vec<&str> = json["resource_changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["address"].as_str().unwrap())
+        .collect();
+    assert_eq!(addresses, expected);
+}
