@@ -68,13 +68,16 @@ impl Inputs {
         for is_file in var_order(std::env::args(), common.vars.len(), common.var_files.len()) {
             if is_file {
                 if let Some(path) = files.next() {
-                    let text = std::fs::read_to_string(path).with_context(|| {
-                        format!("cannot read the variable file {}", path.display())
-                    })?;
-                    cli.push(VarInput::File(SourceFile::new(
-                        path.display().to_string(),
-                        text,
-                    )));
+                    // An unreadable file is a diagnostic of the plan, like a bad `--var`.
+                    cli.push(match std::fs::read_to_string(path) {
+                        Ok(text) => {
+                            VarInput::File(SourceFile::new(path.display().to_string(), text))
+                        }
+                        Err(e) => VarInput::Unreadable {
+                            path: path.display().to_string(),
+                            reason: e.to_string(),
+                        },
+                    });
                 }
             } else if let Some(v) = vars.next() {
                 cli.push(VarInput::Var(v.clone()));

@@ -397,6 +397,21 @@ fn cli_a_reference_past_a_count_is_unknown_reference_and_plan_json_still_prints_
 }
 
 #[test]
+fn cli_a_missing_var_file_is_invalid_variable_and_plan_json_still_prints_the_plan() {
+    let dir = Dir::quickstart();
+    let plan = dir.run(&["plan", "--json", "--var-file", "nope.tfvars"]);
+    plan.expect_code(1);
+    let doc = plan.json();
+    assert_eq!(doc["applicable"], false);
+    assert_eq!(codes(&doc), ["invalid-variable"]);
+    let summary = doc["diagnostics"][0]["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with("the variable file nope.tfvars cannot be read"),
+        "{summary}"
+    );
+}
+
+#[test]
 fn cli_warnings_never_change_the_exit_code() {
     let dir = Dir::with_config(
         r#"

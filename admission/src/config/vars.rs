@@ -22,6 +22,13 @@ pub enum VarInput {
     Var(String),
     /// `--var-file FILE`, already read (HCL, or JSON when the name ends in `.json`).
     File(SourceFile),
+    /// `--var-file FILE` that could not be read: the path and why, reported as `invalid-variable`.
+    Unreadable {
+        /// The path as given.
+        path: String,
+        /// Why it could not be read.
+        reason: String,
+    },
 }
 
 /// Every source of variable values, as data.
@@ -136,6 +143,11 @@ pub fn resolve_variables(
     for input in &inputs.cli {
         match input {
             VarInput::File(file) => apply_file(file, &mut set, &mut refused, &mut diags),
+            VarInput::Unreadable { path, reason } => diags.push(Diagnostic::new(
+                Code::InvalidVariable,
+                format!("the variable file {path} cannot be read: {reason}"),
+                "check the path given to --var-file",
+            )),
             VarInput::Var(arg) => {
                 let Some((name, raw)) = arg.split_once('=') else {
                     diags.push(invalid(format!("`--var {arg}` is not NAME=VALUE")));
