@@ -373,7 +373,8 @@ pub async fn adopt(
         let key = keys.slots(address.block());
         let seen = projected.records.slots.get(address.block());
         if let Some(raised) = crate::apply::raised_slots(seen.map(|s| s.body.highest), slot) {
-            let payload = RecordBody::Slots(raised).to_payload();
+            let payload =
+                RecordBody::Slots(raised).to_payload_at(&key, &address.block().to_string());
             if let Err(e) = store
                 .put_if_version(&key, &payload, seen.map(|s| &s.version))
                 .await
@@ -387,7 +388,7 @@ pub async fn adopt(
         let key = keys.instance(Namespace::Located, &address);
         let seen = projected.records.located.get(&address);
         if seen.is_none_or(|s| s.body != located) {
-            let payload = RecordBody::Located(located).to_payload();
+            let payload = RecordBody::Located(located).to_payload_at(&key, &address.to_string());
             match store
                 .put_if_version(&key, &payload, seen.map(|s| &s.version))
                 .await
@@ -583,7 +584,12 @@ pub async fn mv(
         let Some(record) = store.get(&from).await? else {
             continue;
         };
-        let payload = record.payload.clone();
+        // A digest key's record names its address inside, so it is written again for the new address; a
+        // payload this version cannot read moves as it is.
+        let payload = match RecordBody::from_payload(&record.payload) {
+            Ok(body) => body.to_payload_at(&to, &new.to_string()),
+            Err(_) => record.payload.clone(),
+        };
         let moved = match store.put_if_version(&to, &payload, None).await {
             Ok(_) => store.delete(&from, Some(&record.version)).await,
             Err(e) => Err(e),

@@ -611,10 +611,25 @@ impl Executor {
         }
     }
 
-    /// Writes (or with `None` deletes) a record with compare-and-swap against the version last seen.
+    /// Writes (or with `None` deletes) `address`'s record under `key` with compare-and-swap against the
+    /// version last seen.
     async fn write_record(
         &self,
         key: &str,
+        payload: Option<&RecordBody>,
+        address: &InstanceAddress,
+    ) -> Result<(), GraphDiagnostic> {
+        self.write_record_of(key, &address.to_string(), payload, address)
+            .await
+    }
+
+    /// Writes (or with `None` deletes) the record of `subject` (the text `key` was made from: an instance
+    /// address, a count block's address, an output's name) with compare-and-swap against the version last
+    /// seen; `address` is the instance a failure is reported on.
+    async fn write_record_of(
+        &self,
+        key: &str,
+        subject: &str,
         payload: Option<&RecordBody>,
         address: &InstanceAddress,
     ) -> Result<(), GraphDiagnostic> {
@@ -623,7 +638,7 @@ impl Executor {
         let result = match payload {
             Some(p) => self
                 .store
-                .put_if_version(key, &p.to_payload(), expected.as_ref())
+                .put_if_version(key, &p.to_payload_at(key, subject), expected.as_ref())
                 .await
                 .map(Some),
             None => match &expected {
@@ -896,7 +911,8 @@ impl Executor {
                 _ => None,
             };
             if let Some(raised) = raised_slots(high, slot) {
-                self.write_record(&key, Some(&RecordBody::Slots(raised)), address)
+                let block = address.block().to_string();
+                self.write_record_of(&key, &block, Some(&RecordBody::Slots(raised)), address)
                     .await?;
             }
         }
@@ -1348,7 +1364,7 @@ impl Executor {
                 if self.seen.get(&key).map(|(b, _)| b) != Some(&payload) {
                     let addr = InstanceAddress::single("output", &name).ok();
                     let result = match &addr {
-                        Some(a) => self.write_record(&key, Some(&payload), a).await,
+                        Some(a) => self.write_record_of(&key, &name, Some(&payload), a).await,
                         None => Ok(()),
                     };
                     if let Err(d) = result {

@@ -55,4 +55,14 @@ pub enum ProjectionError {
         /// The prefix given.
         prefix: String,
     },
+    /// The record key prefix is longer than [`MAX_KEY_PREFIX_LEN`](crate::record::MAX_KEY_PREFIX_LEN)
+    /// bytes, past which the longest estate's keys could not fit the store's key limit.
+    #[error(
+        "record key prefix of {len} bytes is longer than {} bytes",
+        crate::record::MAX_KEY_PREFIX_LEN
+    )]
+    KeyPrefixTooLong {
+        /// The prefix's length in bytes.
+        len: usize,
+    },
 }

@@ -14,6 +14,14 @@
 //! | `E/slots/<b64(block address)>` | the highest slot ever minted for a count block |
 //! | `E/outputs/<b64(name)>` | the last applied output value |
 //!
+//! The last segment is `b64` of the address (or name) whenever the whole key fits the store's key rules
+//! ([`staterecord::key`]: segments of 200 bytes, so 150 bytes of address, and keys of 768). A longer
+//! address (the lint admits 1,024 escaped characters, several kilobytes of UTF-8) is keyed by `~` and the
+//! hex SHA-256 of its text instead, and its record carries the text itself in an `address` field of the
+//! envelope, which is how loading maps such a key back to its address. `~` is outside the base64url
+//! alphabet, so the two forms never collide, and a key that fits is exactly what earlier versions wrote,
+//! so their stores read unchanged.
+//!
 //! Every payload is JSON with `"format": "liveplan-record-v1"` and a `kind`. A record whose format or
 //! shape this version cannot read is "no record" plus a `record-format` warning, never a crash. This
 //! module encodes payloads for the writers (the engine) but must never write to a store itself, and must
@@ -27,6 +35,8 @@ use admission::diag::{Code, Diagnostic};
 use admission::marker::{Estate, Slot};
 use admission::value::{Value, ValuePath};
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use staterecord::key::{MAX_KEY_LEN, MAX_SEGMENT_LEN};
 use staterecord::{Record, Store, TripLabel, Version, labeled};
 
 use crate::b64;
@@ -34,6 +44,25 @@ use crate::error::ProjectionError;
 
 /// The `format` of every record payload this version writes and reads.
 pub const RECORD_FORMAT: &str = "liveplan-record-v1";
+
+/// The longest key prefix, in bytes, that [`RecordKeys::new`] accepts. With the longest estate name (128)
+/// and a digest segment, every key stays within the store's 768 bytes for any type name of at most 200
+/// bytes (the store's segment limit).
+pub const MAX_KEY_PREFIX_LEN: usize = 256;
+
+/// What starts a digest segment: a character base64url never writes.
+const DIGEST_MARK: char = '~';
+
+/// The digest segment of `text`: `~` and the lowercase hex SHA-256 of its UTF-8 bytes.
+fn digest_segment(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    let mut out = String::with_capacity(1 + 2 * digest.len());
+    out.push(DIGEST_MARK);
+    for byte in digest {
+        out.push_str(&format!("{byte:02x}"));
+    }
+    out
+}
 
 /// The namespaces of records kept per instance address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -106,6 +135,11 @@ impl RecordKeys {
                 prefix: key_prefix.to_owned(),
             });
         }
+        if key_prefix.len() > MAX_KEY_PREFIX_LEN {
+            return Err(ProjectionError::KeyPrefixTooLong {
+                len: key_prefix.len(),
+            });
+        }
         Ok(RecordKeys {
             prefix: format!("{key_prefix}{estate}/"),
         })
@@ -116,37 +150,61 @@ impl RecordKeys {
         &self.prefix
     }
 
+    /// The key `{prefix}{directory}/{segment}` of `text`: base64url when that key fits the store's rules,
+    /// the digest segment otherwise.
+    fn keyed(&self, directory: &str, text: &str) -> String {
+        // The length of unpadded base64url, known before encoding what may be kilobytes of address.
+        let encoded_len = (text.len() * 4).div_ceil(3);
+        let len = self.prefix.len() + directory.len() + 1 + encoded_len;
+        let segment = if encoded_len <= MAX_SEGMENT_LEN && len <= MAX_KEY_LEN {
+            b64::encode(text.as_bytes())
+        } else {
+            digest_segment(text)
+        };
+        format!("{}{directory}/{segment}", self.prefix)
+    }
+
     /// The key of `address`'s record in `namespace`.
     pub fn instance(&self, namespace: InstanceNamespace, address: &InstanceAddress) -> String {
-        format!(
-            "{}{}/{}/{}",
-            self.prefix,
-            namespace.as_str(),
-            address.type_name(),
-            b64::encode(address.to_string().as_bytes())
-        )
+        let directory = format!("{}/{}", namespace.as_str(), address.type_name());
+        self.keyed(&directory, &address.to_string())
     }
 
     /// The key of the slot record of the count block `block`.
     pub fn slots(&self, block: &BlockAddress) -> String {
-        format!(
-            "{}slots/{}",
-            self.prefix,
-            b64::encode(block.to_string().as_bytes())
-        )
+        self.keyed("slots", &block.to_string())
     }
 
     /// The key of the record of output `name`.
     pub fn output(&self, name: &str) -> String {
-        format!("{}outputs/{}", self.prefix, b64::encode(name.as_bytes()))
+        self.keyed("outputs", name)
     }
 
-    /// What `key` names; `None` for a key outside the estate or one this version cannot read.
-    pub fn parse(&self, key: &str) -> Option<RecordKey> {
+    /// The key of the record `what` names.
+    pub fn key(&self, what: &RecordKey) -> String {
+        match what {
+            RecordKey::Instance { namespace, address } => self.instance(*namespace, address),
+            RecordKey::Slots(block) => self.slots(block),
+            RecordKey::Output(name) => self.output(name),
+        }
+    }
+
+    /// What the record `key` holding `payload` names; `None` for a key outside the estate or one this
+    /// version cannot read. A digest key is read through the text its payload carries, and only when it is
+    /// the very key [`RecordKeys::key`] gives for that text, so a record copied under another key, or a
+    /// digest written for an address that has a base64url key, is never taken for a second record.
+    pub fn parse(&self, key: &str, payload: &[u8]) -> Option<RecordKey> {
         let rest = key.strip_prefix(&self.prefix)?;
         let segments: Vec<&str> = rest.split('/').collect();
-        let text = |encoded: &str| String::from_utf8(b64::decode(encoded)?).ok();
-        match segments.as_slice() {
+        let digested = segments.last()?.starts_with(DIGEST_MARK);
+        let text = |encoded: &str| {
+            if digested {
+                RecordBody::subject_of(payload)
+            } else {
+                String::from_utf8(b64::decode(encoded)?).ok()
+            }
+        };
+        let parsed = match segments.as_slice() {
             ["slots", encoded] => BlockAddress::from_str(&text(encoded)?)
                 .ok()
                 .map(RecordKey::Slots),
@@ -158,7 +216,8 @@ impl RecordKeys {
                     .then_some(RecordKey::Instance { namespace, address })
             }
             _ => None,
-        }
+        }?;
+        (!digested || self.key(&parsed) == key).then_some(parsed)
     }
 }
 
@@ -265,6 +324,9 @@ pub enum RecordBody {
 #[derive(Serialize)]
 struct EnvelopeOut<'a> {
     format: &'static str,
+    /// The text a digest key stands for; absent under a base64url key, which holds the text itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    address: Option<&'a str>,
     #[serde(flatten)]
     body: &'a RecordBody,
 }
@@ -272,6 +334,11 @@ struct EnvelopeOut<'a> {
 #[derive(Deserialize)]
 struct FormatOnly {
     format: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct SubjectOnly {
+    address: Option<String>,
 }
 
 /// Why a payload could not be read as a record of this version.
@@ -301,13 +368,35 @@ impl std::fmt::Display for RecordProblem {
 }
 
 impl RecordBody {
-    /// The payload a writer stores: the envelope with `format` and `kind`, as compact JSON.
+    /// The payload of a record whose key holds its subject in base64url: the envelope with `format` and
+    /// `kind`, as compact JSON. A writer that may meet a long address uses [`RecordBody::to_payload_at`].
     pub fn to_payload(&self) -> Vec<u8> {
+        self.envelope(None)
+    }
+
+    /// The payload to store under `key`, the key [`RecordKeys`] gave for `subject` (an instance address,
+    /// a count block's address, or an output's name): when the key is a digest, the payload carries
+    /// `subject`, without which the record could not be read back.
+    pub fn to_payload_at(&self, key: &str, subject: &str) -> Vec<u8> {
+        let digested = key
+            .rsplit('/')
+            .next()
+            .is_some_and(|s| s.starts_with(DIGEST_MARK));
+        self.envelope(digested.then_some(subject))
+    }
+
+    fn envelope(&self, address: Option<&str>) -> Vec<u8> {
         serde_json::to_vec(&EnvelopeOut {
             format: RECORD_FORMAT,
+            address,
             body: self,
         })
         .unwrap_or_default()
+    }
+
+    /// The subject a payload carries for its digest key, if any.
+    fn subject_of(payload: &[u8]) -> Option<String> {
+        serde_json::from_slice::<SubjectOnly>(payload).ok()?.address
     }
 
     /// Reads a payload; a foreign or future format is a [`RecordProblem`], never a panic.
@@ -323,6 +412,7 @@ impl RecordBody {
             serde_json::from_slice(payload).map_err(|_| RecordProblem::BadBody)?;
         if let Some(map) = json.as_object_mut() {
             map.remove("format");
+            map.remove("address");
         }
         serde_json::from_value(json).map_err(|_| RecordProblem::BadBody)
     }
@@ -402,7 +492,7 @@ impl RecordSet {
     }
 
     fn insert(&mut self, keys: &RecordKeys, key: &str, record: Record) {
-        let Some(parsed) = keys.parse(key) else {
+        let Some(parsed) = keys.parse(key, &record.payload) else {
             self.warn(key, &"the key does not name a record of this version");
             return;
         };

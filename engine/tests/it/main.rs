@@ -7,6 +7,7 @@ mod apply_greenfield;
 mod apply_lifecycle;
 mod apply_reads;
 mod apply_tags;
+mod long_addresses;
 mod ownership_ops;
 mod plan_dependencies;
 mod plan_secrets;

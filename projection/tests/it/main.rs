@@ -9,6 +9,7 @@ mod discovery_cost;
 mod discovery_faults;
 mod paths_parent_and_content;
 mod property_ownership;
+mod records_long_keys;
 mod records_state;
 mod records_store;
 mod support;
