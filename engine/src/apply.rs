@@ -287,6 +287,7 @@ async fn apply_plan(
         progress_interval: config.progress_interval,
         read_modify_write: tokio::sync::Mutex::new(()),
         results: Mutex::new(BTreeMap::new()),
+        impure: ApplyTime::now(),
     });
     let compiled = graph
         .compile(Arc::clone(&ops) as Arc<dyn Operations<EngineFamily>>)
@@ -500,6 +501,40 @@ struct Executor {
     read_modify_write: tokio::sync::Mutex<()>,
     /// Each instance's object after its apply.
     results: Mutex<BTreeMap<InstanceAddress, Option<LiveObject>>>,
+    /// The values of `timestamp()` and `uuid()` in this apply.
+    impure: ApplyTime,
+}
+
+/// What the impure functions give during one apply: `timestamp()` is the time the apply started (one value
+/// for the whole run), `uuid()` a fresh random UUID at every call.
+struct ApplyTime {
+    started: String,
+}
+
+impl ApplyTime {
+    fn now() -> ApplyTime {
+        let now = time::OffsetDateTime::now_utc();
+        let started = now
+            .replace_nanosecond(0)
+            .unwrap_or(now)
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_default();
+        ApplyTime { started }
+    }
+}
+
+impl admission::eval::ImpureValues for ApplyTime {
+    fn timestamp(&self) -> String {
+        self.started.clone()
+    }
+
+    fn uuid(&self) -> String {
+        let mut bytes = [0u8; 16];
+        bytes.copy_from_slice(&random_bytes(16));
+        uuid::Builder::from_random_bytes(bytes)
+            .into_uuid()
+            .to_string()
+    }
 }
 
 /// Fresh random bytes: the standard library's per-process random hash keys, mixed with a counter.
@@ -1340,7 +1375,8 @@ impl Executor {
         }
         let mut out = BTreeMap::new();
         let computed: Vec<(String, Value, bool)> = {
-            let ev = Evaluator::with_resources(&self.ctx.config, &self.ctx.variables, &values);
+            let ev = Evaluator::with_resources(&self.ctx.config, &self.ctx.variables, &values)
+                .with_impure(&self.impure);
             self.ctx
                 .config
                 .outputs
@@ -1522,7 +1558,8 @@ impl Operations<EngineFamily> for Executor {
                 exec: self,
                 reads: &reads,
             };
-            let ev = Evaluator::with_resources(&self.ctx.config, &self.ctx.variables, &resolver);
+            let ev = Evaluator::with_resources(&self.ctx.config, &self.ctx.variables, &resolver)
+                .with_impure(&self.impure);
             let mut out = BTreeMap::new();
             let mut err = None;
             for (name, attr) in &res.attrs {

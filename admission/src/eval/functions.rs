@@ -44,8 +44,13 @@ pub const FUNCTIONS: &[&str] = &[
 /// The most elements `range()` may produce, as in Terraform.
 const RANGE_LIMIT: usize = 1024;
 
-/// Calls the function `name` with `args`.
-pub(crate) fn call(name: &str, args: Vec<Value>, loc: &Loc) -> Result<Value, EvalError> {
+/// Calls the function `name` with `args`; `impure` answers `uuid()` and `timestamp()` (unknown without it).
+pub(crate) fn call(
+    name: &str,
+    args: Vec<Value>,
+    loc: &Loc,
+    impure: Option<&dyn super::ImpureValues>,
+) -> Result<Value, EvalError> {
     let arity = |min: usize, max: usize| -> Result<(), EvalError> {
         if args.len() < min || args.len() > max {
             let want = if min == max {
@@ -66,7 +71,11 @@ pub(crate) fn call(name: &str, args: Vec<Value>, loc: &Loc) -> Result<Value, Eva
     let out = match name {
         "uuid" | "timestamp" => {
             arity(0, 0)?;
-            Value::Unknown(Type::String)
+            match impure {
+                Some(i) if name == "uuid" => Value::String(i.uuid()),
+                Some(i) => Value::String(i.timestamp()),
+                None => Value::Unknown(Type::String),
+            }
         }
         "length" => {
             arity(1, 1)?;

@@ -171,6 +171,7 @@ pub struct Evaluator<'a> {
     config: &'a Config,
     vars: &'a BTreeMap<String, Value>,
     resources: Option<&'a dyn ResourceResolver>,
+    impure: Option<&'a dyn ImpureValues>,
     locals: RefCell<BTreeMap<String, EvaluatedLocal>>,
     in_progress: RefCell<BTreeSet<String>>,
     /// Whether the evaluation under way has read a resource (see [`Evaluator::eval_tracked`]).
@@ -183,6 +184,15 @@ impl std::fmt::Debug for Evaluator<'_> {
             .field("static", &self.resources.is_none())
             .finish_non_exhaustive()
     }
+}
+
+/// The values of the impure functions, which only an apply knows: this crate reads no clock and draws no
+/// random numbers.
+pub trait ImpureValues {
+    /// The value of `timestamp()`: the current time in RFC 3339 form, UTC, to the second.
+    fn timestamp(&self) -> String;
+    /// The value of `uuid()`: a fresh random (version 4) UUID, different at every call.
+    fn uuid(&self) -> String;
 }
 
 /// The longest chain of locals reading locals that is evaluated (deeper chains would only exhaust the stack).
@@ -208,6 +218,7 @@ impl<'a> Evaluator<'a> {
             config,
             vars,
             resources: None,
+            impure: None,
             locals: RefCell::default(),
             in_progress: RefCell::default(),
             read_resource: Cell::new(false),
@@ -224,10 +235,18 @@ impl<'a> Evaluator<'a> {
             config,
             vars,
             resources: Some(resources),
+            impure: None,
             locals: RefCell::default(),
             in_progress: RefCell::default(),
             read_resource: Cell::new(false),
         }
+    }
+
+    /// The same evaluator, answering `uuid()` and `timestamp()` from `impure`: at apply, as Terraform
+    /// evaluates them then (before, they are unknown).
+    pub fn with_impure(mut self, impure: &'a dyn ImpureValues) -> Self {
+        self.impure = Some(impure);
+        self
     }
 
     /// Whether this evaluator refuses resource references.
@@ -414,7 +433,7 @@ impl<'a> Evaluator<'a> {
                         _ => return Err(bad(loc, "only a list can be expanded with `...`")),
                     }
                 }
-                functions::call(name, values, loc)
+                functions::call(name, values, loc, self.impure)
             }
             ExprKind::Unary(op, e) => {
                 let v = self.eval_in(e, inst, b, d)?;

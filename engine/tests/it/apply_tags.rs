@@ -201,3 +201,54 @@ resource "aws_subnet" "this" {
     let again = world.plan(config).await;
     assert!(again.summary().is_empty(), "{}", text(&again));
 }
+
+/// `timestamp()` as Terraform writes it: RFC 3339, UTC, to the second.
+fn is_timestamp(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.len() == 20
+        && text.ends_with('Z')
+        && [4, 7].iter().all(|&i| b[i] == b'-')
+        && b[10] == b'T'
+        && [13, 16].iter().all(|&i| b[i] == b':')
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| [4, 7, 10, 13, 16, 19].contains(&i) || c.is_ascii_digit())
+}
+
+#[tokio::test]
+async fn timestamp_and_uuid_are_unknown_in_the_plan_and_written_by_apply() {
+    let world = World::empty();
+    let config = r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_vpc" "main" {
+  cidr_block = "10.0.0.0/16"
+  tags       = { Stamp = timestamp() }
+}
+
+output "id" {
+  value = uuid()
+}
+"#;
+    let plan = world.plan(config).await;
+    assert_eq!(
+        tags_line(&text(&plan), "aws_vpc.main"),
+        "+ tags                 = { Stamp = (known after apply), tofu-address = \"aws_vpc.main\", tofu-estate = \"acme\" }"
+    );
+    let outcome = world.apply(plan).await;
+    assert_eq!(diagnostics(&outcome), "");
+    let snapshot = world.cloud.snapshot().await.expect("a snapshot");
+    let stamp = &snapshot.resources[0].tags["Stamp"];
+    assert!(is_timestamp(stamp), "{stamp}");
+    let id = outcome.outputs["id"].as_str().expect("a string").to_owned();
+    // A version 4 UUID: 8-4-4-4-12 hexadecimal digits, version digit 4, variant 8 to b.
+    assert_eq!(
+        id.split('-').map(str::len).collect::<Vec<_>>(),
+        [8, 4, 4, 4, 12],
+        "{id}"
+    );
+    assert_eq!(&id[14..15], "4", "{id}");
+    assert!("89ab".contains(&id[19..20]), "{id}");
+}
