@@ -11,6 +11,7 @@
 //! reports the median wall time of its way (and its speedup as the ratio of medians): a single pair of runs
 //! on a shared machine swings too far to compare. The human table adds the fastest and slowest round and
 //! the spread of the per-round speedups.
+#[cfg(feature = "aws")]
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
