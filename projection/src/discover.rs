@@ -1360,11 +1360,22 @@ impl<'a> Run<'a> {
             match expansion {
                 Expansion::Count(n) => self.bind_count_block(&block, n),
                 Expansion::Single | Expansion::ForEach => {
-                    for address in addresses() {
-                        let mut matched: Vec<Claim> = Vec::new();
-                        for form in marker::escaped_forms(&address) {
-                            matched.extend(self.claims.remove(&form).unwrap_or_default());
+                    // Every instance takes the claims in its current form first, and only then those in an
+                    // older grammar's form: a marker written today for one key (`x+y` as `x++y`) is never
+                    // read as another key's older form (`x++y` before the separators were escaped).
+                    let addresses = addresses();
+                    let forms: Vec<Vec<String>> =
+                        addresses.iter().map(marker::escaped_forms).collect();
+                    let mut matched: Vec<Vec<Claim>> = forms
+                        .iter()
+                        .map(|f| self.claims.remove(&f[0]).unwrap_or_default())
+                        .collect();
+                    for (older, m) in forms.iter().zip(matched.iter_mut()) {
+                        for form in &older[1..] {
+                            m.extend(self.claims.remove(form).unwrap_or_default());
                         }
+                    }
+                    for (address, mut matched) in addresses.into_iter().zip(matched) {
                         match matched.len() {
                             0 => self.set(&address, Binding::Create, None),
                             1 => {

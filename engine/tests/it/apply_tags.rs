@@ -252,3 +252,31 @@ output "id" {
     assert_eq!(&id[14..15], "4", "{id}");
     assert!("89ab".contains(&id[19..20]), "{id}");
 }
+
+#[tokio::test]
+async fn a_key_whose_current_marker_is_another_keys_older_form_binds_to_its_own_object() {
+    // `x+y` is marked `x++y` today, which is also how the grammar before separator escaping wrote the key
+    // `x++y`: each object must still go to the key it was created for.
+    let world = World::empty();
+    let config = r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_vpc" "v" {
+  for_each   = { "x+y" = "10.1.0.0/16", "x++y" = "10.2.0.0/16" }
+  cidr_block = each.value
+}
+"#;
+    world.converge(config).await;
+    let plan = world.plan(config).await;
+    assert_eq!(
+        text(&plan),
+        "No changes. The live system matches the configuration.\n"
+    );
+    expect![[r#"
+        aws_vpc vpc-00000001 [tofu-address=aws_vpc.v:x++++y tofu-estate=acme]
+        aws_vpc vpc-00000002 [tofu-address=aws_vpc.v:x++y tofu-estate=acme]
+    "#]]
+    .assert_eq(&live_tags(&world).await);
+}
