@@ -17,7 +17,19 @@ use clap::Parser;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = match cli::Cli::try_parse() {
+        Ok(args) => args,
+        // `--help` and `--version` print and succeed; a usage error exits 1, as Terraform's do, never 2,
+        // which `plan --detailed-exitcode` reserves for "changes present".
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
     cli::logging::install(args.common.log_level.as_deref());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

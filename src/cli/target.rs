@@ -67,9 +67,12 @@ impl Inputs {
         let mut files = common.var_files.iter();
         for is_file in var_order(std::env::args(), common.vars.len(), common.var_files.len()) {
             if is_file {
-                if let Some(path) = files.next() {
+                if let Some(given) = files.next() {
+                    // Relative to the configuration directory, as after Terraform's `-chdir`; shown as given.
+                    let path = given;
+                    let read_from = dir.join(given);
                     // An unreadable file is a diagnostic of the plan, like a bad `--var`.
-                    cli.push(match std::fs::read_to_string(path) {
+                    cli.push(match std::fs::read_to_string(&read_from) {
                         Ok(text) => {
                             VarInput::File(SourceFile::new(path.display().to_string(), text))
                         }
@@ -207,9 +210,11 @@ pub async fn open_live(common: &Common, inputs: &Inputs) -> Result<Live, Diagnos
     if kind == ProviderKind::Aws {
         return open_aws(region).await;
     }
+    // A relative path is read from the configuration directory, as after Terraform's `-chdir`.
     let path = common
         .sim
-        .clone()
+        .as_ref()
+        .map(|p| inputs.dir.join(p))
         .unwrap_or_else(|| inputs.dir.join(STATE_DIR).join("cloud.json"));
     let config = SimConfig {
         region,

@@ -202,6 +202,17 @@ fn cli_help_lists_every_command() {
 }
 
 #[test]
+fn cli_a_usage_error_exits_one_never_the_changes_code_two() {
+    let dir = Dir::quickstart();
+    // A misspelt flag with --detailed-exitcode: a CI job must not read it as "changes present".
+    let typo = dir.run(&["plan", "--detailed-exitcode", "--paralelism", "3"]);
+    typo.expect_code(1);
+    assert!(typo.stderr.contains("--paralelism"), "{}", typo.stderr);
+    dir.run(&["plan", "--parallelism", "0"]).expect_code(1);
+    dir.run(&["mv", "aws_vpc.main"]).expect_code(1);
+}
+
+#[test]
 fn cli_quickstart_applies_then_plans_no_changes() {
     let dir = Dir::quickstart();
     let apply = dir.run(&["apply", "--auto-approve"]);
@@ -438,10 +449,10 @@ fn cli_broken_snapshot_is_invalid_snapshot() {
     let dir = Dir::quickstart();
     dir.write("broken.json", "{ \"resources\": [ { \"type\": ");
     let run = dir.run(&["plan", "--json", "--sim"]);
-    // `--sim` needs a value: clap refuses with its usage error code.
-    assert_eq!(run.code, 2);
-    let broken = dir.path().join("broken.json");
-    let run = dir.run(&["plan", "--json", "--sim", broken.to_str().unwrap()]);
+    // `--sim` needs a value: a usage error, which exits 1 like every error.
+    run.expect_code(1);
+    // A relative path is read from the `-C` directory, as after Terraform's `-chdir`.
+    let run = dir.run(&["plan", "--json", "--sim", "broken.json"]);
     run.expect_code(1);
     let doc = run.json();
     assert_eq!(codes(&doc), ["invalid-snapshot"]);
@@ -498,6 +509,11 @@ resource "aws_vpc" "main" {
     let file = file.to_str().unwrap();
     assert_eq!(
         cidr_of(&dir.run(&["plan", "--json", "--var-file", file])),
+        "10.3.0.0/16"
+    );
+    // A relative path is read from the `-C` directory, as after Terraform's `-chdir`.
+    assert_eq!(
+        cidr_of(&dir.run(&["plan", "--json", "--var-file", "extra.tfvars"])),
         "10.3.0.0/16"
     );
     // Later command-line inputs win, in the order given.
