@@ -137,19 +137,31 @@ where
         ),
         SdkError::DispatchFailure(failure) => {
             let detail = aws_sdk_s3::error::DisplayErrorContext(&err).to_string();
-            let kind = if failure.is_timeout() {
-                K::TimedOut
-            } else if failure.is_user() {
-                K::InvalidArgument
-            } else {
-                // Connection refused, reset, DNS failure: the endpoint is unavailable for now.
-                K::ServerError
+            let unreachable = |kind| {
+                ProviderError::new(
+                    operation,
+                    kind,
+                    format!("could not reach the endpoint: {detail}"),
+                )
             };
-            ProviderError::new(
-                operation,
-                kind,
-                format!("could not reach the endpoint: {detail}"),
-            )
+            if failure.is_timeout() {
+                unreachable(K::TimedOut)
+            } else if failure.is_io() {
+                // Connection refused, reset, DNS failure: the endpoint is unavailable for now.
+                unreachable(K::ServerError)
+            } else if failure.is_user() {
+                ProviderError::new(operation, K::InvalidArgument, detail)
+            } else {
+                // Nothing was sent: no credentials in the chain, a profile that cannot be loaded, a request
+                // that could not be signed. Waiting does not fix that, so it is not retried.
+                ProviderError::new(
+                    operation,
+                    K::AccessDenied {
+                        permission: operation.to_owned(),
+                    },
+                    format!("the request could not be sent: {detail}"),
+                )
+            }
         }
         _ => {
             // The request could not be built (a bad argument, missing credentials).

@@ -543,3 +543,80 @@ async fn aws_errors_each_api_call_has_a_span_naming_its_operation() {
         "{errors:?}"
     );
 }
+
+/// A credential chain that finds nothing, as with no keys, no profile and no role.
+#[derive(Debug)]
+struct NoCredentials;
+
+impl aws_sdk_s3::config::ProvideCredentials for NoCredentials {
+    fn provide_credentials<'a>(
+        &'a self,
+    ) -> aws_credential_types::provider::future::ProvideCredentials<'a>
+    where
+        Self: 'a,
+    {
+        aws_credential_types::provider::future::ProvideCredentials::ready(Err(
+            aws_credential_types::provider::error::CredentialsError::not_loaded(
+                "no credentials found in chain",
+            ),
+        ))
+    }
+}
+
+/// A provider for `endpoint` with `credentials`, as a user's environment would configure it.
+async fn provider_at(
+    endpoint: &str,
+    credentials: impl aws_sdk_s3::config::ProvideCredentials + 'static,
+) -> AwsProvider {
+    let shared = staterecord::s3::sdk_config_from_env(
+        Some("eu-west-1".to_owned()),
+        Some(endpoint.to_owned()),
+    )
+    .await
+    .to_builder()
+    .credentials_provider(aws_sdk_s3::config::SharedCredentialsProvider::new(
+        credentials,
+    ))
+    .build();
+    AwsProvider::from_sdk_config(&shared, &AwsProviderConfig::default()).unwrap()
+}
+
+#[tokio::test]
+async fn aws_errors_an_unreachable_endpoint_is_retryable_and_unusable_credentials_are_not() {
+    // Nothing listens on the port: the endpoint is down for now, which waiting may fix.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let fresh = aws_sdk_s3::config::Credentials::new("AKIDTEST", "secret", None, None, "test");
+    let down = provider_at(&format!("http://127.0.0.1:{port}"), fresh).await;
+    let err = down
+        .tagged_resources(TagQuery::default())
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind, ProviderErrorKind::ServerError, "{err}");
+    assert!(err.is_retryable());
+    assert!(
+        err.to_string().contains("could not reach the endpoint"),
+        "{err}"
+    );
+
+    // No credentials: nothing is sent, and waiting will not fix it.
+    let fake = FakeAws::start(vec![]).await;
+    let provider = provider_at(&fake.endpoint, NoCredentials).await;
+    let err = provider
+        .tagged_resources(TagQuery::default())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.kind,
+        ProviderErrorKind::AccessDenied {
+            permission: "tagging:GetResources".to_owned()
+        },
+        "{err}"
+    );
+    assert!(!err.is_retryable());
+    assert!(err.to_string().contains("could not be sent"), "{err}");
+    assert!(fake.received().is_empty());
+}

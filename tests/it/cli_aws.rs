@@ -147,3 +147,52 @@ resource "random_id" "suffix" {{
     refused.expect_code(1);
     assert_eq!(crate::cli::codes(&refused.json()), ["bucket-contract"]);
 }
+
+#[test]
+fn cli_aws_credentials_come_from_a_credential_process_profile() {
+    let (_emulator, name) = emulator_and_name("proc");
+    let dir = Dir::with_config(&format!(
+        r#"
+live {{
+  estate = "{name}"
+}}
+
+provider "aws" {{}}
+
+resource "aws_s3_bucket" "data" {{
+  bucket = "{name}"
+}}
+"#
+    ));
+    // A profile whose credentials come from a command (as with SSO helpers and vaults), and no keys in
+    // the environment.
+    let key = std::env::var("AWS_ACCESS_KEY_ID").expect("scripts/test sets the emulator's keys");
+    let secret =
+        std::env::var("AWS_SECRET_ACCESS_KEY").expect("scripts/test sets the emulator's keys");
+    dir.write(
+        "aws-config",
+        &format!(
+            "[profile lp-proc]\ncredential_process = printf '{{\"Version\": 1, \"AccessKeyId\": \"{key}\", \
+             \"SecretAccessKey\": \"{secret}\"}}'\n"
+        ),
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_liveplan"))
+        .args(["plan", "--json", "-C"])
+        .arg(dir.path())
+        .env_remove("AWS_ACCESS_KEY_ID")
+        .env_remove("AWS_SECRET_ACCESS_KEY")
+        .env_remove("AWS_SESSION_TOKEN")
+        .env_remove("RUST_LOG")
+        .env("AWS_CONFIG_FILE", dir.path().join("aws-config"))
+        .env(
+            "AWS_SHARED_CREDENTIALS_FILE",
+            dir.path().join("no-credentials"),
+        )
+        .env("AWS_PROFILE", "lp-proc")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let plan = crate::cli::Run::from(out);
+    plan.expect_code(0);
+    assert_eq!(actions(&plan.json()), ["aws_s3_bucket.data create"]);
+}
