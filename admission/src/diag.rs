@@ -103,6 +103,8 @@ codes! {
     DuplicateIdentity = "duplicate-identity", Error;
     /// Resource blocks that read each other in a cycle, or a block that reads itself.
     DependencyCycle = "dependency-cycle", Error;
+    /// The directory holds no configuration (`*.tf` files), or cannot be read.
+    NoConfiguration = "no-configuration", Error;
     /// The configuration writes a `tofu-*` tag itself.
     MarkerInConfig = "marker-in-config", Error;
     /// `ignore_changes` covers `tags`, `all`, or a marker key.

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use admission::{Catalog, Diagnostic, Severity};
+use admission::{Catalog, Code, Diagnostic, Severity};
 use anyhow::Context as _;
 use engine::Plan;
 use engine::model::{Cost, PlanContext};
@@ -99,13 +99,18 @@ fn refused_plan(common: &Common, inputs: &Inputs, problem: Diagnostic) -> Plan {
     );
     let mut diagnostics = linted.diagnostics;
     diagnostics.push(problem);
+    plan_of(linted.estate.unwrap_or_default(), diagnostics)
+}
+
+/// A plan of nothing, holding `diagnostics` (sorted here).
+fn plan_of(estate: String, mut diagnostics: Vec<Diagnostic>) -> Plan {
     diagnostics.sort_by(|a, b| {
         a.sort_key()
             .cmp(&b.sort_key())
             .then_with(|| a.summary.cmp(&b.summary))
     });
     Plan {
-        estate: linted.estate.unwrap_or_default(),
+        estate,
         changes: Vec::new(),
         foreign: Vec::new(),
         bind_candidates: Vec::new(),
@@ -136,7 +141,23 @@ pub async fn plan(
     term: &Terminal,
     detailed_exitcode: bool,
 ) -> anyhow::Result<Exit> {
-    let inputs = Inputs::read(common)?;
+    let inputs = match Inputs::read(common).and_then(|inputs| {
+        inputs.require_configuration()?;
+        Ok(inputs)
+    }) {
+        Ok(inputs) => inputs,
+        // `plan --json` prints one plan whatever happens; a person reads the error on stderr.
+        Err(e) if common.json => {
+            let problem = Diagnostic::new(
+                Code::NoConfiguration,
+                format!("{e:#}"),
+                "run liveplan in the configuration directory, or name it with -C DIR",
+            );
+            show_plan(common, term, &plan_of(String::new(), vec![problem]));
+            return Ok(Exit::Failure);
+        }
+        Err(e) => return Err(e),
+    };
     let planned = make_plan(common, &inputs, Access::Read).await?;
     show_plan(common, term, &planned.plan);
     Ok(if !planned.plan.applicable() {

@@ -666,6 +666,12 @@ fn cli_a_directory_without_configuration_is_refused_instead_of_destroying_the_es
         );
         assert!(!run.stdout.contains("destroy"), "{}", run.stdout);
     }
+    // With --json the refusal is the plan's one diagnostic, on stdout like every plan.
+    let run = empty.run(&["--estate", "quickstart", "plan", "--json"]);
+    run.expect_code(1);
+    let doc = run.json();
+    assert_eq!(codes(&doc), ["no-configuration"]);
+    assert_eq!(doc["resource_changes"], serde_json::json!([]));
     let cloud = std::fs::read_to_string(empty.cloud_file()).unwrap();
     assert!(cloud.contains("vpc-00000001"), "nothing was destroyed");
 }
