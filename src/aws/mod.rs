@@ -199,7 +199,7 @@ impl AwsProvider {
 }
 
 /// The types this provider serves: the two S3 types of the contract's catalog, and nothing else.
-fn catalog() -> Catalog {
+pub fn catalog() -> Catalog {
     admission::catalog::aws_like()
         .iter()
         .filter(|s| s.type_name == BUCKET || s.type_name == BUCKET_VERSIONING)

@@ -79,10 +79,19 @@ pub async fn make_plan(
     })
 }
 
-/// The resource types a configuration may use when no live system is opened: the simulated catalog and
-/// the engine's record-backed types.
-fn offline_catalog() -> Catalog {
+/// The resource types a configuration may use, known without opening the live system: those of the
+/// provider it selects (the AWS provider's, or the simulated cloud's) and the engine's record-backed types.
+fn offline_catalog(inputs: &Inputs) -> Catalog {
     use admission::Provider as _;
+    #[cfg(feature = "aws")]
+    if inputs
+        .provider_kind()
+        .is_some_and(|(kind, _)| kind == admission::config::ProviderKind::Aws)
+    {
+        return liveplan::aws::catalog().merged(admission::catalog::builtin());
+    }
+    #[cfg(not(feature = "aws"))]
+    let _ = inputs;
     SimCloud::new(SimConfig::default())
         .schemas()
         .merged(admission::catalog::builtin())
@@ -94,7 +103,7 @@ fn refused_plan(common: &Common, inputs: &Inputs, problem: Diagnostic) -> Plan {
     let (_, linted) = admission::lint::check(
         &inputs.files,
         &inputs.variables,
-        &offline_catalog(),
+        &offline_catalog(inputs),
         common.estate.as_deref(),
     );
     let mut diagnostics = linted.diagnostics;
@@ -206,7 +215,7 @@ pub async fn validate(common: &Common, term: &Terminal) -> anyhow::Result<Exit> 
     let (_, linted) = admission::lint::check(
         &inputs.files,
         &inputs.variables,
-        &offline_catalog(),
+        &offline_catalog(&inputs),
         common.estate.as_deref(),
     );
     let valid = !linted.has_errors();
@@ -363,7 +372,7 @@ pub async fn records(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
     let (_, linted) = admission::lint::check(
         &inputs.files,
         &inputs.variables,
-        &offline_catalog(),
+        &offline_catalog(&inputs),
         common.estate.as_deref(),
     );
     let Some(estate) = linted.estate.clone() else {

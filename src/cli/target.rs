@@ -149,7 +149,7 @@ impl Inputs {
             .and_then(|v| v.as_str().map(str::to_owned))
     }
 
-    fn provider_kind(&self) -> Option<(ProviderKind, Option<String>)> {
+    pub fn provider_kind(&self) -> Option<(ProviderKind, Option<String>)> {
         let block = self
             .config
             .providers

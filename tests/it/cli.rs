@@ -477,6 +477,23 @@ fn cli_validate_reads_no_live_system() {
     assert_eq!(codes(&doc), ["unknown-reference"]);
 }
 
+#[cfg(feature = "aws")]
+#[test]
+fn cli_validate_checks_types_against_the_provider_the_configuration_selects() {
+    let vpc = "resource \"aws_vpc\" \"main\" {\n  cidr_block = \"10.0.0.0/16\"\n}\n";
+    // The simulated cloud serves VPCs.
+    let sim = Dir::with_config(&format!("live {{\n  estate = \"v\"\n}}\n\n{vpc}"));
+    sim.run(&["validate"]).expect_code(0);
+    // The AWS provider serves S3 buckets and their versioning only: validate says so without calling AWS.
+    let aws = Dir::with_config(&format!(
+        "live {{\n  estate = \"v\"\n}}\n\nprovider \"aws\" {{}}\n\n{vpc}"
+    ));
+    let run = aws.run(&["validate", "--json"]);
+    run.expect_code(1);
+    let doc = run.json();
+    assert_eq!(codes(&doc), ["unsupported-type"]);
+}
+
 #[test]
 fn cli_var_flags_files_and_environment_follow_terraform_precedence() {
     let dir = Dir::with_config(
