@@ -1,7 +1,6 @@
 //! Dependencies at apply time: a replaced parent cascades to its children in the right order, and the
 //! children are created with the parent's new id.
 
-use engine::{ApplyConfig, RetryPolicy};
 use expect_test::expect;
 
 use crate::support::{Journal, World, diagnostics, live_tags};
@@ -59,16 +58,7 @@ async fn replacing_a_vpc_replaces_its_subnet_children_first_out_last_in() {
         &engine::graph::build(&plan).expect("acyclic").debug_repr(),
     ));
     let journal = Journal::default();
-    let outcome = world
-        .apply_with(
-            plan,
-            ApplyConfig {
-                events: Some(journal.sink()),
-                retry: RetryPolicy::immediate(3),
-                ..ApplyConfig::default()
-            },
-        )
-        .await;
+    let outcome = world.apply_journaled(plan, &journal).await;
     assert_eq!(diagnostics(&outcome), "");
     let lines: Vec<String> = journal
         .lines()

@@ -2,8 +2,6 @@
 
 use std::sync::Arc;
 
-use engine::ApplyConfig;
-use engine::RetryPolicy;
 use expect_test::expect;
 
 use crate::support::{Journal, JournaledStore, World, diagnostics, failing, live_tags, text};
@@ -73,16 +71,7 @@ resource "aws_vpc" "main" {
     let changed = config.replace("10.0.0.0/16", "10.1.0.0/16");
     let plan = world.plan(&changed).await;
     let journal = Journal::default();
-    let outcome = world
-        .apply_with(
-            plan,
-            ApplyConfig {
-                events: Some(journal.sink()),
-                retry: RetryPolicy::immediate(3),
-                ..ApplyConfig::default()
-            },
-        )
-        .await;
+    let outcome = world.apply_journaled(plan, &journal).await;
     assert_eq!(diagnostics(&outcome), "");
     let lines: Vec<String> = journal
         .lines()
@@ -129,16 +118,7 @@ async fn create_before_destroy_records_the_deposed_object_around_the_create() {
         plan.summary().to_string(),
         "Plan: 1 to add, 0 to change, 1 to destroy."
     );
-    let outcome = world
-        .apply_with(
-            plan,
-            ApplyConfig {
-                events: Some(journal.sink()),
-                retry: RetryPolicy::immediate(3),
-                ..ApplyConfig::default()
-            },
-        )
-        .await;
+    let outcome = world.apply_journaled(plan, &journal).await;
     assert_eq!(diagnostics(&outcome), "");
     let lines: Vec<String> = journal
         .lines()
@@ -314,16 +294,7 @@ async fn a_destroy_before_create_deletes_only_once_its_create_could_start() {
         "Plan: 1 to add, 1 to change, 1 to destroy."
     );
     let journal = Journal::default();
-    let outcome = world
-        .apply_with(
-            plan,
-            ApplyConfig {
-                events: Some(journal.sink()),
-                retry: RetryPolicy::immediate(3),
-                ..ApplyConfig::default()
-            },
-        )
-        .await;
+    let outcome = world.apply_journaled(plan, &journal).await;
     // The VPC's update fails, so the subnet's create cannot run, and its delete never starts either.
     assert!(diagnostics(&outcome).contains("aws_vpc.main"));
     assert!(

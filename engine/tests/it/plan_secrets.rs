@@ -3,8 +3,6 @@
 
 use std::sync::Arc;
 
-use engine::{ApplyConfig, RetryPolicy};
-
 use crate::support::{Journal, World, diagnostics, json, text};
 
 const SENTINEL: &str = "s3cr3t-sentinel-7f9a";
@@ -80,16 +78,7 @@ async fn a_sentinel_secret_never_shows() {
     let back = engine::graph::EngineGraph::unmarshal(&graph.marshal()).expect("it unmarshals");
     assert_eq!(back.debug_repr(), graph.debug_repr());
     let journal = Journal::default();
-    let outcome = world
-        .apply_with(
-            plan,
-            ApplyConfig {
-                events: Some(journal.sink()),
-                retry: RetryPolicy::immediate(3),
-                ..ApplyConfig::default()
-            },
-        )
-        .await;
+    let outcome = world.apply_journaled(plan, &journal).await;
     assert_eq!(diagnostics(&outcome), "");
     let events = journal.lines().join("\n");
     assert!(!events.contains(SENTINEL));

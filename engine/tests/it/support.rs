@@ -72,6 +72,19 @@ impl World {
             .expect("the apply runs")
     }
 
+    /// Reviews and applies a plan with instant retries, writing its events to `journal`.
+    pub async fn apply_journaled(&self, plan: Plan, journal: &Journal) -> engine::ApplyOutcome {
+        self.apply_with(
+            plan,
+            ApplyConfig {
+                events: Some(journal.sink()),
+                retry: RetryPolicy::immediate(3),
+                ..ApplyConfig::default()
+            },
+        )
+        .await
+    }
+
     /// Reviews and applies a plan with instant retries.
     pub async fn apply(&self, plan: Plan) -> engine::ApplyOutcome {
         self.apply_with(
