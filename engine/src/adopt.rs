@@ -595,14 +595,21 @@ pub async fn mv(
             Err(e) => Err(e),
         };
         if let Err(e) = moved {
-            diagnostics.push(
-                Diagnostic::new(
+            // Only a lost compare-and-swap is another run's doing; any other failure is the store's.
+            let d = match crate::error::kms_denied(&e) {
+                Some(d) => d,
+                None if e.is_conflict() => Diagnostic::new(
                     Code::VersionConflict,
                     format!("moving the record {from} to {to} failed: {e}"),
                     "another run changed the records at the same time; check `liveplan records` and retry",
-                )
-                .with_address(request.new),
-            );
+                ),
+                None => Diagnostic::new(
+                    Code::MvRefused,
+                    format!("moving the record {from} to {to} failed: {e}"),
+                    "check the record store, then `liveplan records`, and retry",
+                ),
+            };
+            diagnostics.push(d.with_address(request.new));
         }
     }
     Ok(OwnershipOutcome {

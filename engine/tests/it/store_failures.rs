@@ -24,14 +24,21 @@ const DECRYPT_DENIED: &str = "User: arn:aws:sts::111122223333:assumed-role/deplo
      arn:aws:kms:eu-west-1:111122223333:key/0987dcba-09fe-87dc-65ba-ab0987654321 because no resource-based \
      policy allows the kms:Decrypt action";
 
-/// A store that passes everything on until `refuse` is set, then fails reads and writes with `error`
-/// (only deletes when `deletes_only`).
+/// What a [`RefusingStore`] refuses once it refuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refuses {
+    Everything,
+    Writes,
+    Deletes,
+}
+
+/// A store that passes everything on until `refuse` is set, then fails what `refuses` says with `error`.
 #[derive(Debug)]
 struct RefusingStore {
     inner: Arc<dyn Store>,
     refuse: AtomicBool,
     kms: bool,
-    deletes_only: bool,
+    refuses: Refuses,
 }
 
 impl RefusingStore {
@@ -55,7 +62,7 @@ impl RefusingStore {
 #[async_trait::async_trait]
 impl Store for RefusingStore {
     async fn get(&self, key: &str) -> Result<Option<Record>, StoreError> {
-        if self.refusing() && !self.deletes_only {
+        if self.refusing() && self.refuses == Refuses::Everything {
             return Err(self.error(key));
         }
         self.inner.get(key).await
@@ -67,7 +74,7 @@ impl Store for RefusingStore {
         payload: &[u8],
         expected: Option<&Version>,
     ) -> Result<Version, StoreError> {
-        if self.refusing() && !self.deletes_only {
+        if self.refusing() && self.refuses != Refuses::Deletes {
             return Err(self.error(key));
         }
         self.inner.put_if_version(key, payload, expected).await
@@ -81,20 +88,20 @@ impl Store for RefusingStore {
     }
 
     async fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
-        if self.refusing() && !self.deletes_only {
+        if self.refusing() && self.refuses == Refuses::Everything {
             return Err(self.error(prefix));
         }
         self.inner.list(prefix).await
     }
 }
 
-fn refusing_world(kms: bool, deletes_only: bool) -> (World, Arc<RefusingStore>) {
+fn refusing_world(kms: bool, refuses: Refuses) -> (World, Arc<RefusingStore>) {
     let mut world = World::empty();
     let store = Arc::new(RefusingStore {
         inner: Arc::clone(&world.store),
         refuse: AtomicBool::new(false),
         kms,
-        deletes_only,
+        refuses,
     });
     world.store = Arc::clone(&store) as Arc<dyn Store>;
     (world, store)
@@ -115,7 +122,7 @@ async fn plan_error(world: &World) -> engine::Error {
 
 #[tokio::test]
 async fn a_plan_whose_records_cannot_be_read_is_discovery_incomplete() {
-    let (world, store) = refusing_world(false, false);
+    let (world, store) = refusing_world(false, Refuses::Everything);
     store.refuse.store(true, Ordering::SeqCst);
     let d = plan_error(&world).await.to_diagnostic();
     assert_eq!(d.code.as_str(), "discovery-incomplete");
@@ -129,7 +136,7 @@ async fn a_plan_whose_records_cannot_be_read_is_discovery_incomplete() {
 
 #[tokio::test]
 async fn a_plan_refused_by_the_record_buckets_kms_key_is_kms_denied() {
-    let (world, store) = refusing_world(true, false);
+    let (world, store) = refusing_world(true, Refuses::Everything);
     store.refuse.store(true, Ordering::SeqCst);
     let d = plan_error(&world).await.to_diagnostic();
     assert_eq!(d.code.as_str(), "kms-denied");
@@ -139,7 +146,7 @@ async fn a_plan_refused_by_the_record_buckets_kms_key_is_kms_denied() {
 
 #[tokio::test]
 async fn an_apply_refused_by_the_record_buckets_kms_key_is_kms_denied_and_creates_nothing() {
-    let (world, store) = refusing_world(true, false);
+    let (world, store) = refusing_world(true, Refuses::Everything);
     let plan = world.plan(VPC).await;
     store.refuse.store(true, Ordering::SeqCst);
     let outcome = world.apply(plan).await;
@@ -155,7 +162,7 @@ async fn an_apply_refused_by_the_record_buckets_kms_key_is_kms_denied_and_create
 
 #[tokio::test]
 async fn a_failed_create_keeps_its_error_when_its_intent_cannot_be_put_back() {
-    let (mut world, store) = refusing_world(false, true);
+    let (mut world, store) = refusing_world(false, Refuses::Deletes);
     world.with_faults(failing("ec2:CreateVpc", 1)).await;
     let plan = world.plan(VPC).await;
     store.refuse.store(true, Ordering::SeqCst);
@@ -169,5 +176,42 @@ async fn a_failed_create_keeps_its_error_when_its_intent_cannot_be_put_back() {
     assert!(
         detail.starts_with("the create intent stays pending, because putting it back failed too"),
         "{detail}"
+    );
+}
+
+#[tokio::test]
+async fn mv_names_a_store_failure_as_such_not_as_another_runs_change() {
+    let (world, store) = refusing_world(false, Refuses::Writes);
+    let old = "live {\n  estate = \"acme\"\n}\n\nresource \"random_id\" \"old\" {\n  byte_length = 4\n}\n";
+    world.converge(old).await;
+    let new = old.replace("\"old\"", "\"new\"");
+    store.refuse.store(true, Ordering::SeqCst);
+    let files = [admission::config::SourceFile::new("main.tf", new.as_str())];
+    let inputs = admission::config::VariableInputs::default();
+    let outcome = engine::mv(
+        &engine::PlanRequest::new(&files, &inputs),
+        world.cloud.as_ref(),
+        Arc::clone(&world.store),
+        &engine::MvRequest {
+            old: "random_id.old",
+            new: "random_id.new",
+            dry_run: false,
+            allow_missing_config: false,
+        },
+    )
+    .await
+    .expect("mv runs");
+    let codes: Vec<&str> = outcome
+        .diagnostics
+        .iter()
+        .map(|d| d.code.as_str())
+        .collect();
+    assert_eq!(codes, ["mv-refused"], "{:?}", outcome.diagnostics);
+    assert!(
+        outcome.diagnostics[0]
+            .detail
+            .starts_with("check the record store"),
+        "{:?}",
+        outcome.diagnostics
     );
 }
