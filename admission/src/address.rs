@@ -25,7 +25,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::Error;
-use crate::value::{is_identifier, read_quoted, write_quoted};
+use crate::value::syntax::{is_identifier, read_quoted, write_quoted};
 
 /// The address of a `resource` block: `TYPE.NAME`.
 ///

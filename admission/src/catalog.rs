@@ -8,75 +8,10 @@
 //!
 //! This module is data; it must never depend on which live system serves the types.
 
-use std::collections::BTreeMap;
-
 use crate::path::AdmissionPath;
 use crate::schema::{AttributeSchema, BindMatch, IdScheme, ResourceTypeSchema};
 use crate::value::{Type, Value};
-
-/// A set of resource type schemas, sorted by type name.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Catalog {
-    types: BTreeMap<String, ResourceTypeSchema>,
-}
-
-impl Catalog {
-    /// A catalog of `schemas` (a later schema of the same type name replaces an earlier one).
-    pub fn new(schemas: impl IntoIterator<Item = ResourceTypeSchema>) -> Catalog {
-        let mut c = Catalog::default();
-        for s in schemas {
-            c.insert(s);
-        }
-        c
-    }
-
-    /// Adds or replaces the schema of its type.
-    pub fn insert(&mut self, schema: ResourceTypeSchema) {
-        self.types.insert(schema.type_name.clone(), schema);
-    }
-
-    /// The schema of `type_name`, if the catalog has the type.
-    pub fn get(&self, type_name: &str) -> Option<&ResourceTypeSchema> {
-        self.types.get(type_name)
-    }
-
-    /// Whether the catalog has the type.
-    pub fn contains(&self, type_name: &str) -> bool {
-        self.types.contains_key(type_name)
-    }
-
-    /// The schemas, sorted by type name.
-    pub fn iter(&self) -> impl Iterator<Item = &ResourceTypeSchema> {
-        self.types.values()
-    }
-
-    /// The type names, sorted.
-    pub fn type_names(&self) -> impl Iterator<Item = &str> {
-        self.types.keys().map(String::as_str)
-    }
-
-    /// How many types the catalog has.
-    pub fn len(&self) -> usize {
-        self.types.len()
-    }
-
-    /// Whether the catalog has no types.
-    pub fn is_empty(&self) -> bool {
-        self.types.is_empty()
-    }
-
-    /// This catalog with `other`'s types added; where both have a type, `other`'s schema wins.
-    pub fn merged(mut self, other: Catalog) -> Catalog {
-        self.types.extend(other.types);
-        self
-    }
-}
-
-impl FromIterator<ResourceTypeSchema> for Catalog {
-    fn from_iter<I: IntoIterator<Item = ResourceTypeSchema>>(iter: I) -> Self {
-        Catalog::new(iter)
-    }
-}
+pub use provider::Catalog;
 
 fn string() -> Type {
     Type::String

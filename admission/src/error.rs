@@ -19,29 +19,6 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// A value path (`tags.Name`, `list[0]`) that does not parse.
-    #[error("invalid value path {input:?}: {reason}")]
-    InvalidValuePath {
-        /// The text given.
-        input: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// A value that is not yet known was asked for in a form that needs it known (JSON, a record).
-    #[error("value at {path:?} is unknown and cannot be written out")]
-    UnknownValue {
-        /// Where in the value the unknown sits (dotted; empty for the whole value).
-        path: String,
-    },
-    /// A number that is NaN or infinite.
-    #[error("number is not finite")]
-    NonFiniteNumber,
-    /// Text that is not a decimal number.
-    #[error("{text:?} is not a number")]
-    InvalidNumber {
-        /// The text given.
-        text: String,
-    },
     /// An estate name outside `^[a-z][a-z0-9-]{0,127}$`.
     #[error("invalid estate name {name:?}: {reason}")]
     InvalidEstate {

@@ -20,8 +20,11 @@ pub mod lint;
 pub mod marker;
 pub mod path;
 pub mod provider;
-pub mod schema;
-pub mod value;
+
+/// Resource type schemas: the model of [`::provider`], under this crate's path.
+pub use ::provider::schema;
+/// Values with unknowns and the sensitive mark: the model of [`::provider`], under this crate's path.
+pub use ::provider::value;
 
 pub use address::{BlockAddress, InstanceAddress, InstanceKey};
 pub use catalog::Catalog;

@@ -14,9 +14,10 @@ use std::path::Path;
 
 use crate::value::Type;
 
+pub use crate::value::convert;
 pub use expr::{BinaryOp, Expr, ExprKind, ForExpr, Loc, Step, TemplatePart, UnaryOp};
 pub use parse::{parse_config, parse_expression};
-pub use vars::{VarInput, VariableInputs, convert, resolve_variables, var_file_names};
+pub use vars::{VarInput, VariableInputs, resolve_variables, var_file_names};
 
 /// One configuration or variable file: its name relative to the configuration directory and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -11,8 +11,6 @@ mod lint_count_index;
 mod lint_cycles;
 mod lint_static_values;
 mod markers;
-mod provider;
-mod values;
 
 /// Parse, variables and lint of one `main.tf` with `inputs`, against the contract's catalog.
 pub fn lint_main(

@@ -2,9 +2,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use admission::value::{Number, PathStep, Type, Value, ValuePath};
 use expect_test::{Expect, expect};
 use proptest::prelude::*;
+use provider::value::{Number, PathStep, Type, Value, ValuePath};
 use serde_json::json;
 
 fn check_display(v: &Value, compact: Expect, pretty: Expect) {
@@ -88,7 +88,7 @@ fn numbers_normalize_and_print_like_terraform() {
     assert_eq!(Number::from_f64(f64::INFINITY), None);
     assert_eq!(
         Value::number_f64(f64::NAN),
-        Err(admission::Error::NonFiniteNumber)
+        Err(provider::ValueError::NonFiniteNumber)
     );
     assert!(Number::from(9) < Number::from(10));
     assert!(Number::from_f64(9.5).unwrap() < Number::from(10));
@@ -120,7 +120,7 @@ fn numbers_normalize_and_print_like_terraform() {
     for bad in ["ten", "", " 5", "1e999", "--1", "0x10"] {
         assert_eq!(
             bad.parse::<Number>(),
-            Err(admission::Error::InvalidNumber {
+            Err(provider::ValueError::InvalidNumber {
                 text: bad.to_owned()
             }),
             "{bad:?}"
@@ -160,7 +160,7 @@ fn unknown_values_refuse_json_and_list_their_paths() {
     assert!(v.get("arn").unwrap().is_unknown());
     assert_eq!(
         v.to_json(),
-        Err(admission::Error::UnknownValue {
+        Err(provider::ValueError::UnknownValue {
             path: "arn".to_owned()
         })
     );

@@ -7,16 +7,16 @@ use std::pin::pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
-use admission::catalog::Catalog;
-use admission::provider::conformance::{self, Sample};
-use admission::provider::{
+use async_trait::async_trait;
+use provider::Catalog;
+use provider::Type;
+use provider::conformance::{self, Sample};
+use provider::schema::{AttributeSchema, ResourceTypeSchema};
+use provider::{AdmissionPath, Value};
+use provider::{
     ApiCallCounter, CreateRequest, Identity, ListPage, ListRequest, LiveObject, Provider,
     ProviderError, ProviderErrorKind, TagChange, TagFilter, TagQuery, UpdateRequest,
 };
-use admission::schema::{AttributeSchema, ResourceTypeSchema};
-use admission::value::Type;
-use admission::{AdmissionPath, Value};
-use async_trait::async_trait;
 
 /// Runs a future that never waits on anything (the in-memory provider answers at once).
 fn ready<F: Future>(f: F) -> F::Output {

@@ -9,8 +9,8 @@
 //! constructors, so an embedder's own provider describes its types in a few lines:
 //!
 //! ```
-//! use admission::schema::{AttributeSchema, IdScheme, ResourceTypeSchema};
-//! use admission::{AdmissionPath, Value, value::Type};
+//! use provider::schema::{AttributeSchema, IdScheme, ResourceTypeSchema};
+//! use provider::{AdmissionPath, Type, Value};
 //!
 //! let item = ResourceTypeSchema::new("kv_item", Some(AdmissionPath::ClientNamed))
 //!     .identity(["key"])
@@ -452,7 +452,7 @@ impl ResourceTypeSchema {
                     problems.push(AttributeProblem::Computed(name.clone()))
                 }
                 Some(a) if !fits(value, &a.value_type) => {
-                    if let Err(why) = crate::config::convert(value.clone(), &a.value_type) {
+                    if let Err(why) = crate::value::convert(value.clone(), &a.value_type) {
                         problems.push(AttributeProblem::WrongType {
                             name: name.clone(),
                             why,
@@ -504,7 +504,7 @@ fn converted(value: &Value, ty: &Type) -> Value {
     if fits(value, ty) {
         return value.clone();
     }
-    crate::config::convert(value.clone(), ty).unwrap_or_else(|_| value.clone())
+    crate::value::convert(value.clone(), ty).unwrap_or_else(|_| value.clone())
 }
 
 /// One thing wrong with the attributes a configuration sets.

@@ -1,0 +1,238 @@
+//! The provider protocol: the async trait a live system implements (the simulated cloud, the real AWS
+//! provider, an embedder's own small cloud), the live objects it returns and the typed error it fails with.
+//!
+//! The required surface is small: [`Provider::region`], [`Provider::schemas`], paged [`Provider::list`],
+//! [`Provider::create`], [`Provider::update`] and [`Provider::delete`]. Everything else has a default built
+//! on those: reads by identity or id page through the listing, the tagging sweep lists each type in the
+//! tagging index with a tag filter, and a tags-only update reads the object and updates it with its own
+//! attributes. A provider with cheaper native calls (a `Get*` by name, `tagging:GetResources`,
+//! `ec2:CreateTags`) overrides the defaults.
+//!
+//! Two rules every implementation keeps: a create takes the tags in the same call, so an object never exists
+//! unmarked; and every API attempt, retries included, is counted by operation name ([`ApiCallCounter`]), so
+//! a plan can report its cost. An absent object is an answer (`Ok(None)`), never an error; a failed look is
+//! an error, never an absence.
+//!
+//! This module defines the protocol only; it must never perform I/O itself.
+
+mod counter;
+mod error;
+mod live;
+mod requests;
+
+use std::collections::BTreeMap;
+
+use async_trait::async_trait;
+
+pub use counter::ApiCallCounter;
+pub use error::{ProviderError, ProviderErrorKind};
+pub use live::LiveObject;
+pub use requests::{
+    CreateRequest, Identity, ListPage, ListRequest, ParentScope, TagChange, TagFilter, TagQuery,
+    TaggedPage, TaggedResource, UpdateRequest,
+};
+
+use crate::catalog::Catalog;
+use crate::schema::AttributeMode;
+
+/// A live system the engine reads and writes: object-safe, used as `Arc<dyn Provider>`.
+///
+/// Implement the six required methods; override the others where the system has a cheaper native call.
+#[async_trait]
+pub trait Provider: Send + Sync {
+    /// The region this provider reads and writes (`us-east-1`).
+    fn region(&self) -> String;
+
+    /// The resource types this provider serves.
+    fn schemas(&self) -> Catalog;
+
+    /// One page of the objects of a type in the region, optionally tag-filtered or under a parent.
+    async fn list(&self, request: ListRequest) -> Result<ListPage, ProviderError>;
+
+    /// Creates an object with its attributes and tags in one call, and returns it as a read would, plus any
+    /// value returned only by the create (an access key's `secret`).
+    async fn create(&self, request: CreateRequest) -> Result<LiveObject, ProviderError>;
+
+    /// Updates an object in place and returns it as a read would.
+    async fn update(&self, request: UpdateRequest) -> Result<LiveObject, ProviderError>;
+
+    /// Deletes an object. An object that is already gone is `NotFound`.
+    async fn delete(&self, type_name: &str, id: &str) -> Result<(), ProviderError>;
+
+    /// The object of `type_name` with `identity`, or `None` when there is none.
+    ///
+    /// The default pages through [`Provider::list`] (under the parent named in a composite identity, for
+    /// types listed by parent) and matches the schema's identity arguments.
+    async fn read(
+        &self,
+        type_name: &str,
+        identity: &Identity,
+    ) -> Result<Option<LiveObject>, ProviderError> {
+        let catalog = self.schemas();
+        let arguments = catalog
+            .get(type_name)
+            .map(|s| s.identity.clone())
+            .unwrap_or_default();
+        let parent = catalog
+            .get(type_name)
+            .and_then(|s| s.parent.clone())
+            .and_then(|link| {
+                let id = match identity {
+                    Identity::Composite(parts) => parts.get(&link.argument).cloned(),
+                    Identity::Name(n) if arguments.first() == Some(&link.argument) => {
+                        Some(n.clone())
+                    }
+                    Identity::Name(_) => None,
+                }?;
+                Some(ParentScope {
+                    type_name: link.parent_type,
+                    id,
+                })
+            });
+        let mut request = ListRequest {
+            parent,
+            ..ListRequest::all(type_name)
+        };
+        loop {
+            let page = self.list(request.clone()).await?;
+            if let Some(found) = page
+                .objects
+                .into_iter()
+                .find(|o| identity.matches(&arguments, o))
+            {
+                return Ok(Some(found));
+            }
+            match page.next_page_token {
+                Some(token) => request.page_token = Some(token),
+                None => return Ok(None),
+            }
+        }
+    }
+
+    /// The object of `type_name` with `id`, or `None` when there is none.
+    ///
+    /// The default pages through an unfiltered [`Provider::list`] of the type.
+    async fn read_by_id(
+        &self,
+        type_name: &str,
+        id: &str,
+    ) -> Result<Option<LiveObject>, ProviderError> {
+        let mut request = ListRequest::all(type_name);
+        loop {
+            let page = self.list(request.clone()).await?;
+            if let Some(found) = page.objects.into_iter().find(|o| o.id == id) {
+                return Ok(Some(found));
+            }
+            match page.next_page_token {
+                Some(token) => request.page_token = Some(token),
+                None => return Ok(None),
+            }
+        }
+    }
+
+    /// One page of the tagging API: every taggable object of the region whose tags pass the filters.
+    ///
+    /// The default lists, in type order, each type of [`Provider::schemas`] that is in the tagging index,
+    /// with the filters; its page token is `<type name> <that type's page token>`.
+    async fn tagged_resources(&self, query: TagQuery) -> Result<TaggedPage, ProviderError> {
+        let catalog = self.schemas();
+        let types: Vec<String> = catalog
+            .iter()
+            .filter(|s| s.in_tagging_index)
+            .filter(|s| query.type_names.is_empty() || query.type_names.contains(&s.type_name))
+            .map(|s| s.type_name.clone())
+            .collect();
+        let (start_type, inner_token) = match &query.page_token {
+            Some(token) => match token.split_once(' ') {
+                Some((t, inner)) => (
+                    Some(t.to_owned()),
+                    Some(inner.to_owned()).filter(|s| !s.is_empty()),
+                ),
+                None => (Some(token.clone()), None),
+            },
+            None => (None, None),
+        };
+        let start = match &start_type {
+            Some(t) => match types.iter().position(|x| x == t) {
+                Some(i) => i,
+                None => {
+                    return Err(ProviderError::new(
+                        "tagging:GetResources",
+                        ProviderErrorKind::InvalidArgument,
+                        format!("bad page token {t:?}"),
+                    ));
+                }
+            },
+            None => 0,
+        };
+        let Some(type_name) = types.get(start) else {
+            return Ok(TaggedPage::default());
+        };
+        let page = self
+            .list(ListRequest {
+                type_name: type_name.clone(),
+                tag_filters: query.tag_filters.clone(),
+                parent: None,
+                page_token: inner_token,
+            })
+            .await?;
+        let resources = page
+            .objects
+            .into_iter()
+            .filter(|o| TagFilter::all_match(&query.tag_filters, &o.tags))
+            .map(|o| TaggedResource {
+                type_name: o.type_name,
+                id: o.id,
+                tags: o.tags,
+            })
+            .collect();
+        let next_page_token = match page.next_page_token {
+            Some(inner) => Some(format!("{type_name} {inner}")),
+            None => types.get(start + 1).map(|next| format!("{next} ")),
+        };
+        Ok(TaggedPage {
+            resources,
+            next_page_token,
+        })
+    }
+
+    /// Sets and removes tags of an object, changing nothing else (markers, renames, adoption).
+    ///
+    /// The default reads the object and updates it with its own writable attributes and the tag change.
+    async fn update_tags(
+        &self,
+        type_name: &str,
+        id: &str,
+        change: TagChange,
+    ) -> Result<(), ProviderError> {
+        let object = self
+            .read_by_id(type_name, id)
+            .await?
+            .ok_or_else(|| ProviderError::not_found("update_tags", format!("{type_name} {id}")))?;
+        let catalog = self.schemas();
+        let writable = |name: &str| {
+            catalog
+                .get(type_name)
+                .and_then(|s| s.attribute(name))
+                .is_some_and(|a| a.mode != AttributeMode::Computed && name != "tags")
+        };
+        let attributes = object
+            .attributes
+            .into_iter()
+            .filter(|(k, _)| writable(k))
+            .collect();
+        self.update(UpdateRequest {
+            type_name: type_name.to_owned(),
+            id: id.to_owned(),
+            attributes,
+            tags: change,
+        })
+        .await?;
+        Ok(())
+    }
+
+    /// The API calls made so far, by operation name, every attempt counted. The default reports none.
+    fn api_calls(&self) -> BTreeMap<String, u64> {
+        BTreeMap::new()
+    }
+}

@@ -1,0 +1,5 @@
+//! Integration tests of the provider seam: the value model and the protocol's defaults, one binary for the
+//! crate.
+
+mod protocol;
+mod values;
