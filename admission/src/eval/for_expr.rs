@@ -30,28 +30,18 @@ impl Evaluator<'_> {
                 };
                 return Ok(Value::Unknown(ty).mark_sensitive_if(marked));
             }
-            Value::List(items) => items
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| (Value::from(i), v))
-                .collect(),
-            Value::Set(items) => items.into_iter().map(|v| (v.clone(), v)).collect(),
-            Value::Map(entries) => entries
-                .into_iter()
-                .map(|(k, v)| (Value::String(k), v))
-                .collect(),
             Value::Null => {
                 return Err(bad(
                     &fe.collection.loc,
                     "a `for` expression iterates over null",
                 ));
             }
-            _ => {
-                return Err(bad(
+            other => iteration_pairs(other).ok_or_else(|| {
+                bad(
                     &fe.collection.loc,
                     "a `for` expression needs a list, set or map",
-                ));
-            }
+                )
+            })?,
         };
         let mut list = Vec::new();
         let mut map: BTreeMap<String, Value> = BTreeMap::new();
@@ -127,5 +117,27 @@ impl Evaluator<'_> {
         };
         let _ = loc;
         Ok(out.mark_sensitive_if(marked || inner_marked))
+    }
+}
+
+/// The (key, value) pairs a `for` (an expression or a template directive) iterates over: index and element
+/// of a list, each element twice for a set, key and value of a map. `None` for a value of another kind.
+pub(super) fn iteration_pairs(coll: Value) -> Option<Vec<(Value, Value)>> {
+    match coll {
+        Value::List(items) => Some(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| (Value::from(i), v))
+                .collect(),
+        ),
+        Value::Set(items) => Some(items.into_iter().map(|v| (v.clone(), v)).collect()),
+        Value::Map(entries) => Some(
+            entries
+                .into_iter()
+                .map(|(k, v)| (Value::String(k), v))
+                .collect(),
+        ),
+        _ => None,
     }
 }

@@ -12,17 +12,28 @@ use crate::config::{Loc, Step};
 use crate::diag::Code;
 use crate::value::Value;
 
-/// The attribute name the first step gives (`var.NAME`, `count.index`), if it is one.
-fn first_attr(steps: &[Step]) -> Option<&str> {
-    match steps.first() {
-        Some(Step::Attr(a)) => Some(a.as_str()),
-        _ => None,
-    }
+/// A reference being resolved below its root name: the steps that follow the root, where the reference
+/// is written, and the instance and depth it is evaluated at.
+struct Reference<'r> {
+    steps: &'r [Step],
+    loc: &'r Loc,
+    inst: &'r Instance,
+    d: usize,
 }
 
-/// The steps after the first.
-fn after_first(steps: &[Step]) -> &[Step] {
-    steps.get(1..).unwrap_or(&[])
+impl Reference<'_> {
+    /// The attribute name the first step gives (`var.NAME`, `count.index`), if it is one.
+    fn first_attr(&self) -> Option<&str> {
+        match self.steps.first() {
+            Some(Step::Attr(a)) => Some(a.as_str()),
+            _ => None,
+        }
+    }
+
+    /// The steps after the first.
+    fn rest(&self) -> &[Step] {
+        self.steps.get(1..).unwrap_or(&[])
+    }
 }
 
 impl Evaluator<'_> {
@@ -40,11 +51,17 @@ impl Evaluator<'_> {
             let v = v.clone();
             return self.apply_steps(v, steps, loc, inst, b, d);
         }
+        let r = Reference {
+            steps,
+            loc,
+            inst,
+            d,
+        };
         match name {
-            "var" => self.var_root(steps, loc, inst, b, d),
-            "local" => self.local_root(steps, loc, inst, b, d),
-            "count" => self.count_root(steps, loc, inst, b, d),
-            "each" => self.each_root(steps, loc, inst, b, d),
+            "var" => self.var_root(&r, b),
+            "local" => self.local_root(&r, b),
+            "count" => self.count_root(&r, b),
+            "each" => self.each_root(&r, b),
             type_name if reserved_root(type_name).is_some() => Err(unknown_ref(
                 loc,
                 format!(
@@ -53,20 +70,14 @@ impl Evaluator<'_> {
                 ),
                 "refer to `var.NAME`, `local.NAME` or a resource as `TYPE.NAME.ATTR`",
             )),
-            type_name => self.resource_root(type_name, steps, loc, inst, b, d),
+            type_name => self.resource_root(type_name, &r, b),
         }
     }
 
     /// `var.NAME...`: a declared variable's value, sensitive when the variable is.
-    fn var_root(
-        &self,
-        steps: &[Step],
-        loc: &Loc,
-        inst: &Instance,
-        b: &mut Bindings,
-        d: usize,
-    ) -> Result<Value, EvalError> {
-        let Some(var) = first_attr(steps) else {
+    fn var_root(&self, r: &Reference<'_>, b: &mut Bindings) -> Result<Value, EvalError> {
+        let (loc, inst, d) = (r.loc, r.inst, r.d);
+        let Some(var) = r.first_attr() else {
             return Err(bad(loc, "`var` must be followed by a variable name"));
         };
         if self.config.variables.contains_key(var) && !self.vars.contains_key(var) {
@@ -90,37 +101,25 @@ impl Evaluator<'_> {
             .get(var)
             .is_some_and(|decl| decl.sensitive);
         let v = v.clone().mark_sensitive_if(marked);
-        self.apply_steps(v, after_first(steps), loc, inst, b, d)
+        self.apply_steps(v, r.rest(), loc, inst, b, d)
     }
 
     /// `local.NAME...`: the local's value, evaluated once.
-    fn local_root(
-        &self,
-        steps: &[Step],
-        loc: &Loc,
-        inst: &Instance,
-        b: &mut Bindings,
-        d: usize,
-    ) -> Result<Value, EvalError> {
-        let Some(local) = first_attr(steps) else {
+    fn local_root(&self, r: &Reference<'_>, b: &mut Bindings) -> Result<Value, EvalError> {
+        let (loc, inst, d) = (r.loc, r.inst, r.d);
+        let Some(local) = r.first_attr() else {
             return Err(bad(loc, "`local` must be followed by a local name"));
         };
         let v = self.local_at(local, loc, d)?;
-        self.apply_steps(v, after_first(steps), loc, inst, b, d)
+        self.apply_steps(v, r.rest(), loc, inst, b, d)
     }
 
     /// `count.index`, inside a `count` block only.
-    fn count_root(
-        &self,
-        steps: &[Step],
-        loc: &Loc,
-        inst: &Instance,
-        b: &mut Bindings,
-        d: usize,
-    ) -> Result<Value, EvalError> {
-        match (first_attr(steps), inst) {
+    fn count_root(&self, r: &Reference<'_>, b: &mut Bindings) -> Result<Value, EvalError> {
+        let (loc, inst, d) = (r.loc, r.inst, r.d);
+        match (r.first_attr(), inst) {
             (Some("index"), Instance::Count(i)) => {
-                self.apply_steps(Value::from(*i), after_first(steps), loc, inst, b, d)
+                self.apply_steps(Value::from(*i), r.rest(), loc, inst, b, d)
             }
             (Some("index"), _) => Err(unknown_ref(
                 loc,
@@ -136,16 +135,10 @@ impl Evaluator<'_> {
     }
 
     /// `each.key` and `each.value`, inside a `for_each` block only.
-    fn each_root(
-        &self,
-        steps: &[Step],
-        loc: &Loc,
-        inst: &Instance,
-        b: &mut Bindings,
-        d: usize,
-    ) -> Result<Value, EvalError> {
-        let rest = after_first(steps);
-        match (first_attr(steps), inst) {
+    fn each_root(&self, r: &Reference<'_>, b: &mut Bindings) -> Result<Value, EvalError> {
+        let (loc, inst, d) = (r.loc, r.inst, r.d);
+        let rest = r.rest();
+        match (r.first_attr(), inst) {
             (Some("key"), Instance::Each { key, .. }) => {
                 self.apply_steps(Value::String(key.clone()), rest, loc, inst, b, d)
             }
@@ -169,13 +162,11 @@ impl Evaluator<'_> {
     fn resource_root(
         &self,
         type_name: &str,
-        steps: &[Step],
-        loc: &Loc,
-        inst: &Instance,
+        r: &Reference<'_>,
         b: &mut Bindings,
-        d: usize,
     ) -> Result<Value, EvalError> {
-        let Some(block) = first_attr(steps) else {
+        let (loc, inst, d) = (r.loc, r.inst, r.d);
+        let Some(block) = r.first_attr() else {
             return Err(unknown_ref(
                 loc,
                 format!("`{type_name}` is not declared"),
@@ -191,7 +182,7 @@ impl Evaluator<'_> {
         }
         // Here, and only here, a static evaluation stops: see `eval_tracked`.
         self.read_resource.set(true);
-        let rest = after_first(steps);
+        let rest = r.rest();
         let Some(resolver) = self.resources else {
             return Err(not_static(type_name, block, rest, loc));
         };

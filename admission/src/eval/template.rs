@@ -3,6 +3,7 @@
 //!
 //! Rendering only concatenates; it never reformats an interpolated value beyond its plain text.
 
+use super::for_expr::iteration_pairs;
 use super::{Bindings, EvalError, Evaluator, Instance, bad, primitive_text, to_bool};
 use crate::config::{Loc, TemplatePart};
 use crate::value::{Type, Value};
@@ -93,22 +94,9 @@ impl Evaluator<'_> {
                             acc.unknown = true;
                             continue;
                         }
-                        Value::List(items) => items
-                            .into_iter()
-                            .enumerate()
-                            .map(|(i, v)| (Value::from(i), v))
-                            .collect(),
-                        Value::Set(items) => items.into_iter().map(|v| (v.clone(), v)).collect(),
-                        Value::Map(entries) => entries
-                            .into_iter()
-                            .map(|(k, v)| (Value::String(k), v))
-                            .collect(),
-                        _ => {
-                            return Err(bad(
-                                &collection.loc,
-                                "a template `for` needs a list, set or map",
-                            ));
-                        }
+                        other => iteration_pairs(other).ok_or_else(|| {
+                            bad(&collection.loc, "a template `for` needs a list, set or map")
+                        })?,
                     };
                     for (k, v) in pairs {
                         let depth = b.len();

@@ -17,6 +17,9 @@ use crate::path::AdmissionPath;
 use crate::schema::ResourceTypeSchema;
 use crate::value::Value;
 
+/// The instance keys of a block, each with what `count.index` or `each.*` mean for it.
+pub(crate) type Repetitions = Vec<(InstanceKey, Instance)>;
+
 /// How one identity argument of a declared instance is known before any read.
 #[derive(Debug, Clone, PartialEq)]
 pub enum IdentityValue {
@@ -159,30 +162,24 @@ impl Lint<'_, '_> {
     }
 
     /// The instance keys of a block, or `None` when `count`/`for_each` cannot be expanded.
-    fn repetitions(&mut self, res: &Resource) -> Option<Vec<(InstanceKey, Instance)>> {
+    fn repetitions(&mut self, res: &Resource) -> Option<Repetitions> {
         let address = res.address();
-        if let Some(count) = &res.count {
-            return self.count_repetitions(count, &address);
+        let (attr, code, what) = match (&res.count, &res.for_each) {
+            (Some(count), _) => (count, Code::NonStaticCount, "count"),
+            (None, Some(for_each)) => (for_each, Code::NonStaticForEach, "for_each"),
+            (None, None) => return Some(vec![(InstanceKey::None, Instance::Single)]),
+        };
+        let v = self.static_value(&attr.expr, &Instance::Single, code, &address, what)?;
+        if res.count.is_some() {
+            self.count_indices(v, attr, &address)
+        } else {
+            self.for_each_keys(v, attr, &address)
         }
-        if let Some(for_each) = &res.for_each {
-            return self.for_each_repetitions(for_each, &address);
-        }
-        Some(vec![(InstanceKey::None, Instance::Single)])
     }
 
-    /// The indices `count` (of the block `address`) declares: 0, 1, ... up to the static whole number.
-    fn count_repetitions(
-        &mut self,
-        count: &Attr,
-        address: &str,
-    ) -> Option<Vec<(InstanceKey, Instance)>> {
-        let v = self.static_value(
-            &count.expr,
-            &Instance::Single,
-            Code::NonStaticCount,
-            address,
-            "count",
-        )?;
+    /// The indices `count` (of the block `address`, statically `v`) declares: 0, 1, ... up to a whole
+    /// number.
+    fn count_indices(&mut self, v: Value, count: &Attr, address: &str) -> Option<Repetitions> {
         // `count` is a number, converted as Terraform converts (`"3"` from an untyped variable is 3).
         let n = crate::config::convert(v.clone(), &crate::value::Type::Number)
             .ok()
@@ -207,20 +204,9 @@ impl Lint<'_, '_> {
         )
     }
 
-    /// The keys `for_each` (of the block `address`) declares: a map's keys, or a set of strings, each
-    /// admitted as part of an address.
-    fn for_each_repetitions(
-        &mut self,
-        for_each: &Attr,
-        address: &str,
-    ) -> Option<Vec<(InstanceKey, Instance)>> {
-        let v = self.static_value(
-            &for_each.expr,
-            &Instance::Single,
-            Code::NonStaticForEach,
-            address,
-            "for_each",
-        )?;
+    /// The keys `for_each` (of the block `address`, statically `v`) declares: a map's keys, or a set of
+    /// strings, each admitted as part of an address.
+    fn for_each_keys(&mut self, v: Value, for_each: &Attr, address: &str) -> Option<Repetitions> {
         let bad = |what: &str| {
             Diagnostic::new(
                 Code::UnsupportedConstruct,

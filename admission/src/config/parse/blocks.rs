@@ -40,6 +40,16 @@ impl Declaration {
         }
     }
 
+    /// How the block is written, for a block with the wrong labels.
+    fn usage(self) -> &'static str {
+        match self {
+            Declaration::Variable => "write `variable \"name\" { ... }`",
+            Declaration::Local => "write `locals { name = value }`",
+            Declaration::Resource => "write `resource \"type\" \"name\" { ... }`",
+            Declaration::Output => "write `output \"name\" { value = ... }`",
+        }
+    }
+
     /// What to do about the second declaration.
     fn detail(self) -> &'static str {
         match self {
@@ -105,10 +115,22 @@ impl Parser<'_> {
         match block.ident.as_str() {
             "live" => self.declare_live(block, loc, config),
             "provider" => self.declare_provider(block, loc, config),
-            "variable" => self.declare_variable(block, loc, config),
+            "variable" => self.declare_named(
+                block,
+                loc,
+                &mut config.variables,
+                Declaration::Variable,
+                Self::variable,
+            ),
             "locals" => self.declare_locals(block, &loc, config),
             "resource" => self.declare_resource(block, loc, config),
-            "output" => self.declare_output(block, loc, config),
+            "output" => self.declare_named(
+                block,
+                loc,
+                &mut config.outputs,
+                Declaration::Output,
+                Self::output,
+            ),
             kind @ ("module" | "data" | "moved" | "import" | "removed" | "check" | "terraform") => {
                 let what = match kind {
                     "module" => "modules are",
@@ -205,24 +227,9 @@ impl Parser<'_> {
         config.providers.push(ProviderBlock { kind, region, loc });
     }
 
-    /// A `variable` block, one per name.
-    fn declare_variable(&mut self, block: &Block, loc: Loc, config: &mut Config) {
-        if !self.expect_labels(block, &loc, 1, "write `variable \"name\" { ... }`") {
-            return;
-        }
-        let name = self.labels(block).remove(0);
-        let taken = config.variables.contains_key(&name);
-        if !self.declare_once(taken, &name, &loc, Declaration::Variable) {
-            return;
-        }
-        if let Some(v) = self.variable(block, name.clone(), loc) {
-            config.variables.insert(name, v);
-        }
-    }
-
     /// A `locals` block: `name = value` lines, each local declared once across every block.
     fn declare_locals(&mut self, block: &Block, loc: &Loc, config: &mut Config) {
-        if !self.expect_labels(block, loc, 0, "write `locals { name = value }`") {
+        if !self.expect_labels(block, loc, 0, Declaration::Local.usage()) {
             return;
         }
         for structure in block.body.iter() {
@@ -250,7 +257,7 @@ impl Parser<'_> {
 
     /// A `resource` block, one per type and name.
     fn declare_resource(&mut self, block: &Block, loc: Loc, config: &mut Config) {
-        if !self.expect_labels(block, &loc, 2, "write `resource \"type\" \"name\" { ... }`") {
+        if !self.expect_labels(block, &loc, 2, Declaration::Resource.usage()) {
             return;
         }
         let labels = self.labels(block);
@@ -264,18 +271,25 @@ impl Parser<'_> {
         }
     }
 
-    /// An `output` block, one per name.
-    fn declare_output(&mut self, block: &Block, loc: Loc, config: &mut Config) {
-        if !self.expect_labels(block, &loc, 1, "write `output \"name\" { value = ... }`") {
+    /// A block with one label, its name (a `variable` or an `output`), read by `read` into `declared`
+    /// unless the name is declared already.
+    fn declare_named<T>(
+        &mut self,
+        block: &Block,
+        loc: Loc,
+        declared: &mut BTreeMap<String, T>,
+        what: Declaration,
+        read: fn(&mut Self, &Block, String, Loc) -> Option<T>,
+    ) {
+        if !self.expect_labels(block, &loc, 1, what.usage()) {
             return;
         }
         let name = self.labels(block).remove(0);
-        let taken = config.outputs.contains_key(&name);
-        if !self.declare_once(taken, &name, &loc, Declaration::Output) {
+        if !self.declare_once(declared.contains_key(&name), &name, &loc, what) {
             return;
         }
-        if let Some(o) = self.output(block, name.clone(), loc) {
-            config.outputs.insert(name, o);
+        if let Some(v) = read(self, block, name.clone(), loc) {
+            declared.insert(name, v);
         }
     }
 

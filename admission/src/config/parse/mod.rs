@@ -36,11 +36,7 @@ fn parse_config_here(files: &[SourceFile]) -> (Config, Vec<Diagnostic>) {
         let map = SourceMap::new(&file.name, &file.text);
         match hcl_edit::parser::parse_body(&file.text) {
             Ok(body) => {
-                let mut p = Parser {
-                    map: &map,
-                    diags: &mut diags,
-                    depth: 0,
-                };
+                let mut p = Parser::new(&map, &mut diags);
                 p.top_level(&body, &mut config);
             }
             Err(err) => diags.push(syntax_error(&map, &err)),
@@ -108,11 +104,7 @@ fn parse_expression_here(name: &str, text: &str) -> Result<Expr, Box<Diagnostic>
     let expr =
         hcl_edit::parser::parse_expr(text).map_err(|err| Box::new(syntax_error(&map, &err)))?;
     let mut diags = Vec::new();
-    let mut p = Parser {
-        map: &map,
-        diags: &mut diags,
-        depth: 0,
-    };
+    let mut p = Parser::new(&map, &mut diags);
     let start = map.loc(0);
     p.expr(&expr, &start)
         .ok_or_else(|| Box::new(diags.swap_remove(0)))
@@ -133,11 +125,7 @@ fn parse_var_file_here(file: &SourceFile) -> (Vec<Attr>, Vec<Diagnostic>) {
     let mut attrs = Vec::new();
     match hcl_edit::parser::parse_body(&file.text) {
         Ok(body) => {
-            let mut p = Parser {
-                map: &map,
-                diags: &mut diags,
-                depth: 0,
-            };
+            let mut p = Parser::new(&map, &mut diags);
             let top = map.loc(0);
             for structure in body.iter() {
                 match structure {
@@ -196,7 +184,16 @@ struct Parser<'a> {
 /// keeps lowering, evaluation and lint far from the stack's end.
 const MAX_EXPR_DEPTH: usize = 200;
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    /// A parser reporting positions through `map` and problems into `diags`.
+    fn new(map: &'a SourceMap, diags: &'a mut Vec<Diagnostic>) -> Self {
+        Parser {
+            map,
+            diags,
+            depth: 0,
+        }
+    }
+
     /// Reports a construct outside the supported subset (`unsupported-construct`) at `loc`.
     fn unsupported(&mut self, loc: &Loc, summary: String, detail: &str) {
         self.diags

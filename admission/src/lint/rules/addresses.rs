@@ -7,17 +7,14 @@ use crate::address::{BlockAddress, InstanceAddress, InstanceKey};
 use crate::config::{Loc, Resource};
 use crate::diag::{Code, Diagnostic};
 use crate::error::Error;
-use crate::eval::Instance;
 use crate::lint::Lint;
+use crate::lint::expand::Repetitions;
 use crate::marker::{self, KeyGrammar};
 
 /// Whether every instance of a `count` block fits in the address tags, judged by its last index alone.
 /// The indices come in order and an index's escaped address grows only with its digits: when the last one
 /// fits, all do, and none needs escaping to be checked. Any other block is judged per instance.
-pub(crate) fn all_indices_fit(
-    block: &BlockAddress,
-    repetitions: &[(InstanceKey, Instance)],
-) -> bool {
+pub(crate) fn all_indices_fit(block: &BlockAddress, repetitions: &Repetitions) -> bool {
     match repetitions.last() {
         Some((last @ InstanceKey::Int(_), _)) => {
             let escaped =
