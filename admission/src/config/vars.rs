@@ -7,7 +7,7 @@
 //! `--var-file` in command-line order. A value that does not parse or fit its type, an undeclared `--var`,
 //! and a required variable left unset are `invalid-variable`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::parse::{parse_expression, parse_var_file};
 use super::{Config, SourceFile};
@@ -67,33 +67,16 @@ pub fn resolve_variables(
     config: &Config,
     inputs: &VariableInputs,
 ) -> (BTreeMap<String, Value>, Vec<Diagnostic>) {
-    let mut diags = Vec::new();
-    let mut set: BTreeMap<String, Value> = BTreeMap::new();
-    // Variables given a value that was refused: already reported, so not "required and unset" as well.
-    let mut refused: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     let empty = Config::default();
     let no_vars = BTreeMap::new();
-    let literal_eval = Evaluator::new(&empty, &no_vars);
-
-    for (name, var) in &config.variables {
-        if let Some(default) = &var.default {
-            match literal_eval.eval(default, &Instance::Single) {
-                Ok(v) => match convert(v, &var.var_type) {
-                    Ok(v) => {
-                        set.insert(name.clone(), v);
-                    }
-                    Err(why) => diags.push(
-                        invalid(format!(
-                            "the default of variable `{name}` does not fit its type: {why}"
-                        ))
-                        .at(default.loc.to_pos()),
-                    ),
-                },
-                Err(e) => diags.push(retag(e, &format!("the default of variable `{name}`"))),
-            }
-        }
-    }
-
+    let mut r = Resolution {
+        config,
+        literal_eval: Evaluator::new(&empty, &no_vars),
+        set: BTreeMap::new(),
+        refused: BTreeSet::new(),
+        diags: Vec::new(),
+    };
+    r.defaults();
     for (key, raw) in &inputs.env {
         let Some(name) = key.strip_prefix("TF_VAR_") else {
             continue;
@@ -101,96 +84,135 @@ pub fn resolve_variables(
         let Some(var) = config.variables.get(name) else {
             continue;
         };
-        match raw_value(raw, &var.var_type, key) {
-            Ok(v) => {
-                set.insert(name.to_string(), v);
-            }
-            Err(d) => {
-                refused.insert(name.to_string());
-                diags.push(*d);
-            }
-        }
+        let value = raw_value(raw, &var.var_type, key);
+        r.offer(name, value);
     }
-
-    let apply_file = |file: &SourceFile,
-                      set: &mut BTreeMap<String, Value>,
-                      refused: &mut std::collections::BTreeSet<String>,
-                      diags: &mut Vec<Diagnostic>| {
-        for (name, value, pos) in read_var_file(file, &literal_eval, diags) {
-            let Some(var) = config.variables.get(&name) else {
-                // Terraform only warns about values for undeclared variables in files; nothing to do.
-                continue;
-            };
-            match convert(value, &var.var_type) {
-                Ok(v) => {
-                    set.insert(name, v);
-                }
-                Err(why) => {
-                    refused.insert(name.clone());
-                    let mut d = invalid(format!(
-                        "the value of `{name}` in {} does not fit its type: {why}",
-                        file.name
-                    ));
-                    d.pos = pos;
-                    diags.push(d);
-                }
-            }
-        }
-    };
     for file in &inputs.auto_files {
-        apply_file(file, &mut set, &mut refused, &mut diags);
+        r.file(file);
     }
     for input in &inputs.cli {
         match input {
-            VarInput::File(file) => apply_file(file, &mut set, &mut refused, &mut diags),
-            VarInput::Unreadable { path, reason } => diags.push(Diagnostic::new(
+            VarInput::File(file) => r.file(file),
+            VarInput::Unreadable { path, reason } => r.diags.push(Diagnostic::new(
                 Code::InvalidVariable,
                 format!("the variable file {path} cannot be read: {reason}"),
                 "check the path given to --var-file",
             )),
-            VarInput::Var(arg) => {
-                let Some((name, raw)) = arg.split_once('=') else {
-                    diags.push(invalid(format!("`--var {arg}` is not NAME=VALUE")));
-                    continue;
-                };
-                let name = name.trim();
-                let Some(var) = config.variables.get(name) else {
-                    diags.push(Diagnostic::new(
-                        Code::InvalidVariable,
-                        format!("`--var {name}` sets a variable that is not declared"),
-                        format!(
-                            "declare it with a `variable \"{name}\" {{}}` block, or fix the name on \
-                             the command line"
-                        ),
-                    ));
-                    continue;
-                };
-                match raw_value(raw, &var.var_type, &format!("--var {name}")) {
-                    Ok(v) => {
-                        set.insert(name.to_string(), v);
-                    }
-                    Err(d) => {
-                        refused.insert(name.to_string());
-                        diags.push(*d);
-                    }
-                }
+            VarInput::Var(arg) => r.cli_var(arg),
+        }
+    }
+    r.required();
+    (r.set, r.diags)
+}
+
+/// Variable values being resolved, source after source: each later value overrides.
+struct Resolution<'c, 'e> {
+    config: &'c Config,
+    /// Evaluates defaults and var-file values, which may only be literals.
+    literal_eval: Evaluator<'e>,
+    set: BTreeMap<String, Value>,
+    /// Variables given a value that was refused: already reported, so not "required and unset" as well.
+    refused: BTreeSet<String>,
+    diags: Vec<Diagnostic>,
+}
+
+impl Resolution<'_, '_> {
+    /// Sets `name` to `value` from one source, or reports the refused value and remembers the refusal.
+    fn offer(&mut self, name: &str, value: Result<Value, Box<Diagnostic>>) {
+        match value {
+            Ok(v) => {
+                self.set.insert(name.to_string(), v);
+            }
+            Err(d) => {
+                self.refused.insert(name.to_string());
+                self.diags.push(*d);
             }
         }
     }
 
-    for (name, var) in &config.variables {
-        if !set.contains_key(name) && var.default.is_none() && !refused.contains(name) {
-            diags.push(
-                Diagnostic::new(
-                    Code::InvalidVariable,
-                    format!("variable `{name}` is required and has no value"),
-                    format!("set it with `--var {name}=...`, a var file or TF_VAR_{name}"),
-                )
-                .at(var.loc.to_pos()),
-            );
+    /// Every declared default, typed by its variable's `type`.
+    fn defaults(&mut self) {
+        for (name, var) in &self.config.variables {
+            let Some(default) = &var.default else {
+                continue;
+            };
+            match self.literal_eval.eval(default, &Instance::Single) {
+                Ok(v) => match convert(v, &var.var_type) {
+                    Ok(v) => {
+                        self.set.insert(name.clone(), v);
+                    }
+                    Err(why) => self.diags.push(
+                        invalid(format!(
+                            "the default of variable `{name}` does not fit its type: {why}"
+                        ))
+                        .at(default.loc.to_pos()),
+                    ),
+                },
+                Err(e) => self
+                    .diags
+                    .push(retag(e, &format!("the default of variable `{name}`"))),
+            }
         }
     }
-    (set, diags)
+
+    /// The values of one variable file, for the variables declared.
+    fn file(&mut self, file: &SourceFile) {
+        for (name, value, pos) in read_var_file(file, &self.literal_eval, &mut self.diags) {
+            let Some(var) = self.config.variables.get(&name) else {
+                // Terraform only warns about values for undeclared variables in files; nothing to do.
+                continue;
+            };
+            let value = convert(value, &var.var_type).map_err(|why| {
+                let mut d = invalid(format!(
+                    "the value of `{name}` in {} does not fit its type: {why}",
+                    file.name
+                ));
+                d.pos = pos;
+                Box::new(d)
+            });
+            self.offer(&name, value);
+        }
+    }
+
+    /// One `--var NAME=VALUE`, for a declared variable only.
+    fn cli_var(&mut self, arg: &str) {
+        let Some((name, raw)) = arg.split_once('=') else {
+            self.diags
+                .push(invalid(format!("`--var {arg}` is not NAME=VALUE")));
+            return;
+        };
+        let name = name.trim();
+        let Some(var) = self.config.variables.get(name) else {
+            self.diags.push(Diagnostic::new(
+                Code::InvalidVariable,
+                format!("`--var {name}` sets a variable that is not declared"),
+                format!(
+                    "declare it with a `variable \"{name}\" {{}}` block, or fix the name on \
+                     the command line"
+                ),
+            ));
+            return;
+        };
+        let value = raw_value(raw, &var.var_type, &format!("--var {name}"));
+        self.offer(name, value);
+    }
+
+    /// Reports every variable without a default that no source set (and none was refused).
+    fn required(&mut self) {
+        for (name, var) in &self.config.variables {
+            if !self.set.contains_key(name) && var.default.is_none() && !self.refused.contains(name)
+            {
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::InvalidVariable,
+                        format!("variable `{name}` is required and has no value"),
+                        format!("set it with `--var {name}=...`, a var file or TF_VAR_{name}"),
+                    )
+                    .at(var.loc.to_pos()),
+                );
+            }
+        }
+    }
 }
 
 fn invalid(summary: String) -> Diagnostic {

@@ -51,22 +51,7 @@ pub(crate) fn call(
     loc: &Loc,
     impure: Option<&dyn super::ImpureValues>,
 ) -> Result<Value, EvalError> {
-    let arity = |min: usize, max: usize| -> Result<(), EvalError> {
-        if args.len() < min || args.len() > max {
-            let want = if min == max {
-                format!("{min}")
-            } else if max == usize::MAX {
-                format!("at least {min}")
-            } else {
-                format!("{min} to {max}")
-            };
-            return Err(bad(
-                loc,
-                format!("{name}() takes {want} argument(s), {} given", args.len()),
-            ));
-        }
-        Ok(())
-    };
+    let arity = |min, max| argument_count(name, args.len(), min, max, loc);
     let marked = args.iter().any(Value::contains_sensitive);
     let out = match name {
         "uuid" | "timestamp" => {
@@ -130,41 +115,73 @@ pub(crate) fn call(
             };
             Value::Unknown(ty)
         }
+        _ => call_known(name, &args, loc)?,
+    };
+    Ok(out.mark_sensitive_if(marked))
+}
+
+/// Calls one of the functions that need every argument wholly known, with known `args`.
+fn call_known(name: &str, args: &[Value], loc: &Loc) -> Result<Value, EvalError> {
+    let arity = |min, max| argument_count(name, args.len(), min, max, loc);
+    match name {
         "format" => {
             arity(1, usize::MAX)?;
-            format(&args, loc)?
+            format(args, loc)
         }
         "join" => {
             arity(2, usize::MAX)?;
-            join(&args, loc)?
+            join(args, loc)
         }
         "upper" | "lower" => {
             arity(1, 1)?;
             let s = string_arg(&args[0], loc)?;
-            Value::String(if name == "upper" {
+            Ok(Value::String(if name == "upper" {
                 s.to_uppercase()
             } else {
                 s.to_lowercase()
-            })
+            }))
         }
         "range" => {
             arity(1, 3)?;
-            range(&args, loc)?
+            range(args, loc)
         }
         "replace" => {
             arity(3, 3)?;
-            replace(&args, loc)?
+            replace(args, loc)
         }
         "jsonencode" => {
             arity(1, 1)?;
-            jsonencode(&args[0], loc)?
+            jsonencode(&args[0], loc)
         }
         _ => {
             arity(3, 3)?;
-            cidrsubnet(&args, loc)?
+            cidrsubnet(args, loc)
         }
-    };
-    Ok(out.mark_sensitive_if(marked))
+    }
+}
+
+/// Checks that `name()` is given `n` arguments, from `min` to `max` (`usize::MAX`: no upper bound).
+fn argument_count(
+    name: &str,
+    n: usize,
+    min: usize,
+    max: usize,
+    loc: &Loc,
+) -> Result<(), EvalError> {
+    if n < min || n > max {
+        let want = if min == max {
+            format!("{min}")
+        } else if max == usize::MAX {
+            format!("at least {min}")
+        } else {
+            format!("{min} to {max}")
+        };
+        return Err(bad(
+            loc,
+            format!("{name}() takes {want} argument(s), {n} given"),
+        ));
+    }
+    Ok(())
 }
 
 fn check_arity(name: &str, n: usize, loc: &Loc) -> Result<(), EvalError> {

@@ -204,3 +204,42 @@ fn config_parse_one_provider_selects_the_live_system() {
         ]],
     );
 }
+
+#[test]
+fn config_parse_a_name_declared_twice_is_reported_once_with_what_to_do() {
+    let text = r#"
+variable "v" {}
+variable "v" {}
+locals {
+  l = 1
+}
+locals {
+  l = 2
+}
+resource "aws_vpc" "r" {}
+resource "aws_vpc" "r" {}
+output "o" {
+  value = 1
+}
+output "o" {
+  value = 2
+}
+"#;
+    let (config, diags) = parse_config(&[SourceFile::new("main.tf", text)]);
+    let text: Vec<String> = diags
+        .iter()
+        .map(|d| {
+            let pos = d.pos.as_ref().map(|p| p.to_string()).unwrap_or_default();
+            format!("{pos} {}: {}", d.summary, d.detail)
+        })
+        .collect();
+    expect![[r#"
+        main.tf:3:1 variable `v` is declared twice: declare it once
+        main.tf:8:3 local `l` is declared twice: declare each local once
+        main.tf:11:1 resource `aws_vpc.r` is declared twice: give each resource block a unique name
+        main.tf:15:1 output `o` is declared twice: declare it once"#]]
+    .assert_eq(&text.join("\n"));
+    // The first declaration of each name is kept.
+    assert_eq!(config.resources.len(), 1);
+    assert_eq!(config.locals["l"].loc.line, 5);
+}

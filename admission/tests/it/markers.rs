@@ -318,6 +318,25 @@ fn escaped_markers_decode_for_display() {
     }
 }
 
+#[test]
+fn escaped_keys_read_as_an_index_only_in_canonical_digits() {
+    for index in ["0", "7", "42", "1234567890123456789"] {
+        assert!(marker::is_index(index), "{index}");
+    }
+    for key in [
+        "",
+        "01",
+        "00",
+        "-1",
+        "1a",
+        "a1",
+        " 1",
+        "12345678901234567890",
+    ] {
+        assert!(!marker::is_index(key), "{key:?}");
+    }
+}
+
 fn address_of_len(n: usize, fill: char) -> String {
     let head = "aws_s3_bucket.b:";
     format!("{head}{}", fill.to_string().repeat(n - head.len()))

@@ -1,0 +1,202 @@
+//! Parsing: HCL text into the configuration model, with every problem reported at its file:line:col.
+//!
+//! `hcl-edit` does the HCL grammar and keeps byte spans; this module lowers its tree into [`Expr`] and the
+//! block model, and refuses anything outside the subset with `unsupported-construct`. It never evaluates an
+//! expression and never stops at the first problem: every file and block is looked at.
+
+mod blocks;
+mod expr;
+mod source_map;
+
+use hcl_edit::Span;
+use hcl_edit::structure::Structure;
+
+pub(crate) use source_map::SourceMap;
+
+use super::expr::{Expr, Loc};
+use super::{Attr, Config, SourceFile};
+use crate::diag::{Code, Diagnostic};
+
+/// Parses the `*.tf` files of a configuration (in the order given; [`super::read_dir`] sorts them by name)
+/// into one model, with every syntax error and construct outside the subset as a diagnostic. A file that
+/// does not parse contributes nothing; the others are still read.
+pub fn parse_config(files: &[SourceFile]) -> (Config, Vec<Diagnostic>) {
+    if files.iter().all(|f| shallow(&f.text)) {
+        parse_config_here(files)
+    } else {
+        with_parser_stack(files, parse_config_here)
+    }
+}
+
+fn parse_config_here(files: &[SourceFile]) -> (Config, Vec<Diagnostic>) {
+    let mut config = Config::default();
+    let mut diags = Vec::new();
+    for file in files {
+        config.files.push(file.name.clone());
+        let map = SourceMap::new(&file.name, &file.text);
+        match hcl_edit::parser::parse_body(&file.text) {
+            Ok(body) => {
+                let mut p = Parser::new(&map, &mut diags);
+                p.top_level(&body, &mut config);
+            }
+            Err(err) => diags.push(syntax_error(&map, &err)),
+        }
+    }
+    (config, diags)
+}
+
+/// The stack the HCL parser runs on. `hcl-edit` refuses nesting beyond 64 levels, but in a debug build
+/// reaching that limit takes more stack than a default thread has; parsing on a thread of its own with room
+/// to spare keeps hostile input a syntax error instead of a stack overflow. The memory is reserved, and only
+/// used as deep as the input goes.
+const PARSER_STACK: usize = 64 << 20;
+
+/// Whether `text` nests brackets so little that the parser is sure to fit in an ordinary thread's stack.
+/// Brackets are counted everywhere, strings and comments included: counting too many only costs a thread.
+fn shallow(text: &str) -> bool {
+    let mut depth: usize = 0;
+    for b in text.bytes() {
+        match b {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > SHALLOW_BRACKETS {
+                    return false;
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    true
+}
+
+/// Bracket nesting up to which parsing runs on the caller's thread (the parser needs far more stack per
+/// bracket than per operator; every other construct stays within its own nesting limit).
+const SHALLOW_BRACKETS: usize = 32;
+
+/// Runs `work(arg)` on a scoped thread with [`PARSER_STACK`] of stack and waits for it; the thread never
+/// outlives the call. If no thread can be started, the work runs here.
+fn with_parser_stack<A: Sync + ?Sized, T: Send>(arg: &A, work: fn(&A) -> T) -> T {
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .name("hcl-parser".into())
+            .stack_size(PARSER_STACK)
+            .spawn_scoped(scope, || work(arg));
+        match spawned {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => work(arg),
+        }
+    })
+}
+
+/// Parses one expression on its own (a `--var` value of a complex type, a test input). `name` labels
+/// diagnostics.
+pub fn parse_expression(name: &str, text: &str) -> Result<Expr, Box<Diagnostic>> {
+    with_parser_stack(&(name, text), |(name, text)| {
+        parse_expression_here(name, text)
+    })
+}
+
+fn parse_expression_here(name: &str, text: &str) -> Result<Expr, Box<Diagnostic>> {
+    let map = SourceMap::new(name, text);
+    let expr =
+        hcl_edit::parser::parse_expr(text).map_err(|err| Box::new(syntax_error(&map, &err)))?;
+    let mut diags = Vec::new();
+    let mut p = Parser::new(&map, &mut diags);
+    let start = map.loc(0);
+    p.expr(&expr, &start)
+        .ok_or_else(|| Box::new(diags.swap_remove(0)))
+}
+
+/// Parses a variable file (`NAME = value` lines) into its attributes.
+pub(crate) fn parse_var_file(file: &SourceFile) -> (Vec<Attr>, Vec<Diagnostic>) {
+    if shallow(&file.text) {
+        parse_var_file_here(file)
+    } else {
+        with_parser_stack(file, parse_var_file_here)
+    }
+}
+
+fn parse_var_file_here(file: &SourceFile) -> (Vec<Attr>, Vec<Diagnostic>) {
+    let map = SourceMap::new(&file.name, &file.text);
+    let mut diags = Vec::new();
+    let mut attrs = Vec::new();
+    match hcl_edit::parser::parse_body(&file.text) {
+        Ok(body) => {
+            let mut p = Parser::new(&map, &mut diags);
+            let top = map.loc(0);
+            for structure in body.iter() {
+                match structure {
+                    Structure::Attribute(a) => {
+                        if let Some(attr) = p.attr(a, &top) {
+                            attrs.push(attr);
+                        }
+                    }
+                    Structure::Block(b) => {
+                        let loc = p.map.loc_of(b.span(), &top);
+                        p.diags.push(
+                            Diagnostic::new(
+                                Code::InvalidVariable,
+                                format!("a variable file holds a block `{}`", b.ident.as_str()),
+                                "a variable file holds only `NAME = value` lines",
+                            )
+                            .at(loc.to_pos()),
+                        );
+                    }
+                }
+            }
+        }
+        Err(err) => {
+            let mut d = syntax_error(&map, &err);
+            d.code = Code::InvalidVariable;
+            diags.push(d);
+        }
+    }
+    (attrs, diags)
+}
+
+fn syntax_error(map: &SourceMap, err: &hcl_edit::parser::Error) -> Diagnostic {
+    let loc = err.location();
+    let pos = crate::diag::SourcePos {
+        file: map.file.to_string(),
+        line: loc.line(),
+        column: loc.column(),
+    };
+    Diagnostic::new(
+        Code::ConfigSyntax,
+        format!("invalid HCL: {}", err.message()),
+        "fix the syntax at the position shown",
+    )
+    .at(pos)
+}
+
+/// Lowers one file's tree, collecting every problem instead of stopping at the first.
+struct Parser<'a> {
+    map: &'a SourceMap,
+    diags: &'a mut Vec<Diagnostic>,
+    /// How deep the expression being lowered is; bounded so that every later walk of the tree is too.
+    depth: usize,
+}
+
+/// The deepest expression tree accepted. The HCL parser bounds nesting per scope, but scopes multiply; this
+/// keeps lowering, evaluation and lint far from the stack's end.
+const MAX_EXPR_DEPTH: usize = 200;
+
+impl<'a> Parser<'a> {
+    /// A parser reporting positions through `map` and problems into `diags`.
+    fn new(map: &'a SourceMap, diags: &'a mut Vec<Diagnostic>) -> Self {
+        Parser {
+            map,
+            diags,
+            depth: 0,
+        }
+    }
+
+    /// Reports a construct outside the supported subset (`unsupported-construct`) at `loc`.
+    fn unsupported(&mut self, loc: &Loc, summary: String, detail: &str) {
+        self.diags
+            .push(Diagnostic::new(Code::UnsupportedConstruct, summary, detail).at(loc.to_pos()));
+    }
+}

@@ -1,0 +1,119 @@
+//! Traversal steps: `.attr`, `[index]` and splats applied to a value, with unknowns and sensitivity
+//! carried through.
+//!
+//! A step never reads a resource itself; the root of a traversal is resolved in [`super::roots`].
+
+use super::{Bindings, EvalError, Evaluator, Instance, bad, primitive_text, to_number};
+use crate::config::{Loc, Step};
+use crate::value::{Type, Value};
+
+impl Evaluator<'_> {
+    /// Applies `steps` to `v` in order; a splat applies the steps after it to every element.
+    pub(super) fn apply_steps(
+        &self,
+        mut v: Value,
+        steps: &[Step],
+        loc: &Loc,
+        inst: &Instance,
+        b: &mut Bindings,
+        d: usize,
+    ) -> Result<Value, EvalError> {
+        for (i, step) in steps.iter().enumerate() {
+            match step {
+                Step::Attr(name) => v = get_attr(v, name, loc)?,
+                Step::Index(e) => {
+                    let key = self.eval_in(e, inst, b, d)?;
+                    v = index(v, key, &e.loc)?;
+                }
+                Step::Splat => {
+                    let rest = &steps[i + 1..];
+                    let (coll, marked) = v.unmark();
+                    let items: Vec<Value> = match coll {
+                        Value::Unknown(_) => {
+                            // The rest still has to be checked for errors; apply it to an unknown element.
+                            self.apply_steps(Value::unknown(), rest, loc, inst, b, d)?;
+                            return Ok(Value::Unknown(Type::List(Box::new(Type::Any)))
+                                .mark_sensitive_if(marked));
+                        }
+                        Value::Null => Vec::new(),
+                        Value::List(items) => items,
+                        Value::Set(items) => items.into_iter().collect(),
+                        other => vec![other],
+                    };
+                    let mut out = Vec::with_capacity(items.len());
+                    for item in items {
+                        out.push(self.apply_steps(item, rest, loc, inst, b, d)?);
+                    }
+                    return Ok(Value::List(out).mark_sensitive_if(marked));
+                }
+            }
+        }
+        Ok(v)
+    }
+}
+
+/// `v.name`.
+fn get_attr(v: Value, name: &str, loc: &Loc) -> Result<Value, EvalError> {
+    let (v, marked) = v.unmark();
+    let out = match v {
+        Value::Unknown(_) => Value::unknown(),
+        Value::Map(mut entries) => match entries.remove(name) {
+            Some(x) => x,
+            None => return Err(bad(loc, format!("this object has no attribute `{name}`"))),
+        },
+        Value::Null => return Err(bad(loc, format!("attribute `{name}` of a null value"))),
+        _ => {
+            return Err(bad(
+                loc,
+                format!("attribute `{name}` of a value that is not an object"),
+            ));
+        }
+    };
+    Ok(out.mark_sensitive_if(marked))
+}
+
+/// `v[key]`.
+pub(super) fn index(v: Value, key: Value, loc: &Loc) -> Result<Value, EvalError> {
+    let (v, marked) = v.unmark();
+    let (key, key_marked) = key.unmark();
+    let marked = marked || key_marked;
+    if v.is_unknown() || key.is_unknown() {
+        return Ok(Value::unknown().mark_sensitive_if(marked));
+    }
+    let out = match v {
+        Value::List(items) => {
+            let n = to_number(&key, loc)?;
+            let i = n.as_u64().ok_or_else(|| {
+                bad(
+                    loc,
+                    format!("index {n} is not a whole number of at least 0"),
+                )
+            })?;
+            let len = items.len();
+            usize::try_from(i)
+                .ok()
+                .and_then(|i| items.into_iter().nth(i))
+                .ok_or_else(|| {
+                    bad(
+                        loc,
+                        format!("index {i} is out of range for a list of {len} element(s)"),
+                    )
+                })?
+        }
+        Value::Map(mut entries) => {
+            let k = primitive_text(&key).ok_or_else(|| bad(loc, "a map key must be a string"))?;
+            entries
+                .remove(&k)
+                .ok_or_else(|| bad(loc, format!("the map has no key {k:?}")))?
+        }
+        Value::Set(_) => {
+            return Err(bad(
+                loc,
+                "a set cannot be indexed; convert it with tolist()",
+            ));
+        }
+        Value::Null => return Err(bad(loc, "cannot index a null value")),
+        _ => return Err(bad(loc, "only lists and maps can be indexed")),
+    };
+    Ok(out.mark_sensitive_if(marked))
+}

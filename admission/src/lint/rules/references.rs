@@ -1,0 +1,136 @@
+//! The reference rule: every name an expression reads is declared, `count` and `each` appear only in
+//! blocks that repeat, and an attribute of a single-instance block exists in its type's schema.
+//!
+//! References are judged as written; this rule never evaluates an expression.
+
+use crate::config::{Expr, Resource};
+use crate::diag::{Code, Diagnostic};
+use crate::lint::Lint;
+
+impl Lint<'_, '_> {
+    /// Every reference in the configuration names something declared, and `count`/`each` only where the
+    /// block repeats.
+    pub(crate) fn references(&mut self) {
+        let config = self.input.config;
+        let mut exprs: Vec<(&Expr, Option<&Resource>)> = Vec::new();
+        for attr in config.locals.values() {
+            exprs.push((&attr.expr, None));
+        }
+        for output in config.outputs.values() {
+            exprs.push((&output.value, None));
+        }
+        for p in &config.providers {
+            exprs.extend(p.region.iter().map(|a| (&a.expr, None)));
+        }
+        if let Some(live) = &config.live {
+            exprs.extend(live.estate.iter().map(|a| (&a.expr, None)));
+            if let Some(store) = &live.record_store {
+                exprs.extend(store.settings.values().map(|a| (&a.expr, None)));
+            }
+        }
+        for res in &config.resources {
+            for attr in res.attrs.values() {
+                exprs.push((&attr.expr, Some(res)));
+            }
+            // `count` and `for_each` are evaluated before the repetition exists.
+            exprs.extend(
+                res.count
+                    .iter()
+                    .chain(res.for_each.iter())
+                    .map(|a| (&a.expr, None)),
+            );
+            for (path, loc) in &res.depends_on {
+                if config.resource(&path[0], &path[1]).is_none() {
+                    self.push(
+                        Diagnostic::new(
+                            Code::UnknownReference,
+                            format!(
+                                "`depends_on` names `{}.{}`, which is not declared",
+                                path[0], path[1]
+                            ),
+                            "declare the resource or fix the reference",
+                        )
+                        .with_address(res.address())
+                        .at(loc.to_pos()),
+                    );
+                }
+            }
+        }
+        for (expr, res) in exprs {
+            for (path, loc) in expr.references() {
+                if let Some(summary) = self.reference_problem(&path, res) {
+                    let mut d = Diagnostic::new(
+                        Code::UnknownReference,
+                        summary,
+                        "declare it or fix the reference",
+                    )
+                    .at(loc.to_pos());
+                    if let Some(r) = res {
+                        d = d.with_address(r.address());
+                    }
+                    self.push(d);
+                }
+            }
+        }
+    }
+
+    /// Why the reference `path` (read in `res`, if in a resource block) is refused, if it is.
+    fn reference_problem(&self, path: &[String], res: Option<&Resource>) -> Option<String> {
+        let config = self.input.config;
+        let second = path.get(1).map(String::as_str);
+        match path[0].as_str() {
+            "var" => match second {
+                Some(v) if config.variables.contains_key(v) => None,
+                Some(v) => Some(format!("variable `{v}` is not declared")),
+                None => Some("`var` must be followed by a variable name".into()),
+            },
+            "local" => match second {
+                Some(l) if config.locals.contains_key(l) => None,
+                Some(l) => Some(format!("local `{l}` is not declared")),
+                None => Some("`local` must be followed by a local name".into()),
+            },
+            "count" => match (second, res) {
+                (Some("index"), Some(r)) if r.count.is_some() => None,
+                (Some("index"), _) => {
+                    Some("`count.index` is used outside a block with `count`".into())
+                }
+                _ => Some("`count` has only the attribute `index`".into()),
+            },
+            "each" => match (second, res) {
+                (Some("key" | "value"), Some(r)) if r.for_each.is_some() => None,
+                (Some("key" | "value"), _) => {
+                    Some("`each` is used outside a block with `for_each`".into())
+                }
+                _ => Some("`each` has only the attributes `key` and `value`".into()),
+            },
+            type_name if crate::eval::reserved_root(type_name).is_some() => Some(format!(
+                "`{type_name}` references are not available: {}",
+                crate::eval::reserved_root(type_name).unwrap_or_default()
+            )),
+            type_name => {
+                let Some(name) = second else {
+                    return Some(format!("`{type_name}` is not declared"));
+                };
+                let Some(target) = config.resource(type_name, name) else {
+                    return Some(format!("resource `{type_name}.{name}` is not declared"));
+                };
+                // An attribute of a single-instance block must exist in its type's schema.
+                let attr = path.get(2)?;
+                if target.count.is_some() || target.for_each.is_some() {
+                    let how = if target.count.is_some() {
+                        "[0]"
+                    } else {
+                        "[\"key\"]"
+                    };
+                    return Some(format!(
+                        "`{type_name}.{name}` has several instances: pick one (`{type_name}.{name}{how}.{attr}`) or all \
+                         (`{type_name}.{name}[*].{attr}`)"
+                    ));
+                }
+                let schema = self.input.catalog.get(type_name)?;
+                (schema.attribute(attr).is_none())
+                    .then(|| format!("resource type `{type_name}` has no attribute `{attr}`"))
+            }
+        }
+    }
+}

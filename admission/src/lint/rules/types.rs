@@ -1,0 +1,66 @@
+//! The type rules: a resource block's type is one the provider or the engine knows, it has an admission
+//! path, and the block's type and name make an address.
+//!
+//! A block that fails them is reported once and never expanded into instances.
+
+use crate::address::BlockAddress;
+use crate::config::Resource;
+use crate::diag::{Code, Diagnostic};
+use crate::lint::Lint;
+use crate::path::AdmissionPath;
+use crate::schema::ResourceTypeSchema;
+
+impl<'a> Lint<'_, 'a> {
+    /// The schema, admission path and address of the block `res`, or `None` once its unknown type,
+    /// unadmitted type or malformed address is reported.
+    pub(crate) fn admitted_type(
+        &mut self,
+        res: &Resource,
+    ) -> Option<(&'a ResourceTypeSchema, AdmissionPath, BlockAddress)> {
+        let block_addr = res.address();
+        let catalog = self.input.catalog;
+        let Some(schema) = catalog.get(&res.type_name) else {
+            self.push(
+                Diagnostic::new(
+                    Code::UnsupportedType,
+                    format!("resource type `{}` is not supported", res.type_name),
+                    format!(
+                        "neither the configured provider nor the engine knows it; the known types are: {}",
+                        catalog.type_names().collect::<Vec<_>>().join(", ")
+                    ),
+                )
+                .with_address(&block_addr)
+                .at(res.loc.to_pos()),
+            );
+            return None;
+        };
+        let Some(path) = schema.admission else {
+            self.push(
+                Diagnostic::new(
+                    Code::UnadmittedType,
+                    format!("resource type `{}` has no admission path", res.type_name),
+                    "its live objects cannot be found again without a state file (untaggable, server-named); \
+                     manage it with another tool or leave it out",
+                )
+                .with_address(&block_addr)
+                .at(res.loc.to_pos()),
+            );
+            return None;
+        };
+        let block = match BlockAddress::new(&res.type_name, &res.name) {
+            Ok(b) => b,
+            Err(e) => {
+                self.push(
+                    Diagnostic::new(
+                        Code::UnsupportedConstruct,
+                        e.to_string(),
+                        "use identifiers for type and name",
+                    )
+                    .at(res.loc.to_pos()),
+                );
+                return None;
+            }
+        };
+        Some((schema, path, block))
+    }
+}

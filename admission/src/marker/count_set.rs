@@ -1,0 +1,169 @@
+//! Count-set binding: how a `count` block's declared indices meet its live members by slot, which members
+//! are surplus and which indices are created with which new slots.
+//!
+//! Binding is a pure function of the members' slots and address indices; it never reads a tag itself.
+
+use std::collections::BTreeMap;
+
+use super::Slot;
+
+/// A live owned member of a `count` block, as binding sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CountMember {
+    /// The object's id.
+    pub id: String,
+    /// Its valid slot, if it carries one.
+    pub slot: Option<Slot>,
+    /// The index its address marker names.
+    pub address_index: u64,
+}
+
+/// One declared index bound to a live member.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoundMember {
+    /// The object's id.
+    pub id: String,
+    /// The slot it carries, or the slot a tags-only update gives it (an unslotted member).
+    pub slot: Slot,
+    /// The member carries no slot yet: the next apply writes `slot` with a tags-only update.
+    pub needs_slot: bool,
+    /// Its address marker names another index: the next apply repairs it with a tags-only update.
+    pub stale_address: bool,
+}
+
+/// How a `count` block's declared indices meet its live members.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CountBinding {
+    /// The bound indices.
+    pub bound: BTreeMap<u64, BoundMember>,
+    /// The indices with no member: each is created with the slot given here.
+    pub create: BTreeMap<u64, Slot>,
+    /// The members beyond `count`, to destroy (ids, highest slots or indices first).
+    pub surplus: Vec<String>,
+}
+
+/// Why a count set cannot be bound; nothing is planned for the block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CountSetError {
+    /// Two members carry the same slot (`duplicate-slot`), naming their ids.
+    DuplicateSlot {
+        /// The slot.
+        slot: Slot,
+        /// The members carrying it, sorted.
+        ids: Vec<String>,
+    },
+    /// Unslotted members carry the same address (`indistinguishable-instances`), naming their ids.
+    Indistinguishable {
+        /// The index their addresses name.
+        index: u64,
+        /// The members, sorted.
+        ids: Vec<String>,
+    },
+    /// No slot is left to mint.
+    SlotsExhausted,
+}
+
+/// Binds a `count = count` block to its live members (markers.md, slots): slotted members in slot order
+/// take indices 0, 1, ...; unslotted members then take the next free indices in address order. A wholly
+/// unslotted set keeps its addresses and is given slot i = index i; in a mixed set the unslotted members
+/// get new slots above the high-water mark. Surplus is the highest indices; a deficit mints slots above
+/// the larger of every live slot and `recorded_high`.
+pub fn bind_count_set(
+    members: &[CountMember],
+    count: u64,
+    recorded_high: Option<Slot>,
+) -> Result<CountBinding, CountSetError> {
+    let mut by_slot: BTreeMap<Slot, Vec<&CountMember>> = BTreeMap::new();
+    let mut by_index: BTreeMap<u64, Vec<&CountMember>> = BTreeMap::new();
+    for m in members {
+        match m.slot {
+            Some(s) => by_slot.entry(s).or_default().push(m),
+            None => by_index.entry(m.address_index).or_default().push(m),
+        }
+    }
+    if let Some((slot, ms)) = by_slot.iter().find(|(_, ms)| ms.len() > 1) {
+        let mut ids: Vec<String> = ms.iter().map(|m| m.id.clone()).collect();
+        ids.sort();
+        return Err(CountSetError::DuplicateSlot { slot: *slot, ids });
+    }
+    if let Some((index, ms)) = by_index.iter().find(|(_, ms)| ms.len() > 1) {
+        let mut ids: Vec<String> = ms.iter().map(|m| m.id.clone()).collect();
+        ids.sort();
+        return Err(CountSetError::Indistinguishable { index: *index, ids });
+    }
+    let wholly_unslotted = by_slot.is_empty();
+    // Every member in binding order: slotted by slot, then unslotted by address index.
+    let ordered: Vec<&CountMember> = by_slot
+        .values()
+        .flatten()
+        .copied()
+        .chain(by_index.values().flatten().copied())
+        .collect();
+    let mut binding = CountBinding::default();
+    let mut high = by_slot.keys().next_back().copied().max(recorded_high);
+    let mint = |high: &mut Option<Slot>| -> Result<Slot, CountSetError> {
+        let s = match *high {
+            None => Slot::FIRST,
+            Some(h) => h.next().ok_or(CountSetError::SlotsExhausted)?,
+        };
+        *high = Some(s);
+        Ok(s)
+    };
+    if wholly_unslotted {
+        // An unslotted set binds by address: index i keeps its member and gets slot i.
+        for m in &ordered {
+            if m.address_index < count {
+                let slot = u32::try_from(m.address_index)
+                    .map(Slot)
+                    .map_err(|_| CountSetError::SlotsExhausted)?;
+                binding.bound.insert(
+                    m.address_index,
+                    BoundMember {
+                        id: m.id.clone(),
+                        slot,
+                        needs_slot: true,
+                        stale_address: false,
+                    },
+                );
+            }
+        }
+        let mut surplus: Vec<&&CountMember> = ordered
+            .iter()
+            .filter(|m| m.address_index >= count)
+            .collect();
+        surplus.sort_by_key(|m| std::cmp::Reverse(m.address_index));
+        binding.surplus = surplus.into_iter().map(|m| m.id.clone()).collect();
+        high = high.max(binding.bound.values().map(|b| b.slot).max());
+    } else {
+        for (index, m) in (0u64..).zip(ordered.iter()) {
+            if index >= count {
+                break;
+            }
+            let (slot, needs_slot) = match m.slot {
+                Some(s) => (s, false),
+                None => (mint(&mut high)?, true),
+            };
+            binding.bound.insert(
+                index,
+                BoundMember {
+                    id: m.id.clone(),
+                    slot,
+                    needs_slot,
+                    stale_address: m.address_index != index,
+                },
+            );
+        }
+        binding.surplus = ordered
+            .iter()
+            .skip(usize::try_from(count).unwrap_or(usize::MAX))
+            .rev()
+            .map(|m| m.id.clone())
+            .collect();
+    }
+    for index in 0..count {
+        if !binding.bound.contains_key(&index) {
+            binding.create.insert(index, mint(&mut high)?);
+        }
+    }
+    Ok(binding)
+}
