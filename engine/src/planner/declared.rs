@@ -27,7 +27,7 @@ struct ParentRefs<'a> {
 
 /// The prefix of a sentinel: a string no configuration writes, followed by the instance's address. The
 /// evaluator carries only values, so a parent's id travels through it as this text; a result that is
-/// exactly a sentinel names the parent (see [`declared_value`]).
+/// a sentinel names the parent (see [`declared_value`]).
 const SENTINEL: &str = "\u{1}instance:";
 
 impl ResourceResolver for ParentRefs<'_> {
