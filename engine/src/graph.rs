@@ -347,115 +347,27 @@ impl Waiters {
 /// Builds the execution graph of a plan's effective changes.
 pub fn build(plan: &Plan) -> Result<EngineGraph, execgraph::GraphError> {
     let changes: Vec<&ResourceChange> = plan.effective_changes().collect();
-    let current: HashMap<&InstanceAddress, usize> = changes
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.deposed.is_none())
-        .map(|(i, c)| (&c.address, i))
-        .collect();
-    // Edges: (i waits for j's sink) on the create side, (i's destroy waits for j) on the destroy side.
-    // Which changes' old objects refer to each (type, id), found in one walk over every `before`.
-    let referrers = referrers_by_id(&changes, &plan.context.catalog);
-    let mut sets = DepSets::new();
-    let mut create_deps: Vec<usize> = vec![0; changes.len()];
-    let mut destroy_deps: Vec<usize> = vec![0; changes.len()];
-    // The last `depends_on` resolved and its set: changes come sorted by address, so the instances of a
-    // block, which share their list, come one after the other.
-    let mut last: Option<(&[InstanceAddress], usize)> = None;
-    for (i, c) in changes.iter().enumerate() {
-        if matches!(c.action, Action::Create | Action::Update | Action::Replace) {
-            let id = match last {
-                Some((deps, id)) if deps == c.depends_on.as_slice() => id,
-                _ => {
-                    let mut set: Vec<usize> = c
-                        .depends_on
-                        .iter()
-                        .filter_map(|d| current.get(d).copied())
-                        .filter(|&j| changes[j].action != Action::Delete)
-                        .collect();
-                    set.sort_unstable();
-                    set.dedup();
-                    let id = sets.add(set);
-                    last = Some((c.depends_on.as_slice(), id));
-                    id
-                }
-            };
-            create_deps[i] = if sets.get(id).binary_search(&i).is_ok() {
-                let mine: Vec<usize> = sets.get(id).iter().copied().filter(|&j| j != i).collect();
-                sets.add(mine)
-            } else {
-                id
-            };
-        }
-        if matches!(c.action, Action::Delete | Action::Replace)
-            && let Some(id) = &c.id
-        {
-            let type_name = c.address.type_name();
-            let typed = referrers.get(&(Some(type_name), id.as_str()));
-            let untyped = referrers.get(&(None, id.as_str()));
-            let set: BTreeSet<usize> = typed
-                .into_iter()
-                .chain(untyped)
-                .flatten()
-                .copied()
-                .filter(|&j| j != i)
-                .collect();
-            destroy_deps[i] = sets.add(set.into_iter().collect());
-        }
-    }
-    // Build in an order where every dependency is built first; what a cycle leaves is built last through
-    // mutable waiters, and `finish` names the cycle. A set once seen placed stays placed.
-    let mut order = Vec::new();
-    let mut placed = vec![false; changes.len()];
-    let mut set_placed = vec![false; sets.sets.len()];
-    set_placed[0] = true;
-    let mut all_placed = |id: usize, placed: &[bool]| {
-        if !set_placed[id] && sets.get(id).iter().all(|&j| placed[j]) {
-            set_placed[id] = true;
-        }
-        set_placed[id]
-    };
-    loop {
-        let mut progressed = false;
-        for i in 0..changes.len() {
-            if !placed[i]
-                && all_placed(create_deps[i], &placed)
-                && all_placed(destroy_deps[i], &placed)
-            {
-                placed[i] = true;
-                order.push(i);
-                progressed = true;
-            }
-        }
-        if !progressed {
-            break;
-        }
-    }
-    let mut late: Vec<usize> = (0..changes.len()).filter(|&i| !placed[i]).collect();
-    order.append(&mut late);
-    // Whether a change's result waits, through what it waits for, for a delete: only a destroy-before-create
-    // replace's create does (it follows its own delete). In build order, so dependencies come first; a
-    // cycle's members may be judged too early, and `finish` rejects the cycle anyway.
-    let mut reaches_delete = vec![false; changes.len()];
-    for &i in &order {
-        let c = changes[i];
-        reaches_delete[i] = (c.action == Action::Replace
-            && c.replace_order != Some(ReplaceOrder::CreateBeforeDestroy))
-            || sets.get(create_deps[i]).iter().any(|&j| reaches_delete[j]);
-    }
+    let deps = Deps::of(&changes, &plan.context.catalog);
+    let order = deps.build_order();
+    let reaches_delete = deps.reaches_delete(&changes, &order);
     let mut b = Builder::<EngineFamily>::new();
     let mut waiters = Waiters::default();
     let mut built: Vec<Option<Built>> = vec![None; changes.len()];
+    // Waiters made before what they wait for was built (a cycle): (waiter, dependency set, destroy side).
     let mut pending = Vec::new();
     for &i in &order {
         let c = changes[i];
         let (after, after_handle) =
-            waiter_for(&mut b, sets.get(create_deps[i]), &built, |x| x.sink);
+            waiter_for(&mut b, deps.sets.get(deps.create[i]), &built, |x| x.sink);
         let (destroy_after, destroy_handle) =
-            waiter_for(&mut b, sets.get(destroy_deps[i]), &built, |x| {
+            waiter_for(&mut b, deps.sets.get(deps.destroy[i]), &built, |x| {
                 x.destroy.unwrap_or(x.sink)
             });
-        let create_waits_for_a_delete = sets.get(create_deps[i]).iter().any(|&j| reaches_delete[j]);
+        let create_waits_for_a_delete = deps
+            .sets
+            .get(deps.create[i])
+            .iter()
+            .any(|&j| reaches_delete[j]);
         let result = subgraph(
             &mut b,
             &mut waiters,
@@ -466,14 +378,14 @@ pub fn build(plan: &Plan) -> Result<EngineGraph, execgraph::GraphError> {
         );
         built[i] = Some(result);
         if let Some(h) = after_handle {
-            pending.push((h, create_deps[i], false));
+            pending.push((h, deps.create[i], false));
         }
         if let Some(h) = destroy_handle {
-            pending.push((h, destroy_deps[i], true));
+            pending.push((h, deps.destroy[i], true));
         }
     }
-    for (handle, deps, destroy) in pending {
-        for &j in sets.get(deps) {
+    for (handle, set, destroy) in pending {
+        for &j in deps.sets.get(set) {
             if let Some(x) = built[j] {
                 let r = if destroy {
                     x.destroy.unwrap_or(x.sink)
@@ -485,6 +397,137 @@ pub fn build(plan: &Plan) -> Result<EngineGraph, execgraph::GraphError> {
         }
     }
     b.finish()
+}
+
+/// What each change waits for, by index into the effective changes: on the create side (a create,
+/// update or replace waits for the sinks of the instances it depends on) and on the destroy side (a
+/// delete or a replace's delete waits for the changes whose old objects refer to the object).
+struct Deps {
+    sets: DepSets,
+    /// Each change's create-side dependency set.
+    create: Vec<usize>,
+    /// Each change's destroy-side dependency set.
+    destroy: Vec<usize>,
+}
+
+impl Deps {
+    fn of(changes: &[&ResourceChange], catalog: &admission::Catalog) -> Deps {
+        let current: HashMap<&InstanceAddress, usize> = changes
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.deposed.is_none())
+            .map(|(i, c)| (&c.address, i))
+            .collect();
+        // Which changes' old objects refer to each (type, id), found in one walk over every `before`.
+        let referrers = referrers_by_id(changes, catalog);
+        let mut sets = DepSets::new();
+        let mut create: Vec<usize> = vec![0; changes.len()];
+        let mut destroy: Vec<usize> = vec![0; changes.len()];
+        // The last `depends_on` resolved and its set: changes come sorted by address, so the instances of a
+        // block, which share their list, come one after the other.
+        let mut last: Option<(&[InstanceAddress], usize)> = None;
+        for (i, c) in changes.iter().enumerate() {
+            if matches!(c.action, Action::Create | Action::Update | Action::Replace) {
+                let id = match last {
+                    Some((deps, id)) if deps == c.depends_on.as_slice() => id,
+                    _ => {
+                        let mut set: Vec<usize> = c
+                            .depends_on
+                            .iter()
+                            .filter_map(|d| current.get(d).copied())
+                            .filter(|&j| changes[j].action != Action::Delete)
+                            .collect();
+                        set.sort_unstable();
+                        set.dedup();
+                        let id = sets.add(set);
+                        last = Some((c.depends_on.as_slice(), id));
+                        id
+                    }
+                };
+                create[i] = if sets.get(id).binary_search(&i).is_ok() {
+                    let mine: Vec<usize> =
+                        sets.get(id).iter().copied().filter(|&j| j != i).collect();
+                    sets.add(mine)
+                } else {
+                    id
+                };
+            }
+            if matches!(c.action, Action::Delete | Action::Replace)
+                && let Some(id) = &c.id
+            {
+                let type_name = c.address.type_name();
+                let typed = referrers.get(&(Some(type_name), id.as_str()));
+                let untyped = referrers.get(&(None, id.as_str()));
+                let set: BTreeSet<usize> = typed
+                    .into_iter()
+                    .chain(untyped)
+                    .flatten()
+                    .copied()
+                    .filter(|&j| j != i)
+                    .collect();
+                destroy[i] = sets.add(set.into_iter().collect());
+            }
+        }
+        Deps {
+            sets,
+            create,
+            destroy,
+        }
+    }
+
+    /// An order where every dependency is built first; what a cycle leaves comes last, to be built
+    /// through mutable waiters, and `finish` names the cycle. A set once seen placed stays placed.
+    fn build_order(&self) -> Vec<usize> {
+        let n = self.create.len();
+        let mut order = Vec::new();
+        let mut placed = vec![false; n];
+        let mut set_placed = vec![false; self.sets.sets.len()];
+        set_placed[0] = true;
+        let mut all_placed = |id: usize, placed: &[bool]| {
+            if !set_placed[id] && self.sets.get(id).iter().all(|&j| placed[j]) {
+                set_placed[id] = true;
+            }
+            set_placed[id]
+        };
+        loop {
+            let mut progressed = false;
+            for i in 0..n {
+                if !placed[i]
+                    && all_placed(self.create[i], &placed)
+                    && all_placed(self.destroy[i], &placed)
+                {
+                    placed[i] = true;
+                    order.push(i);
+                    progressed = true;
+                }
+            }
+            if !progressed {
+                break;
+            }
+        }
+        let mut late: Vec<usize> = (0..n).filter(|&i| !placed[i]).collect();
+        order.append(&mut late);
+        order
+    }
+
+    /// Whether each change's result waits, through what it waits for, for a delete: only a
+    /// destroy-before-create replace's create does (it follows its own delete). Judged in build `order`,
+    /// so dependencies come first; a cycle's members may be judged too early, and `finish` rejects the
+    /// cycle anyway.
+    fn reaches_delete(&self, changes: &[&ResourceChange], order: &[usize]) -> Vec<bool> {
+        let mut reaches_delete = vec![false; changes.len()];
+        for &i in order {
+            let c = changes[i];
+            reaches_delete[i] = (c.action == Action::Replace
+                && c.replace_order != Some(ReplaceOrder::CreateBeforeDestroy))
+                || self
+                    .sets
+                    .get(self.create[i])
+                    .iter()
+                    .any(|&j| reaches_delete[j]);
+        }
+        reaches_delete
+    }
 }
 
 /// What an apply must wait for: the refs of built dependencies, or one mutable waiter when some are not

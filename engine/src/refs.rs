@@ -41,8 +41,9 @@ pub fn resource_blocks(config: &Config, res: &Resource) -> BTreeSet<String> {
 }
 
 /// The resource blocks in an order where each comes after the blocks it depends on; blocks caught in a
-/// cycle come last, in file order.
-pub fn block_order(config: &Config) -> Vec<String> {
+/// cycle come last, in file order. A block declared twice (which lint refuses) comes once, as its first
+/// declaration.
+pub fn block_order(config: &Config) -> Vec<&Resource> {
     let deps: BTreeMap<String, BTreeSet<String>> = config
         .resources
         .iter()
@@ -58,8 +59,8 @@ pub fn block_order(config: &Config) -> Vec<String> {
                 continue;
             }
             if deps[&a].iter().all(|d| done.contains(d)) {
-                done.insert(a.clone());
-                order.push(a);
+                done.insert(a);
+                order.push(r);
                 progressed = true;
             }
         }
@@ -68,9 +69,8 @@ pub fn block_order(config: &Config) -> Vec<String> {
         }
     }
     for r in &config.resources {
-        let a = r.address();
-        if done.insert(a.clone()) {
-            order.push(a);
+        if done.insert(r.address()) {
+            order.push(r);
         }
     }
     order

@@ -156,6 +156,29 @@ fn diagnostic_text(d: &Diagnostic, out: &mut String) {
 /// The human text of a plan.
 pub fn text(plan: &Plan, options: RenderOptions) -> String {
     let mut out = String::new();
+    changes_text(plan, options, &mut out);
+    foreign_text(plan, &mut out);
+    candidates_text(plan, &mut out);
+    unowned_text(plan, &mut out);
+    owned_undeclared_text(plan, &mut out);
+    rename_hints_text(plan, &mut out);
+    let mut diags: Vec<&Diagnostic> = plan.diagnostics.iter().collect();
+    diags.sort_by_key(|d| d.severity() == Severity::Error);
+    for d in diags {
+        diagnostic_text(d, &mut out);
+        out.push('\n');
+    }
+    let summary = plan.summary();
+    if plan.applicable() {
+        let _ = writeln!(out, "{summary}");
+    } else {
+        let _ = writeln!(out, "{}", summary.counts());
+    }
+    out
+}
+
+/// The changes shown (no-ops only when verbose), one resource block each.
+fn changes_text(plan: &Plan, options: RenderOptions, out: &mut String) {
     let shown: Vec<&ResourceChange> = plan
         .changes
         .iter()
@@ -176,114 +199,126 @@ pub fn text(plan: &Plan, options: RenderOptions) -> String {
             c.address.type_name(),
             c.address.block().name()
         );
-        attr_lines(c, &mut out);
+        attr_lines(c, out);
         out.push_str("    }\n\n");
     }
-    if !plan.foreign.is_empty() {
-        out.push_str("Foreign objects (not managed; never changed):\n");
-        for f in &plan.foreign {
-            let tags: Vec<String> = f.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            if tags.is_empty() {
-                let _ = writeln!(out, "  {} {}", f.type_name, f.id);
-            } else {
-                let _ = writeln!(out, "  {} {} ({})", f.type_name, f.id, tags.join(", "));
+}
+
+/// The foreign objects, which are never changed.
+fn foreign_text(plan: &Plan, out: &mut String) {
+    if plan.foreign.is_empty() {
+        return;
+    }
+    out.push_str("Foreign objects (not managed; never changed):\n");
+    for f in &plan.foreign {
+        let tags: Vec<String> = f.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        if tags.is_empty() {
+            let _ = writeln!(out, "  {} {}", f.type_name, f.id);
+        } else {
+            let _ = writeln!(out, "  {} {} ({})", f.type_name, f.id, tags.join(", "));
+        }
+    }
+    out.push('\n');
+}
+
+/// The adoption candidates, each with its `liveplan adopt` command.
+fn candidates_text(plan: &Plan, out: &mut String) {
+    if plan.bind_candidates.is_empty() {
+        return;
+    }
+    out.push_str("Adoption candidates:\n");
+    for b in &plan.bind_candidates {
+        let matched: Vec<String> = b
+            .matched
+            .iter()
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {}: {} matches {}; to adopt it: {}",
+            b.address,
+            b.id,
+            matched.join(", "),
+            adopt_command(&b.address, Some(&b.id))
+        );
+    }
+    out.push('\n');
+}
+
+/// The declared identities held by objects this estate does not own.
+fn unowned_text(plan: &Plan, out: &mut String) {
+    if plan.unowned.is_empty() {
+        return;
+    }
+    out.push_str("Blocked by objects this estate does not own:\n");
+    for u in &plan.unowned {
+        match &u.verdict {
+            UnownedVerdict::Adoptable => {
+                let _ = writeln!(
+                    out,
+                    "  {}: {} has no estate marker; to adopt it: {}",
+                    u.address,
+                    u.id,
+                    adopt_command(&u.address, None)
+                );
+            }
+            UnownedVerdict::InTheWay { estate } => {
+                let _ = writeln!(
+                    out,
+                    "  {}: {} belongs to the estate {estate}",
+                    u.address, u.id
+                );
             }
         }
-        out.push('\n');
     }
-    if !plan.bind_candidates.is_empty() {
-        out.push_str("Adoption candidates:\n");
-        for b in &plan.bind_candidates {
-            let matched: Vec<String> = b
-                .matched
-                .iter()
-                .map(|(k, v)| format!("{k} = {v}"))
-                .collect();
-            let _ = writeln!(
-                out,
-                "  {}: {} matches {}; to adopt it: {}",
-                b.address,
-                b.id,
-                matched.join(", "),
-                adopt_command(&b.address, Some(&b.id))
-            );
-        }
-        out.push('\n');
+    out.push('\n');
+}
+
+/// The owned objects no longer declared.
+fn owned_undeclared_text(plan: &Plan, out: &mut String) {
+    if plan.owned_undeclared.is_empty() {
+        return;
     }
-    if !plan.unowned.is_empty() {
-        out.push_str("Blocked by objects this estate does not own:\n");
-        for u in &plan.unowned {
-            match &u.verdict {
-                UnownedVerdict::Adoptable => {
-                    let _ = writeln!(
-                        out,
-                        "  {}: {} has no estate marker; to adopt it: {}",
-                        u.address,
-                        u.id,
-                        adopt_command(&u.address, None)
-                    );
-                }
-                UnownedVerdict::InTheWay { estate } => {
-                    let _ = writeln!(
-                        out,
-                        "  {}: {} belongs to the estate {estate}",
-                        u.address, u.id
-                    );
-                }
+    out.push_str("Owned but no longer declared:\n");
+    for o in &plan.owned_undeclared {
+        let what = if o.action == "delete" {
+            "will be destroyed"
+        } else {
+            "withheld (possible rename)"
+        };
+        let _ = writeln!(out, "  {}: {} {what}", o.address, o.id);
+    }
+    out.push('\n');
+}
+
+/// The possible renames, each with its `liveplan mv` command where one instance fits.
+fn rename_hints_text(plan: &Plan, out: &mut String) {
+    if plan.rename_hints.is_empty() {
+        return;
+    }
+    out.push_str("Possible renames:\n");
+    for h in &plan.rename_hints {
+        match &h.to {
+            Some(to) => {
+                let _ = writeln!(
+                    out,
+                    "  {} -> {} ({}); to rename: {}",
+                    h.from,
+                    to,
+                    h.id,
+                    mv_command(&h.from, to)
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "  {} ({}): several declared instances fit; rename with liveplan mv",
+                    h.from, h.id
+                );
             }
         }
-        out.push('\n');
     }
-    if !plan.owned_undeclared.is_empty() {
-        out.push_str("Owned but no longer declared:\n");
-        for o in &plan.owned_undeclared {
-            let what = if o.action == "delete" {
-                "will be destroyed"
-            } else {
-                "withheld (possible rename)"
-            };
-            let _ = writeln!(out, "  {}: {} {what}", o.address, o.id);
-        }
-        out.push('\n');
-    }
-    if !plan.rename_hints.is_empty() {
-        out.push_str("Possible renames:\n");
-        for h in &plan.rename_hints {
-            match &h.to {
-                Some(to) => {
-                    let _ = writeln!(
-                        out,
-                        "  {} -> {} ({}); to rename: {}",
-                        h.from,
-                        to,
-                        h.id,
-                        mv_command(&h.from, to)
-                    );
-                }
-                None => {
-                    let _ = writeln!(
-                        out,
-                        "  {} ({}): several declared instances fit; rename with liveplan mv",
-                        h.from, h.id
-                    );
-                }
-            }
-        }
-        out.push('\n');
-    }
-    let mut diags: Vec<&Diagnostic> = plan.diagnostics.iter().collect();
-    diags.sort_by_key(|d| d.severity() == Severity::Error);
-    for d in diags {
-        diagnostic_text(d, &mut out);
-        out.push('\n');
-    }
-    let summary = plan.summary();
-    if plan.applicable() {
-        let _ = writeln!(out, "{summary}");
-    } else {
-        let _ = writeln!(out, "{}", summary.counts());
-    }
-    out
+    out.push('\n');
 }
 
 fn value_map_json(m: &BTreeMap<String, Value>) -> Json {

@@ -1,0 +1,253 @@
+//! The declared model the projection reads: every declared instance's identity, bind-candidate and
+//! content values as plain data (known text, a declared parent's id, or unknown), worked out from the
+//! configuration alone.
+//!
+//! It reads only the configuration and the variables; it must never see the live system or the records.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use admission::config::Config;
+use admission::eval::{Evaluator, ResourceResolver};
+use admission::lint::{DeclaredInstance, IdentityValue};
+use admission::schema::BindMatch;
+use admission::{AdmissionPath, BlockAddress, Catalog, InstanceAddress, InstanceKey, Value};
+use projection::{Declared, DeclaredValue, Expansion};
+
+use super::evaluate::map_in_order;
+use crate::refs;
+
+/// Resolves every declared block to instances whose `id` (and client-named identity) is a sentinel naming
+/// the instance, so that an identity argument reading a parent's id evaluates to that sentinel.
+struct ParentRefs<'a> {
+    config: &'a Config,
+    catalog: &'a Catalog,
+    instances: &'a [DeclaredInstance],
+}
+
+/// The prefix of a sentinel: a string no configuration writes, followed by the instance's address. The
+/// evaluator carries only values, so a parent's id travels through it as this text; a result that is
+/// a sentinel names the parent (see [`declared_value`]).
+const SENTINEL: &str = "\u{1}instance:";
+
+impl ResourceResolver for ParentRefs<'_> {
+    fn resolve(&self, type_name: &str, name: &str) -> Option<Value> {
+        let res = self.config.resource(type_name, name)?;
+        let schema = self.catalog.get(type_name);
+        let value_of = |a: &InstanceAddress| {
+            let sentinel = Value::from(format!("{SENTINEL}{a}"));
+            let mut m = BTreeMap::new();
+            if let Some(s) = schema {
+                for attr in s.attributes.values() {
+                    m.insert(attr.name.clone(), Value::Unknown(attr.value_type.clone()));
+                }
+                if s.admission == Some(AdmissionPath::ClientNamed) {
+                    for arg in s.identity_arguments() {
+                        m.insert(arg.clone(), sentinel.clone());
+                    }
+                }
+            }
+            m.insert("id".to_owned(), sentinel);
+            Value::Map(m)
+        };
+        let mine: Vec<&DeclaredInstance> = self
+            .instances
+            .iter()
+            .filter(|d| d.address.type_name() == type_name && d.address.block().name() == name)
+            .collect();
+        Some(if res.count.is_some() {
+            Value::List(mine.iter().map(|d| value_of(&d.address)).collect())
+        } else if res.for_each.is_some() {
+            Value::Map(
+                mine.iter()
+                    .filter_map(|d| match d.address.key() {
+                        InstanceKey::Str(k) => Some((k.clone(), value_of(&d.address))),
+                        _ => None,
+                    })
+                    .collect(),
+            )
+        } else {
+            mine.first()
+                .map(|d| value_of(&d.address))
+                .unwrap_or(Value::unknown())
+        })
+    }
+}
+
+/// Each block's sentinel value, built the first time an expression reads the block: the fallback for
+/// identity arguments that are not a direct reference, which most configurations never need.
+struct Sentinels<'p, 'a> {
+    parents: &'p ParentRefs<'a>,
+    built: RefCell<BTreeMap<(String, String), Option<Value>>>,
+}
+
+impl ResourceResolver for Sentinels<'_, '_> {
+    fn resolve(&self, type_name: &str, name: &str) -> Option<Value> {
+        let key = (type_name.to_owned(), name.to_owned());
+        if let Some(value) = self.built.borrow().get(&key) {
+            return value.clone();
+        }
+        let value = self.parents.resolve(type_name, name);
+        self.built.borrow_mut().insert(key, value.clone());
+        value
+    }
+}
+
+/// A configured value as discovery sees it: known text, a declared parent's id, or unknown.
+fn declared_value(v: &Value) -> DeclaredValue {
+    match v.peel() {
+        Value::String(s) => match s.strip_prefix(SENTINEL) {
+            Some(a) => a
+                .parse()
+                .map(DeclaredValue::IdOf)
+                .unwrap_or(DeclaredValue::Unknown),
+            None => DeclaredValue::Known(s.clone()),
+        },
+        Value::Number(n) => DeclaredValue::Known(n.to_string()),
+        Value::Bool(b) => DeclaredValue::Known(b.to_string()),
+        _ => DeclaredValue::Unknown,
+    }
+}
+
+/// The plain model of the declared instances that the projection reads.
+pub(crate) fn declared_model(
+    config: &Config,
+    variables: &BTreeMap<String, Value>,
+    catalog: &Catalog,
+    instances: &[DeclaredInstance],
+    region: &str,
+) -> Result<Declared, crate::Error> {
+    let parents = ParentRefs {
+        config,
+        catalog,
+        instances,
+    };
+    let mut declared = Declared::new();
+    declare_blocks(&mut declared, config, catalog, instances)?;
+    // Each instance's values read only the configuration: they are worked out in chunks on the thread
+    // pool, each chunk with evaluators of its own, and added in the declared order.
+    let modelled = map_in_order(instances, |chunk| {
+        let sentinels = Sentinels {
+            parents: &parents,
+            built: RefCell::default(),
+        };
+        let model = Modeller {
+            config,
+            catalog,
+            region,
+            ev: Evaluator::with_resources(config, variables, &sentinels),
+            statics: Evaluator::new(config, variables),
+        };
+        chunk
+            .iter()
+            .filter_map(|d| model.instance(d))
+            .collect::<Vec<_>>()
+    });
+    for instance in modelled {
+        declared.add(instance)?;
+    }
+    Ok(declared)
+}
+
+/// Declares every block of an admitted type with its expansion (the number of `count` instances lint
+/// declared, `for_each`, or one).
+fn declare_blocks(
+    declared: &mut Declared,
+    config: &Config,
+    catalog: &Catalog,
+    instances: &[DeclaredInstance],
+) -> Result<(), crate::Error> {
+    for res in &config.resources {
+        let Ok(block) = res.address().parse::<BlockAddress>() else {
+            continue;
+        };
+        if catalog
+            .get(&res.type_name)
+            .and_then(|s| s.admission)
+            .is_none()
+        {
+            continue;
+        }
+        let expansion = if res.count.is_some() {
+            let n = instances
+                .iter()
+                .filter(|d| d.address.block() == &block)
+                .count();
+            Expansion::Count(n as u64)
+        } else if res.for_each.is_some() {
+            Expansion::ForEach
+        } else {
+            Expansion::Single
+        };
+        declared.declare_block(block, expansion)?;
+    }
+    Ok(())
+}
+
+/// Works out the declared values of instances, with the evaluators of one chunk.
+struct Modeller<'a> {
+    config: &'a Config,
+    catalog: &'a Catalog,
+    region: &'a str,
+    /// Reads parents' ids as sentinels.
+    ev: Evaluator<'a>,
+    /// Reads variables, locals and literals only.
+    statics: Evaluator<'a>,
+}
+
+impl Modeller<'_> {
+    /// The model of one declared instance, unless its type or block is unknown.
+    fn instance(&self, d: &DeclaredInstance) -> Option<projection::DeclaredInstance> {
+        let schema = self.catalog.get(d.address.type_name())?;
+        let res = self
+            .config
+            .resource(d.address.type_name(), d.address.block().name())?;
+        let eval = |name: &str| -> DeclaredValue {
+            if let Some(v) = d.static_values.get(name) {
+                return declared_value(v);
+            }
+            let Some(attr) = res.attrs.get(name) else {
+                return schema
+                    .attribute(name)
+                    .and_then(|a| a.default_in(self.region))
+                    .map(|v| declared_value(&v))
+                    .unwrap_or(DeclaredValue::Unknown);
+            };
+            if let Some((parent, field)) =
+                refs::direct_reference(self.config, &self.statics, &attr.expr, &d.repetition)
+            {
+                let names_id = field == "id"
+                    || self.catalog.get(parent.type_name()).is_some_and(|s| {
+                        s.admission == Some(AdmissionPath::ClientNamed)
+                            && s.identity_arguments().contains(&field)
+                    });
+                return if names_id {
+                    DeclaredValue::IdOf(parent)
+                } else {
+                    DeclaredValue::Unknown
+                };
+            }
+            self.ev
+                .eval(&attr.expr, &d.repetition)
+                .map(|v| declared_value(&v))
+                .unwrap_or(DeclaredValue::Unknown)
+        };
+        let mut instance = projection::DeclaredInstance::new(d.address.clone());
+        for (arg, value) in &d.identity {
+            let v = match value {
+                IdentityValue::Static(v) => declared_value(v),
+                IdentityValue::FromParent => eval(arg),
+            };
+            instance = instance.identity(arg.clone(), v);
+        }
+        if let BindMatch::Fields(fields) = &schema.bind_match {
+            for f in fields {
+                instance = instance.bind_value(f.clone(), eval(f));
+            }
+        }
+        for f in &schema.match_content {
+            instance = instance.content(f.clone(), eval(f));
+        }
+        Some(instance)
+    }
+}

@@ -1,0 +1,276 @@
+//! The change of one declared instance: its desired attributes and tags against its bound object, and
+//! the action that follows (create, update, replace or nothing).
+//!
+//! It compares values already evaluated; it must never evaluate an expression or read the live system.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use admission::config::{IgnoreChanges, Lifecycle, Resource};
+use admission::lint::DeclaredInstance;
+use admission::marker;
+use admission::schema::{AttributeMode, ResourceTypeSchema};
+use admission::{InstanceAddress, LiveObject, Value};
+
+use super::evaluate::Planner;
+use super::tags::{tags_value, text_values};
+use crate::model::{Action, ReplaceOrder, ResourceChange};
+
+/// What `ignore_changes` keeps as the object has it.
+struct Ignored {
+    /// Attributes by name.
+    attributes: BTreeSet<String>,
+    /// Tag keys (`tags["Name"]`): the tags as a whole are never ignored (lint refuses it: they hold the
+    /// markers), one key of them may be.
+    tags: BTreeSet<String>,
+}
+
+/// The attributes and tag keys a lifecycle's `ignore_changes` names (every attribute of the schema for
+/// `all`).
+fn ignored_attributes(lifecycle: &Lifecycle, schema: &ResourceTypeSchema) -> Ignored {
+    let mut ignored = Ignored {
+        attributes: BTreeSet::new(),
+        tags: BTreeSet::new(),
+    };
+    match &lifecycle.ignore_changes {
+        IgnoreChanges::None => {}
+        IgnoreChanges::All(_) => ignored.attributes.extend(schema.attributes.keys().cloned()),
+        IgnoreChanges::Paths(paths) => {
+            for (path, _) in paths {
+                match path.as_slice() {
+                    [t, key, ..] if t == "tags" => {
+                        ignored.tags.insert(key.clone());
+                    }
+                    [name, ..] => {
+                        ignored.attributes.insert(name.clone());
+                    }
+                    [] => {}
+                }
+            }
+        }
+    }
+    ignored
+}
+
+impl Planner<'_> {
+    /// The change of one instance.
+    pub(super) fn diff(
+        &self,
+        res: &Resource,
+        d: &DeclaredInstance,
+        schema: &ResourceTypeSchema,
+        configured: &BTreeMap<String, Value>,
+        prior: Option<&LiveObject>,
+    ) -> ResourceChange {
+        let mut desired = schema.desired(configured, &self.region);
+        desired.remove("tags");
+        let ignored = ignored_attributes(&res.lifecycle, schema);
+        let mut change = ResourceChange {
+            slot: self.slots.get(&d.address).copied(),
+            ..ResourceChange::planned(d.address.clone(), Action::Create, d.admission)
+        };
+        let Some(prior) = prior else {
+            change.after =
+                Some(self.diff_create(&d.address, schema, desired, configured, &ignored));
+            return change;
+        };
+        change.id = Some(prior.id.clone());
+        let (mut before, mut after) =
+            self.diff_attributes(&mut change, schema, &desired, &ignored, prior);
+        if schema.taggable {
+            self.diff_tags(
+                &mut change,
+                &mut before,
+                &mut after,
+                configured,
+                prior,
+                &ignored,
+            );
+        }
+        change.before = Some(before);
+        change.changed.sort();
+        change.forces.sort();
+        change.forces.dedup();
+        let order = if res.lifecycle.create_before_destroy {
+            ReplaceOrder::CreateBeforeDestroy
+        } else {
+            ReplaceOrder::DestroyBeforeCreate
+        };
+        self.decide_action(&mut change, &mut after, schema, configured, &ignored, order);
+        change.after = Some(after);
+        change
+    }
+
+    /// The planned value of a new object: computed attributes are unknown, markers are written with the
+    /// object.
+    fn diff_create(
+        &self,
+        address: &InstanceAddress,
+        schema: &ResourceTypeSchema,
+        desired: BTreeMap<String, Value>,
+        configured: &BTreeMap<String, Value>,
+        ignored: &Ignored,
+    ) -> BTreeMap<String, Value> {
+        let mut after = desired;
+        if schema.taggable {
+            after.insert(
+                "tags".to_owned(),
+                self.new_object_tags(address, configured, ignored),
+            );
+        }
+        after
+    }
+
+    /// The tags a new object of `address` is given, as a value.
+    fn new_object_tags(
+        &self,
+        address: &InstanceAddress,
+        configured: &BTreeMap<String, Value>,
+        ignored: &Ignored,
+    ) -> Value {
+        let (tags, _) = self.desired_tags(address, configured.get("tags"), None, &ignored.tags);
+        tags_value(&tags, configured.get("tags"))
+    }
+
+    /// The attributes but the tags of an existing object, before and after, with the changed and forcing
+    /// ones noted on `change`: a computed attribute keeps what the object (or its residue) has, an ignored
+    /// one what the object has, and a residue attribute is compared with its residue.
+    fn diff_attributes(
+        &self,
+        change: &mut ResourceChange,
+        schema: &ResourceTypeSchema,
+        desired: &BTreeMap<String, Value>,
+        ignored: &Ignored,
+        prior: &LiveObject,
+    ) -> (BTreeMap<String, Value>, BTreeMap<String, Value>) {
+        let mut before = prior.attributes.clone();
+        before.remove("id");
+        before.insert("id".to_owned(), Value::from(prior.id.clone()));
+        let mut after = BTreeMap::new();
+        for (name, attr) in &schema.attributes {
+            if name == "tags" {
+                continue;
+            }
+            let live = prior.attribute(name).cloned();
+            if matches!(attr.mode, AttributeMode::Computed) {
+                if let Some(v) = live {
+                    after.insert(name.clone(), v);
+                } else if attr.residue
+                    && let Some(v) = self.residue_value(&change.address, name)
+                {
+                    after.insert(name.clone(), v.mark_sensitive_if(attr.sensitive));
+                }
+                continue;
+            }
+            let Some(want) = desired.get(name).cloned() else {
+                continue;
+            };
+            let have = if attr.residue {
+                self.residue_value(&change.address, name)
+                    .or_else(|| attr.default_in(&self.region))
+                    .unwrap_or(Value::Null)
+            } else {
+                live.clone().unwrap_or(Value::Null)
+            };
+            if attr.residue {
+                before.insert(name.clone(), have.clone());
+            }
+            if ignored.attributes.contains(name) {
+                after.insert(name.clone(), have);
+                continue;
+            }
+            if !attr.values_match(&want, &have) {
+                change.changed.push(name.clone());
+                if attr.force_new {
+                    change.forces.push(name.clone());
+                }
+            }
+            after.insert(name.clone(), want);
+        }
+        (before, after)
+    }
+
+    /// The tags of an existing object, before and after, and their change.
+    fn diff_tags(
+        &self,
+        change: &mut ResourceChange,
+        before: &mut BTreeMap<String, Value>,
+        after: &mut BTreeMap<String, Value>,
+        configured: &BTreeMap<String, Value>,
+        prior: &LiveObject,
+        ignored: &Ignored,
+    ) {
+        let (tags, tag_change) = self.desired_tags(
+            &change.address,
+            configured.get("tags"),
+            Some(&prior.tags),
+            &ignored.tags,
+        );
+        before.insert(
+            "tags".to_owned(),
+            tags_value(&text_values(&prior.tags), configured.get("tags")),
+        );
+        // A tag whose value is known only after apply is a change too: apply sets it then.
+        let unknown = tags.values().any(Value::is_unknown);
+        after.insert("tags".to_owned(), tags_value(&tags, configured.get("tags")));
+        if !tag_change.is_empty() || unknown {
+            change.changed.push("tags".to_owned());
+        }
+        change.tag_change = tag_change;
+    }
+
+    /// The action of a change to an existing object: a replace when an attribute forces it (the new
+    /// object's computed attributes unknown again), an update when anything changes (a marker repair
+    /// when only markers do), nothing otherwise.
+    fn decide_action(
+        &self,
+        change: &mut ResourceChange,
+        after: &mut BTreeMap<String, Value>,
+        schema: &ResourceTypeSchema,
+        configured: &BTreeMap<String, Value>,
+        ignored: &Ignored,
+        order: ReplaceOrder,
+    ) {
+        if !change.forces.is_empty() {
+            change.action = Action::Replace;
+            change.replace_order = Some(order);
+            change.reason = Some(format!("{} forces replacement", change.forces.join(", ")));
+            for (name, attr) in &schema.attributes {
+                if matches!(attr.mode, AttributeMode::Computed) {
+                    after.insert(name.clone(), Value::Unknown(attr.value_type.clone()));
+                }
+            }
+            if schema.taggable {
+                after.insert(
+                    "tags".to_owned(),
+                    self.new_object_tags(&change.address, configured, ignored),
+                );
+            }
+        } else if !change.changed.is_empty() {
+            change.action = Action::Update;
+            let unknown_tags = after
+                .get("tags")
+                .and_then(Value::as_map)
+                .into_iter()
+                .flatten()
+                .filter(|(_, v)| v.is_unknown())
+                .map(|(k, _)| k);
+            let only_markers = change.changed == ["tags"]
+                && change
+                    .tag_change
+                    .set
+                    .keys()
+                    .chain(change.tag_change.remove.iter())
+                    .chain(unknown_tags)
+                    .all(|k| marker::is_marker_key(k));
+            if only_markers {
+                change.reason = Some("marker repair".to_owned());
+            }
+        } else {
+            change.action = Action::NoOp;
+        }
+    }
+
+    fn residue_value(&self, address: &InstanceAddress, name: &str) -> Option<Value> {
+        self.residue.get(address).and_then(|r| r.get(name)).cloned()
+    }
+}

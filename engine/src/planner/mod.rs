@@ -1,0 +1,291 @@
+//! Planning: the configuration evaluated into desired instances, the live system read into a prior state by
+//! the projection, and the two diffed into a [`Plan`].
+//!
+//! The planner hands `projection` a plain [`Declared`](projection::Declared) model of the declared
+//! instances (static identity values, parents named by address, bind-candidate and content values), takes
+//! back the [`Projection`] (bindings, slots, residue, reports, records), then evaluates every instance in
+//! dependency order with unknowns for values of resources not yet applied and diffs it against its bound
+//! object. Planning never writes: not to the cloud, not to the store.
+//!
+//! - `declared`: the declared model the projection reads.
+//! - `evaluate`: the planner, block after block in dependency order.
+//! - `diff`: one instance's change against its bound object.
+//! - `tags`: the desired tags, markers included.
+//! - `removals`: deletes of undeclared, surplus and deposed objects.
+//! - `reports`: what the plan takes from the projection besides bindings.
+
+mod declared;
+mod diff;
+mod evaluate;
+mod removals;
+mod reports;
+mod tags;
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use admission::config::{Config, SourceFile, VariableInputs};
+use admission::lint::DeclaredInstance;
+use admission::marker::Estate;
+use admission::provider::TagChange;
+use admission::{AdmissionPath, Catalog, Diagnostic, InstanceAddress, LiveObject, Provider, Value};
+use projection::{Projection, ProjectionConfig, RetryPolicy};
+use staterecord::{CacheScope, Store};
+
+use crate::model::{Action, Plan, PlanContext, ResourceChange};
+use evaluate::Planner;
+use reports::Projected;
+
+pub(crate) use declared::declared_model;
+pub(crate) use tags::tag_value;
+
+/// What to plan: the configuration files, the variable inputs, the estate flag and how to read.
+#[derive(Debug, Clone)]
+pub struct PlanRequest<'a> {
+    /// The `*.tf` files.
+    pub files: &'a [SourceFile],
+    /// Variable values from files, the environment and the command line.
+    pub inputs: &'a VariableInputs,
+    /// `--estate`, if given.
+    pub estate_flag: Option<&'a str>,
+    /// How reads are retried.
+    pub retry: RetryPolicy,
+    /// Reads in flight during discovery (`--read-concurrency`).
+    pub read_concurrency: usize,
+    /// The record key prefix (empty, or ending with `/`).
+    pub key_prefix: &'a str,
+}
+
+impl<'a> PlanRequest<'a> {
+    /// A request with the defaults: the default retry policy, 16 reads in flight, no key prefix.
+    pub fn new(files: &'a [SourceFile], inputs: &'a VariableInputs) -> PlanRequest<'a> {
+        PlanRequest {
+            files,
+            inputs,
+            estate_flag: None,
+            retry: RetryPolicy::default(),
+            read_concurrency: 16,
+            key_prefix: "",
+        }
+    }
+}
+
+/// How a request's projection reads: the same for a plan and for the checks of an adoption, so that
+/// both see the live system alike.
+pub(crate) fn projection_config(request: &PlanRequest<'_>) -> ProjectionConfig {
+    ProjectionConfig {
+        read_concurrency: request.read_concurrency.max(1),
+        retry: request.retry.clone(),
+        now: now_secs(),
+        key_prefix: request.key_prefix.to_owned(),
+    }
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// Plans: parses and lints the configuration, projects the live system and the estate's records (one bulk
+/// trip through a run cache of `scope`), and diffs. Writes nothing anywhere.
+#[tracing::instrument(skip_all, fields(estate = tracing::field::Empty), err)]
+pub async fn plan(
+    request: &PlanRequest<'_>,
+    provider: &dyn Provider,
+    store: Arc<dyn Store>,
+    scope: &CacheScope,
+) -> Result<Plan, crate::Error> {
+    let catalog = provider.schemas().merged(admission::catalog::builtin());
+    let (config, linted) =
+        admission::lint::check(request.files, request.inputs, &catalog, request.estate_flag);
+    let (variables, _) = admission::config::resolve_variables(&config, request.inputs);
+    let region = provider.region();
+    let estate_name = linted.estate.clone().unwrap_or_default();
+    // Known only once the configuration is read: the span names it from here on.
+    tracing::Span::current().record("estate", estate_name.as_str());
+    let estate = Estate::new(estate_name.clone()).ok();
+    let blocks = block_members(&linted.instances);
+    let mut planner = Planner::new(
+        &blocks,
+        &config,
+        &variables,
+        &catalog,
+        region.clone(),
+        estate.clone(),
+        &linted.instances,
+    );
+    let mut projected: Option<Projection> = None;
+    if let (false, Some(estate)) = (linted.has_errors(), &estate) {
+        let declared = declared_model(&config, &variables, &catalog, &linted.instances, &region)?;
+        let keys = projection::RecordKeys::new(request.key_prefix, estate)?;
+        let cache = scope.cache(store, keys.prefix());
+        let mut p = projection::project(
+            provider,
+            &cache,
+            estate,
+            &declared,
+            &projection_config(request),
+        )
+        .await?;
+        planner.absorb(&mut p);
+        planner.evaluate();
+        planner.removals(&p);
+        projected = Some(p);
+    }
+    let Planner {
+        diagnostics: found,
+        changes,
+        bound,
+        ..
+    } = planner;
+    let projected = projected
+        .map(|p| Projected::of(p, &region))
+        .unwrap_or_default();
+    let mut diagnostics = linted.diagnostics;
+    diagnostics.extend(found);
+    let planned = Planned {
+        estate: estate_name,
+        config,
+        variables,
+        catalog,
+        region,
+        instances: linted.instances,
+        blocks,
+        diagnostics,
+        changes,
+        bound,
+    };
+    Ok(assemble_plan(planned, projected, request.key_prefix))
+}
+
+/// The declared instances of each block (`type.name`), in address order.
+fn block_members(instances: &[DeclaredInstance]) -> BTreeMap<String, Vec<InstanceAddress>> {
+    let mut blocks: BTreeMap<String, Vec<InstanceAddress>> = BTreeMap::new();
+    for d in instances {
+        blocks
+            .entry(d.address.block().to_string())
+            .or_default()
+            .push(d.address.clone());
+    }
+    blocks
+}
+
+/// What planning worked out from the configuration, before the projection's findings join it.
+struct Planned {
+    estate: String,
+    config: Config,
+    variables: BTreeMap<String, Value>,
+    catalog: Catalog,
+    region: String,
+    instances: Vec<DeclaredInstance>,
+    blocks: BTreeMap<String, Vec<InstanceAddress>>,
+    /// The lint's and the planner's diagnostics, in that order.
+    diagnostics: Vec<Diagnostic>,
+    changes: Vec<ResourceChange>,
+    /// Instances bound to a live object.
+    bound: BTreeMap<InstanceAddress, LiveObject>,
+}
+
+/// The plan of what the planner and the projection found: changes in address order, diagnostics sorted
+/// and without duplicates, and the context apply works from.
+fn assemble_plan(planned: Planned, projected: Projected, key_prefix: &str) -> Plan {
+    let Planned {
+        mut changes,
+        mut diagnostics,
+        bound,
+        ..
+    } = planned;
+    changes.sort_by_cached_key(ResourceChange::sort_key);
+    let settled_intents = settled_intents(&changes, &projected.records, &bound);
+    diagnostics.extend(projected.diagnostics);
+    diagnostics.sort_by(|a, b| {
+        a.sort_key()
+            .cmp(&b.sort_key())
+            .then_with(|| a.summary.cmp(&b.summary))
+    });
+    diagnostics.dedup();
+    let context = PlanContext {
+        config: planned.config,
+        variables: planned.variables,
+        catalog: planned.catalog,
+        region: planned.region,
+        priors: bound,
+        deposed: projected.deposed,
+        declared: planned
+            .instances
+            .into_iter()
+            .map(|d| (d.address, d.repetition))
+            .collect(),
+        records: projected.records,
+        key_prefix: key_prefix.to_owned(),
+        stale_deposed: projected.stale_deposed,
+        settled_intents,
+        blocks: planned.blocks,
+    };
+    let report = projected.reports;
+    Plan {
+        estate: planned.estate,
+        changes,
+        foreign: report.foreign,
+        bind_candidates: report.bind_candidates,
+        unowned: report.unowned,
+        owned_undeclared: report.owned_undeclared,
+        rename_hints: report.rename_hints,
+        diagnostics,
+        cost: projected.cost,
+        context: Arc::new(context),
+    }
+}
+
+/// The pending create intents an apply marks done with no change of theirs: an instance with an
+/// effective change settles its intent in that change's apply; one bound to an object with none settles
+/// it here, with the object's id.
+fn settled_intents(
+    changes: &[ResourceChange],
+    records: &projection::RecordSet,
+    bound: &BTreeMap<InstanceAddress, LiveObject>,
+) -> Vec<(InstanceAddress, String)> {
+    let changed: HashSet<&InstanceAddress> = changes
+        .iter()
+        .filter(|c| c.action != Action::NoOp)
+        .map(|c| &c.address)
+        .collect();
+    records
+        .intents
+        .iter()
+        .filter(|(a, i)| {
+            i.body.state == projection::record::IntentState::Pending && !changed.contains(a)
+        })
+        .filter_map(|(a, _)| bound.get(a).map(|o| (a.clone(), o.id.clone())))
+        .collect()
+}
+
+impl ResourceChange {
+    /// A change of `address` with nothing but its action and admission path: no values, no reason, no
+    /// dependencies. The planner fills in what its kind of change has.
+    fn planned(
+        address: InstanceAddress,
+        action: Action,
+        admission: AdmissionPath,
+    ) -> ResourceChange {
+        ResourceChange {
+            address,
+            action,
+            id: None,
+            admission,
+            before: None,
+            after: None,
+            reason: None,
+            replace_order: None,
+            changed: Vec::new(),
+            forces: Vec::new(),
+            tag_change: TagChange::default(),
+            slot: None,
+            deposed: None,
+            depends_on: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! The deletes a plan holds beyond its declared instances: owned objects no longer declared, count
+//! surplus, and deposed objects left by an interrupted create-before-destroy replace.
+//!
+//! The projection decides which objects these are; this module only turns its verdicts into changes and
+//! must never delete an object the projection withheld.
+
+use std::collections::BTreeMap;
+
+use admission::marker;
+use admission::{AdmissionPath, Code, Diagnostic, LiveObject, Slot, Value};
+use projection::{Projection, Removal, UndeclaredAction};
+
+use super::evaluate::Planner;
+use super::tags::string_map;
+use crate::model::{Action, ResourceChange};
+
+impl Planner<'_> {
+    /// Deletes of owned objects no longer declared, count surplus and deposed leftovers.
+    pub(super) fn removals(&mut self, p: &Projection) {
+        for o in &p.owned_undeclared {
+            if o.action == UndeclaredAction::Delete {
+                self.undeclared_delete(o, p);
+            }
+        }
+        for d in p.deposed.iter().filter(|d| d.present) {
+            let change = ResourceChange {
+                id: Some(d.id.clone()),
+                before: Some(BTreeMap::from([(
+                    "id".to_owned(),
+                    Value::from(d.id.clone()),
+                )])),
+                reason: Some("deposed object".to_owned()),
+                deposed: Some(d.id.clone()),
+                ..ResourceChange::planned(
+                    d.address.clone(),
+                    Action::Delete,
+                    self.admission_of(&d.type_name),
+                )
+            };
+            self.changes.push(change);
+        }
+    }
+
+    /// The delete of one owned object that is no longer declared or is a count surplus; the object is
+    /// bound to its address, so that apply finds it.
+    fn undeclared_delete(&mut self, o: &projection::OwnedUndeclared, p: &Projection) {
+        let object = o.object.clone().unwrap_or_else(|| {
+            let mut obj = LiveObject {
+                type_name: o.type_name.clone(),
+                id: o.id.clone(),
+                region: self.region.clone(),
+                attributes: BTreeMap::new(),
+                tags: BTreeMap::new(),
+            };
+            if let Some(stored) = p.records.objects.get(&o.address) {
+                obj.attributes = projection::record::marked_attributes(
+                    &stored.body.attributes,
+                    &stored.body.sensitive_paths,
+                );
+            }
+            obj
+        });
+        let reason = match &o.reason {
+            Removal::NoLongerDeclared => "no longer declared".to_owned(),
+            Removal::CountSurplus { slot: Some(s) } => format!("count surplus (slot {s})"),
+            Removal::CountSurplus { slot: None } => "count surplus".to_owned(),
+        };
+        if matches!(o.reason, Removal::CountSurplus { .. })
+            && self
+                .resource(o.address.block())
+                .is_some_and(|r| r.lifecycle.prevent_destroy)
+        {
+            self.diagnostics.push(
+                Diagnostic::new(
+                    Code::PreventDestroy,
+                    format!(
+                        "the plan would destroy {} (prevent_destroy is set)",
+                        o.address
+                    ),
+                    "raise count back, or remove prevent_destroy from the block's lifecycle",
+                )
+                .with_address(o.address.to_string()),
+            );
+        }
+        let mut before = object.attributes.clone();
+        before.insert("id".to_owned(), Value::from(object.id.clone()));
+        if !object.tags.is_empty() {
+            before.insert("tags".to_owned(), string_map(&object.tags));
+        }
+        let slot = object
+            .tags
+            .get(marker::SLOT_TAG)
+            .and_then(|s| s.parse::<Slot>().ok());
+        let change = ResourceChange {
+            id: Some(o.id.clone()),
+            before: Some(before),
+            reason: Some(reason),
+            slot,
+            ..ResourceChange::planned(
+                o.address.clone(),
+                Action::Delete,
+                self.admission_of(&o.type_name),
+            )
+        };
+        self.bound.insert(o.address.clone(), object);
+        self.changes.push(change);
+    }
+
+    /// The admission path of a type (markers, for a type the catalog no longer describes).
+    fn admission_of(&self, type_name: &str) -> AdmissionPath {
+        self.schema(type_name)
+            .and_then(|s| s.admission)
+            .unwrap_or(AdmissionPath::Marker)
+    }
+}
