@@ -16,7 +16,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::commands::{make_plan, show_plan};
-use super::progress::ApplyView;
+use super::progress::{ApplyView, Tally};
 use super::target::{Access, Inputs};
 use super::terminal::Terminal;
 use super::{Common, Exit};
@@ -104,52 +104,8 @@ pub async fn run(common: &Common, term: &Terminal, auto_approve: bool) -> anyhow
     let planned = make_plan(common, &inputs, Access::Write).await?;
     let plan = planned.plan;
     let summary = plan.summary();
-    if common.json {
-        for d in &plan.diagnostics {
-            println!("{}", diagnostic_event(d));
-        }
-    } else {
-        show_plan(common, term, &plan);
-    }
-    if !plan.applicable() {
-        if common.json {
-            println!(
-                "{}",
-                json!({"type": "summary", "applied": false, "add": 0, "change": 0, "destroy": 0})
-            );
-        } else {
-            term.error("the plan has errors, so nothing was applied");
-        }
-        return Ok(Exit::Failure);
-    }
-    // With nothing to change, the engine still runs when there are outputs to show (and record), as
-    // Terraform shows them after every apply, or records to settle (deposed records naming objects already
-    // gone, intents of interrupted creates whose objects were found, records of removed outputs);
-    // otherwise there is nothing to run.
-    let engine_has_work = plan.context.has_record_work();
-    if summary.is_empty() && !engine_has_work {
-        if common.json {
-            println!(
-                "{}",
-                json!({"type": "summary", "applied": true, "add": 0, "change": 0, "destroy": 0})
-            );
-        } else {
-            term.line(&term.green("\nApply complete! Resources: 0 added, 0 changed, 0 destroyed."));
-        }
-        return Ok(Exit::Success);
-    }
-    if !auto_approve && !summary.is_empty() {
-        if !term.stdin_tty {
-            term.error(
-                "apply needs a confirmation and stdin is not a terminal; \
-                 pass --auto-approve to apply without a prompt",
-            );
-            return Ok(Exit::Failure);
-        }
-        if !confirmed(term)? {
-            term.line("\nApply cancelled.");
-            return Ok(Exit::Failure);
-        }
+    if let Some(exit) = settle_before_apply(common, term, &plan, &summary, auto_approve)? {
+        return Ok(exit);
     }
     let (Some(live), Some(store)) = (planned.live, planned.store) else {
         anyhow::bail!("the plan was made without a live system or a record store");
@@ -170,29 +126,7 @@ pub async fn run(common: &Common, term: &Terminal, auto_approve: bool) -> anyhow
     };
     let mut interrupts = Interrupts::listen();
     let applying = engine::apply(&reviewed, live.provider, store, config);
-    tokio::pin!(applying);
-    let result = loop {
-        tokio::select! {
-            result = &mut applying => break result,
-            () = interrupts.next() => {
-                if cancel.is_cancelled() {
-                    // A second interrupt, as in Terraform: the user would rather stop now than wait.
-                    view.println(
-                        "Two interrupts received: exiting now. A call in flight may still finish in the cloud \
-                         without its records; the next plan finds what it created by its markers and reports \
-                         an interrupted create.",
-                    );
-                    view.finish();
-                    std::process::exit(1);
-                }
-                cancel.cancel();
-                view.println(
-                    "Interrupt received: waiting for operations in flight to finish; nothing new will start. \
-                     Interrupt again to exit now.",
-                );
-            }
-        }
-    };
+    let result = until_done(applying, &mut interrupts, &view, &cancel).await;
     view.finish();
     let mut outcome = result.context("the apply could not run")?;
     if cancel.is_cancelled()
@@ -214,55 +148,163 @@ pub async fn run(common: &Common, term: &Terminal, auto_approve: bool) -> anyhow
         .any(|d| d.severity() == Severity::Error);
     let tally = view.tally();
     if common.json {
-        for d in &outcome.diagnostics {
-            view.json_line(&diagnostic_event(d));
-        }
-        view.json_line(&json!({
-            "type": "summary",
-            "applied": !failed,
-            "add": tally.added,
-            "change": tally.changed,
-            "destroy": tally.destroyed,
-        }));
+        report_json(&view, &outcome, failed, tally);
     } else {
-        let mut text = String::from("\n");
-        for d in &outcome.diagnostics {
-            let label = match d.severity() {
-                Severity::Error => "Error",
-                Severity::Warning => "Warning",
-            };
-            text.push_str(&format!("{label}: {} [{}]\n", d.summary, d.code));
-            if let Some(a) = &d.address {
-                text.push_str(&format!("  on {a}\n"));
-            }
-            if !d.detail.is_empty() {
-                text.push_str(&format!("  {}\n", d.detail));
-            }
-            text.push('\n');
-        }
-        term.plan_text(&text);
-        let counts = format!(
-            "Resources: {} added, {} changed, {} destroyed.",
-            tally.added, tally.changed, tally.destroyed
-        );
-        if failed {
-            term.line(&term.red(&format!("Apply failed! {counts}")));
-        } else {
-            term.line(&term.green(&format!("Apply complete! {counts}")));
-        }
-        if !outcome.outputs.is_empty() {
-            let config = &reviewed.plan().context.config;
-            let mut text = format!("\n{}\n\n", term.bold("Outputs:"));
-            for (name, value) in &outcome.outputs {
-                let sensitive = config.outputs.get(name).is_some_and(|o| o.sensitive);
-                if sensitive {
-                    text.push_str(&format!("{name} = (sensitive value)\n"));
-                } else {
-                    text.push_str(&format!("{name} = {value:#}\n"));
-                }
-            }
-            term.out(&text);
-        }
+        report_text(term, &reviewed, &outcome, failed, tally);
     }
     Ok(if failed { Exit::Failure } else { Exit::Success })
+}
+
+/// Shows the plan and decides whether the apply goes on: `Some` is the exit of an apply that stops here
+/// (a plan with errors, nothing to run, or no confirmation).
+fn settle_before_apply(
+    common: &Common,
+    term: &Terminal,
+    plan: &engine::Plan,
+    summary: &engine::Summary,
+    auto_approve: bool,
+) -> anyhow::Result<Option<Exit>> {
+    if common.json {
+        for d in &plan.diagnostics {
+            println!("{}", diagnostic_event(d));
+        }
+    } else {
+        show_plan(common, term, plan);
+    }
+    if !plan.applicable() {
+        if common.json {
+            println!(
+                "{}",
+                json!({"type": "summary", "applied": false, "add": 0, "change": 0, "destroy": 0})
+            );
+        } else {
+            term.error("the plan has errors, so nothing was applied");
+        }
+        return Ok(Some(Exit::Failure));
+    }
+    // With nothing to change, the engine still runs when there are outputs to show (and record), as
+    // Terraform shows them after every apply, or records to settle (deposed records naming objects already
+    // gone, intents of interrupted creates whose objects were found, records of removed outputs);
+    // otherwise there is nothing to run.
+    let engine_has_work = plan.context.has_record_work();
+    if summary.is_empty() && !engine_has_work {
+        if common.json {
+            println!(
+                "{}",
+                json!({"type": "summary", "applied": true, "add": 0, "change": 0, "destroy": 0})
+            );
+        } else {
+            term.line(&term.green("\nApply complete! Resources: 0 added, 0 changed, 0 destroyed."));
+        }
+        return Ok(Some(Exit::Success));
+    }
+    if !auto_approve && !summary.is_empty() {
+        if !term.stdin_tty {
+            term.error(
+                "apply needs a confirmation and stdin is not a terminal; \
+                 pass --auto-approve to apply without a prompt",
+            );
+            return Ok(Some(Exit::Failure));
+        }
+        if !confirmed(term)? {
+            term.line("\nApply cancelled.");
+            return Ok(Some(Exit::Failure));
+        }
+    }
+    Ok(None)
+}
+
+/// Drives the apply to its end. A first interrupt cancels it (operations in flight finish, nothing new
+/// starts); a second one exits the process at once.
+async fn until_done<T>(
+    applying: impl Future<Output = T>,
+    interrupts: &mut Interrupts,
+    view: &ApplyView,
+    cancel: &CancellationToken,
+) -> T {
+    tokio::pin!(applying);
+    loop {
+        tokio::select! {
+            result = &mut applying => break result,
+            () = interrupts.next() => {
+                if cancel.is_cancelled() {
+                    // A second interrupt, as in Terraform: the user would rather stop now than wait.
+                    view.println(
+                        "Two interrupts received: exiting now. A call in flight may still finish in the cloud \
+                         without its records; the next plan finds what it created by its markers and reports \
+                         an interrupted create.",
+                    );
+                    view.finish();
+                    std::process::exit(1);
+                }
+                cancel.cancel();
+                view.println(
+                    "Interrupt received: waiting for operations in flight to finish; nothing new will start. \
+                     Interrupt again to exit now.",
+                );
+            }
+        }
+    }
+}
+
+/// The end of `apply --json`: one event per diagnostic, then the summary.
+fn report_json(view: &ApplyView, outcome: &engine::ApplyOutcome, failed: bool, tally: Tally) {
+    for d in &outcome.diagnostics {
+        view.json_line(&diagnostic_event(d));
+    }
+    view.json_line(&json!({
+        "type": "summary",
+        "applied": !failed,
+        "add": tally.added,
+        "change": tally.changed,
+        "destroy": tally.destroyed,
+    }));
+}
+
+/// The end of a text apply: the diagnostics, the counts, and the outputs (sensitive ones hidden).
+fn report_text(
+    term: &Terminal,
+    reviewed: &engine::ReviewedPlan,
+    outcome: &engine::ApplyOutcome,
+    failed: bool,
+    tally: Tally,
+) {
+    let mut text = String::from("\n");
+    for d in &outcome.diagnostics {
+        let label = match d.severity() {
+            Severity::Error => "Error",
+            Severity::Warning => "Warning",
+        };
+        text.push_str(&format!("{label}: {} [{}]\n", d.summary, d.code));
+        if let Some(a) = &d.address {
+            text.push_str(&format!("  on {a}\n"));
+        }
+        if !d.detail.is_empty() {
+            text.push_str(&format!("  {}\n", d.detail));
+        }
+        text.push('\n');
+    }
+    term.plan_text(&text);
+    let counts = format!(
+        "Resources: {} added, {} changed, {} destroyed.",
+        tally.added, tally.changed, tally.destroyed
+    );
+    if failed {
+        term.line(&term.red(&format!("Apply failed! {counts}")));
+    } else {
+        term.line(&term.green(&format!("Apply complete! {counts}")));
+    }
+    if !outcome.outputs.is_empty() {
+        let config = &reviewed.plan().context.config;
+        let mut text = format!("\n{}\n\n", term.bold("Outputs:"));
+        for (name, value) in &outcome.outputs {
+            let sensitive = config.outputs.get(name).is_some_and(|o| o.sensitive);
+            if sensitive {
+                text.push_str(&format!("{name} = (sensitive value)\n"));
+            } else {
+                text.push_str(&format!("{name} = {value:#}\n"));
+            }
+        }
+        term.out(&text);
+    }
 }

@@ -25,4 +25,5 @@ mod reliability_faults;
 mod reliability_processes;
 mod reliability_support;
 mod secrets_sentinel;
+mod source_shape;
 mod tracing_spans;
