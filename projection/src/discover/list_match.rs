@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use admission::address::InstanceAddress;
+use admission::path::AdmissionPath;
 use admission::provider::{ListRequest, LiveObject, ParentScope};
 use admission::schema::ResourceTypeSchema;
 use futures::StreamExt;
@@ -20,7 +21,6 @@ use super::verdicts::Verdicts;
 use crate::declared::DeclaredValue;
 use crate::error::ProjectionError;
 use crate::output::{InstanceState, OwnedUndeclared, Removal, UndeclaredAction, Withheld};
-use admission::path::AdmissionPath;
 
 /// The siblings of one type under one parent.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

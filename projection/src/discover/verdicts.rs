@@ -9,8 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use admission::address::{BlockAddress, InstanceAddress, InstanceKey};
 use admission::catalog::Catalog;
-use admission::marker::Slot;
-use admission::marker::{MalformedReason, SlotMarker};
+use admission::marker::{MalformedReason, Slot, SlotMarker};
 use admission::path::AdmissionPath;
 use admission::provider::{LiveObject, ProviderError};
 
@@ -63,14 +62,6 @@ impl Consumed {
     /// Whether the object `id` of `type_name` is judged already.
     pub(crate) fn contains_id(&self, type_name: &str, id: &str) -> bool {
         self.0.get(type_name).is_some_and(|ids| ids.contains(id))
-    }
-}
-
-/// A binding to `object` with markers that need no repair.
-pub(crate) fn bound(object: LiveObject) -> Binding {
-    Binding::Bound {
-        object,
-        repairs: Vec::new(),
     }
 }
 
@@ -148,7 +139,8 @@ impl<'s> Verdicts<'s> {
         object: LiveObject,
         slot: Option<Slot>,
     ) {
-        self.set(address, bound(object), slot);
+        let repairs = Vec::new();
+        self.set(address, Binding::Bound { object, repairs }, slot);
     }
 
     /// Plans a create for `address`.
