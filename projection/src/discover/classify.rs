@@ -245,3 +245,77 @@ fn block(
         None,
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use admission::marker::{ADDRESS_TAG, ESTATE_TAG, Estate};
+
+    use super::*;
+    use crate::declared::{Declared, DeclaredInstance, DeclaredValue};
+    use crate::discover::ProjectionConfig;
+
+    fn bucket(tags: &[(&str, &str)]) -> LiveObject {
+        LiveObject {
+            type_name: "aws_s3_bucket".to_owned(),
+            id: "acme-data".to_owned(),
+            region: "us-east-1".to_owned(),
+            attributes: BTreeMap::new(),
+            tags: tags
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+        }
+    }
+
+    /// Judges `found` at the identity of `aws_s3_bucket.data`: its binding and the findings.
+    fn judge(found: LiveObject) -> (Binding, Vec<Finding>) {
+        let estate = Estate::new("acme").unwrap();
+        let address: InstanceAddress = "aws_s3_bucket.data".parse().unwrap();
+        let mut declared = Declared::new();
+        declared
+            .add(
+                DeclaredInstance::new(address.clone())
+                    .identity("bucket", DeclaredValue::known("acme-data")),
+            )
+            .unwrap();
+        let config = ProjectionConfig::at(0);
+        let catalog = admission::catalog::aws_like();
+        let scope =
+            Scope::new(&estate, &declared, catalog, &config, "us-east-1".to_owned()).unwrap();
+        let mut verdicts = Verdicts::new(&scope.catalog);
+        judge_client_named(&scope, &mut verdicts, &address, Some(found));
+        let binding = verdicts.instances.remove(&address).unwrap().binding;
+        (binding, verdicts.findings)
+    }
+
+    #[test]
+    fn an_object_without_the_estate_marker_blocks_the_identity_and_is_offered_for_adoption() {
+        let (binding, findings) = judge(bucket(&[]));
+        assert_eq!(
+            binding,
+            Binding::Blocked {
+                id: "acme-data".to_owned(),
+                verdict: Verdict::Adoptable,
+                estate: None,
+            }
+        );
+        assert!(matches!(&findings[..], [Finding::Unowned { command, .. }]
+            if command == "liveplan adopt aws_s3_bucket.data"));
+    }
+
+    #[test]
+    fn an_object_marked_for_the_address_binds_without_repairs() {
+        let object = bucket(&[(ESTATE_TAG, "acme"), (ADDRESS_TAG, "aws_s3_bucket.data")]);
+        let (binding, findings) = judge(object.clone());
+        assert_eq!(
+            binding,
+            Binding::Bound {
+                object,
+                repairs: Vec::new(),
+            }
+        );
+        assert!(findings.is_empty());
+    }
+}
