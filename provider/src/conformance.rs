@@ -9,11 +9,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{
-    CreateRequest, Identity, ListRequest, LiveObject, ParentScope, Provider, ProviderErrorKind,
-};
-use super::{TagChange, TagFilter, TagQuery};
 use crate::value::Value;
+use crate::{
+    CreateRequest, Identity, ListRequest, LiveObject, ParentScope, Provider, ProviderErrorKind,
+    TagChange, TagFilter, TagQuery,
+};
 
 /// The tag the check puts on its sample object, so that filtered listings find exactly that object.
 pub const SAMPLE_TAG: &str = "liveplan-conformance";
@@ -55,12 +55,48 @@ fn total_calls(provider: &dyn Provider) -> u64 {
     provider.api_calls().values().sum()
 }
 
-/// Runs one object's life through `provider` and checks every rule on the way. The object is deleted at the
-/// end when the check gets that far.
+/// Runs one object's life through `provider` and checks every rule on the way, one named check after the
+/// other: [`check_create`], [`check_reads`], [`check_listing`], [`check_tag_filters`],
+/// [`check_tags_only_update`] and [`check_delete`]. The object is deleted at the end when the check gets that
+/// far.
 pub async fn check_object_lifecycle(
     provider: &dyn Provider,
     sample: &Sample,
 ) -> Result<(), Violation> {
+    let subject = check_create(provider, sample).await?;
+    check_reads(provider, &subject).await?;
+    check_listing(provider, &subject).await?;
+    if subject.taggable {
+        check_tag_filters(provider, &subject).await?;
+        check_tags_only_update(provider, &subject).await?;
+    }
+    check_delete(provider, &subject).await
+}
+
+/// The sample object once created, with what the later checks compare against.
+#[derive(Debug, Clone)]
+pub struct Subject {
+    /// The sample the object was created from.
+    pub sample: Sample,
+    /// The create call's answer.
+    pub created: LiveObject,
+    /// The object as the first read by id returned it.
+    pub read: LiveObject,
+    /// The tags it was created with (empty for a type without tags).
+    pub tags: BTreeMap<String, String>,
+    /// Whether the type carries tags.
+    pub taggable: bool,
+    /// Whether the type is in the tagging index.
+    pub in_tagging_index: bool,
+    /// Whether the type is client-named (a second create of the same name must be refused).
+    pub client_named: bool,
+    /// The parent a listing of the type is scoped to, for a child type.
+    pub parent: Option<ParentScope>,
+}
+
+/// Creates the sample with its tags and checks the answer: the type is served, the object comes back with
+/// its id and with the tags set in the same call, and the call is counted. Then reads it by id.
+pub async fn check_create(provider: &dyn Provider, sample: &Sample) -> Result<Subject, Violation> {
     let catalog = provider.schemas();
     let schema = catalog.get(&sample.type_name).ok_or_else(|| {
         violation(
@@ -79,14 +115,8 @@ pub async fn check_object_lifecycle(
         BTreeMap::new()
     };
     let calls_before = total_calls(provider);
-
-    let request = CreateRequest {
-        type_name: sample.type_name.clone(),
-        attributes: sample.attributes.clone(),
-        tags: tags.clone(),
-    };
     let created = provider
-        .create(request.clone())
+        .create(create_request(sample, &tags))
         .await
         .map_err(|e| violation("create succeeds", e.to_string()))?;
     if created.type_name != sample.type_name || created.id.is_empty() {
@@ -108,7 +138,6 @@ pub async fn check_object_lifecycle(
             format!("{calls_before} calls before, {calls_after} after"),
         ));
     }
-
     let read = read_by_id(
         provider,
         &sample.type_name,
@@ -116,37 +145,6 @@ pub async fn check_object_lifecycle(
         "read by id finds the new object",
     )
     .await?;
-    if taggable && read.tags != tags {
-        return Err(violation(
-            "reads return the tags",
-            format!("{:?}", read.tags),
-        ));
-    }
-
-    if let Some(identity) = &sample.identity {
-        let found = provider
-            .read(&sample.type_name, identity)
-            .await
-            .map_err(|e| violation("read by identity succeeds", e.to_string()))?;
-        if found.as_ref().map(|o| o.id.as_str()) != Some(created.id.as_str()) {
-            return Err(violation(
-                "read by identity finds the new object",
-                format!("{found:?}"),
-            ));
-        }
-        if schema.admission == Some(crate::AdmissionPath::ClientNamed) {
-            match provider.create(request).await {
-                Err(e) if e.kind == ProviderErrorKind::AlreadyExists => {}
-                other => {
-                    return Err(violation(
-                        "a taken name is refused as already exists",
-                        format!("{other:?}"),
-                    ));
-                }
-            }
-        }
-    }
-
     let parent = schema.parent.as_ref().and_then(|link| {
         let id = sample.attributes.get(&link.argument)?.as_str()?.to_owned();
         Some(ParentScope {
@@ -154,87 +152,169 @@ pub async fn check_object_lifecycle(
             id,
         })
     });
+    Ok(Subject {
+        sample: sample.clone(),
+        created,
+        read,
+        tags,
+        taggable,
+        in_tagging_index: schema.in_tagging_index,
+        client_named: schema.admission == Some(crate::AdmissionPath::ClientNamed),
+        parent,
+    })
+}
+
+fn create_request(sample: &Sample, tags: &BTreeMap<String, String>) -> CreateRequest {
+    CreateRequest {
+        type_name: sample.type_name.clone(),
+        attributes: sample.attributes.clone(),
+        tags: tags.clone(),
+    }
+}
+
+/// Reads return the tags; a read by identity finds the object; a client-named type refuses a second create
+/// of the same name as already existing.
+pub async fn check_reads(provider: &dyn Provider, subject: &Subject) -> Result<(), Violation> {
+    let sample = &subject.sample;
+    if subject.taggable && subject.read.tags != subject.tags {
+        return Err(violation(
+            "reads return the tags",
+            format!("{:?}", subject.read.tags),
+        ));
+    }
+    let Some(identity) = &sample.identity else {
+        return Ok(());
+    };
+    let found = provider
+        .read(&sample.type_name, identity)
+        .await
+        .map_err(|e| violation("read by identity succeeds", e.to_string()))?;
+    if found.as_ref().map(|o| o.id.as_str()) != Some(subject.created.id.as_str()) {
+        return Err(violation(
+            "read by identity finds the new object",
+            format!("{found:?}"),
+        ));
+    }
+    if subject.client_named {
+        match provider.create(create_request(sample, &subject.tags)).await {
+            Err(e) if e.kind == ProviderErrorKind::AlreadyExists => {}
+            other => {
+                return Err(violation(
+                    "a taken name is refused as already exists",
+                    format!("{other:?}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A listing of the type (in its parent's scope, for a child type) shows the object exactly once.
+pub async fn check_listing(provider: &dyn Provider, subject: &Subject) -> Result<(), Violation> {
     let all = list_all(
         provider,
         ListRequest {
-            parent: parent.clone(),
+            parent: subject.parent.clone(),
+            ..ListRequest::all(&subject.sample.type_name)
+        },
+    )
+    .await?;
+    let copies = all.iter().filter(|o| o.id == subject.created.id).count();
+    if copies != 1 {
+        return Err(violation(
+            "a listing shows each object once",
+            format!("{copies} copies of {}", subject.created.id),
+        ));
+    }
+    Ok(())
+}
+
+/// A tag-filtered listing returns exactly the matching objects, and the tagging sweep finds the object when
+/// its type is in the tagging index.
+pub async fn check_tag_filters(
+    provider: &dyn Provider,
+    subject: &Subject,
+) -> Result<(), Violation> {
+    let sample = &subject.sample;
+    let filter = vec![TagFilter::equals(SAMPLE_TAG, sample.marker.clone())];
+    let filtered = list_all_with_tags(
+        provider,
+        ListRequest {
+            tag_filters: filter.clone(),
+            parent: subject.parent.clone(),
             ..ListRequest::all(&sample.type_name)
         },
     )
     .await?;
-    let copies = all.iter().filter(|o| o.id == created.id).count();
-    if copies != 1 {
+    if let Some(tagged) = filtered {
+        let ids: Vec<&str> = tagged.iter().map(|o| o.id.as_str()).collect();
+        if ids != [subject.created.id.as_str()] {
+            return Err(violation(
+                "a tag-filtered listing returns exactly the matching objects",
+                format!("{ids:?}"),
+            ));
+        }
+    }
+    if subject.in_tagging_index {
+        let swept = sweep(provider, filter).await?;
+        if !swept.contains(&(sample.type_name.clone(), subject.created.id.clone())) {
+            return Err(violation(
+                "the tagging sweep finds the new object",
+                format!("{swept:?}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A tags-only update sets and removes exactly the keys given and changes nothing else.
+pub async fn check_tags_only_update(
+    provider: &dyn Provider,
+    subject: &Subject,
+) -> Result<(), Violation> {
+    let type_name = &subject.sample.type_name;
+    let change = TagChange {
+        set: [("team".to_owned(), "b".to_owned())].into(),
+        remove: [SAMPLE_TAG.to_owned()].into(),
+    };
+    provider
+        .update_tags(type_name, &subject.created.id, change)
+        .await
+        .map_err(|e| violation("a tags-only update succeeds", e.to_string()))?;
+    let retagged = read_by_id(
+        provider,
+        type_name,
+        &subject.created.id,
+        "the object survives a tags-only update",
+    )
+    .await?;
+    let want: BTreeMap<String, String> = [("team".to_owned(), "b".to_owned())].into();
+    if retagged.tags != want {
         return Err(violation(
-            "a listing shows each object once",
-            format!("{copies} copies of {}", created.id),
+            "a tags-only update sets and removes exactly the keys given",
+            format!("{:?}", retagged.tags),
         ));
     }
-
-    if taggable {
-        let filter = vec![TagFilter::equals(SAMPLE_TAG, sample.marker.clone())];
-        let filtered = list_all_with_tags(
-            provider,
-            ListRequest {
-                tag_filters: filter.clone(),
-                parent,
-                ..ListRequest::all(&sample.type_name)
-            },
-        )
-        .await?;
-        if let Some(tagged) = filtered {
-            let ids: Vec<&str> = tagged.iter().map(|o| o.id.as_str()).collect();
-            if ids != [created.id.as_str()] {
-                return Err(violation(
-                    "a tag-filtered listing returns exactly the matching objects",
-                    format!("{ids:?}"),
-                ));
-            }
-        }
-        if schema.in_tagging_index {
-            let swept = sweep(provider, filter).await?;
-            if !swept.contains(&(sample.type_name.clone(), created.id.clone())) {
-                return Err(violation(
-                    "the tagging sweep finds the new object",
-                    format!("{swept:?}"),
-                ));
-            }
-        }
-
-        let change = TagChange {
-            set: [("team".to_owned(), "b".to_owned())].into(),
-            remove: [SAMPLE_TAG.to_owned()].into(),
-        };
-        provider
-            .update_tags(&sample.type_name, &created.id, change)
-            .await
-            .map_err(|e| violation("a tags-only update succeeds", e.to_string()))?;
-        let retagged = read_by_id(
-            provider,
-            &sample.type_name,
-            &created.id,
-            "the object survives a tags-only update",
-        )
-        .await?;
-        let want: BTreeMap<String, String> = [("team".to_owned(), "b".to_owned())].into();
-        if retagged.tags != want {
-            return Err(violation(
-                "a tags-only update sets and removes exactly the keys given",
-                format!("{:?}", retagged.tags),
-            ));
-        }
-        if retagged.attributes != read.attributes {
-            return Err(violation(
-                "a tags-only update changes nothing else",
-                format!("{:?} became {:?}", read.attributes, retagged.attributes),
-            ));
-        }
+    if retagged.attributes != subject.read.attributes {
+        return Err(violation(
+            "a tags-only update changes nothing else",
+            format!(
+                "{:?} became {:?}",
+                subject.read.attributes, retagged.attributes
+            ),
+        ));
     }
+    Ok(())
+}
 
+/// The object deletes, then reads as absent, and a second delete is not found.
+pub async fn check_delete(provider: &dyn Provider, subject: &Subject) -> Result<(), Violation> {
+    let (type_name, id) = (&subject.sample.type_name, &subject.created.id);
     provider
-        .delete(&sample.type_name, &created.id)
+        .delete(type_name, id)
         .await
         .map_err(|e| violation("delete succeeds", e.to_string()))?;
-    match provider.read_by_id(&sample.type_name, &created.id).await {
+    match provider.read_by_id(type_name, id).await {
         Ok(None) => {}
         other => {
             return Err(violation(
@@ -243,7 +323,7 @@ pub async fn check_object_lifecycle(
             ));
         }
     }
-    match provider.delete(&sample.type_name, &created.id).await {
+    match provider.delete(type_name, id).await {
         Err(e) if e.is_not_found() => Ok(()),
         other => Err(violation(
             "deleting a deleted object is not found",
