@@ -25,12 +25,21 @@ fn fields(names: &[&str]) -> BindMatch {
     BindMatch::Fields(names.iter().map(|s| (*s).to_owned()).collect())
 }
 
-/// The AWS-like types an AWS-like provider serves (contract.md §3), `aws_eip_association` included.
+/// The AWS-like types an AWS-like provider serves (the contract's table), `aws_eip_association` included.
 pub fn aws_like() -> Catalog {
-    use AdmissionPath::{ClientNamed, ListMatch, Marker, ParentDerived};
+    let mut types = s3();
+    types.extend(iam());
+    types.extend(logs());
+    types.extend(ec2());
+    Catalog::new(types)
+}
+
+/// The S3 types: buckets and their versioning.
+fn s3() -> Vec<ResourceTypeSchema> {
+    use AdmissionPath::{ClientNamed, ParentDerived};
     let req = AttributeSchema::required;
     let opt = AttributeSchema::optional;
-    Catalog::new([
+    vec![
         ResourceTypeSchema::new("aws_s3_bucket", Some(ClientNamed))
             .identity(["bucket"])
             .taggable(true)
@@ -49,6 +58,15 @@ pub fn aws_like() -> Catalog {
                     .references("aws_s3_bucket"),
             )
             .with_attribute(req("status", string()).one_of(["Enabled", "Suspended"])),
+    ]
+}
+
+/// The IAM types: roles, users and access keys.
+fn iam() -> Vec<ResourceTypeSchema> {
+    use AdmissionPath::{ClientNamed, ListMatch};
+    let req = AttributeSchema::required;
+    let opt = AttributeSchema::optional;
+    vec![
         ResourceTypeSchema::new("aws_iam_role", Some(ClientNamed))
             .identity(["name"])
             .taggable(false)
@@ -76,12 +94,30 @@ pub fn aws_like() -> Catalog {
                     .sensitive()
                     .residue(),
             ),
+    ]
+}
+
+/// The CloudWatch Logs types.
+fn logs() -> Vec<ResourceTypeSchema> {
+    use AdmissionPath::ClientNamed;
+    let req = AttributeSchema::required;
+    let opt = AttributeSchema::optional;
+    vec![
         ResourceTypeSchema::new("aws_cloudwatch_log_group", Some(ClientNamed))
             .identity(["name"])
             .taggable(true)
             .with_attribute(req("name", string()).force_new())
             .with_attribute(opt("retention_in_days", Type::Number, Value::from(0)))
             .with_attribute(arn()),
+    ]
+}
+
+/// The EC2 network types.
+fn ec2() -> Vec<ResourceTypeSchema> {
+    use AdmissionPath::{Marker, ParentDerived};
+    let req = AttributeSchema::required;
+    let opt = AttributeSchema::optional;
+    vec![
         ResourceTypeSchema::new("aws_vpc", Some(Marker))
             .taggable(true)
             .server_ids("vpc-", 8)
@@ -171,7 +207,7 @@ pub fn aws_like() -> Catalog {
             )
             .with_attribute(opt("instance_id", string(), Value::Null).force_new())
             .with_attribute(opt("network_interface_id", string(), Value::Null).force_new()),
-    ])
+    ]
 }
 
 /// The record-backed types the engine serves with any provider: `random_id` and `terraform_data`.
