@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use engine::render::RenderOptions;
 use expect_test::{ExpectFile, expect_file};
 
-use crate::support::{World, json, text};
+use crate::support::{Bench, json, text};
 
 /// Where one case's inputs and expected outputs are.
 struct Shape {
@@ -77,8 +77,8 @@ fn expected(path: &Path) -> ExpectFile {
 /// Plans the case's configuration against its snapshot and compares the text, the JSON and the graph.
 async fn check(shape: &Shape) {
     let config = read(&shape.config);
-    let world = World::new(&read(&shape.live));
-    let plan = world.plan(&config).await;
+    let bench = Bench::new(&read(&shape.live));
+    let plan = bench.plan(&config).await;
     expected(&shape.text).assert_eq(&text(&plan));
     expected(&shape.json).assert_eq(&json(&plan));
     let graph = engine::graph::build(&plan).expect("the graph is acyclic");
@@ -87,7 +87,7 @@ async fn check(shape: &Shape) {
     let back = engine::graph::EngineGraph::unmarshal(&graph.marshal()).expect("it unmarshals");
     assert_eq!(back.debug_repr(), graph.debug_repr());
     // Rendering is deterministic: a second plan of the same inputs gives the same bytes.
-    let again = world.plan(&config).await;
+    let again = bench.plan(&config).await;
     assert_eq!(text(&again), text(&plan));
 }
 
@@ -170,8 +170,8 @@ async fn for_each_keys_and_ignore_changes() {
 #[tokio::test]
 async fn verbose_lists_no_ops() {
     let shape = Shape::local("verbose-lists-no-ops");
-    let world = World::new(&read(&shape.live));
-    let plan = world.plan(&read(&shape.config)).await;
+    let bench = Bench::new(&read(&shape.live));
+    let plan = bench.plan(&read(&shape.config)).await;
     let options = RenderOptions { verbose: true };
     expected(&shape.text).assert_eq(&engine::render::text(&plan, options));
     let doc: serde_json::Value =
@@ -182,8 +182,8 @@ async fn verbose_lists_no_ops() {
 
 #[tokio::test]
 async fn count_instances_are_listed_in_index_order_as_in_terraform() {
-    let world = World::empty();
-    let plan = world
+    let bench = Bench::empty();
+    let plan = bench
         .plan(
             r#"
 live {
