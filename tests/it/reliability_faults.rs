@@ -5,7 +5,7 @@
 
 use serde_json::json;
 
-use crate::reliability_support::{Estate, NETWORK, actions, codes};
+use crate::reliability_support::{EstateDir, NETWORK, actions, codes};
 
 /// Calls made to `operation` by the plan of a JSON document, retries included.
 fn calls(plan: &serde_json::Value, operation: &str) -> u64 {
@@ -16,7 +16,7 @@ fn calls(plan: &serde_json::Value, operation: &str) -> u64 {
 
 #[test]
 fn reliability_faults_throttles_and_server_errors_are_retried_then_succeed() {
-    let estate = Estate::new(NETWORK);
+    let estate = EstateDir::new(&NETWORK);
     estate.set_faults(json!([
         { "operation": "ec2:DescribeVpcs", "kind": "throttle", "times": 2 },
         { "operation": "s3:ListBuckets", "kind": "server-error", "times": 3 },
@@ -46,7 +46,7 @@ fn reliability_faults_throttles_and_server_errors_are_retried_then_succeed() {
 
 #[test]
 fn reliability_faults_a_listing_that_keeps_failing_is_discovery_incomplete_and_withholds_creates() {
-    let estate = Estate::new(NETWORK);
+    let estate = EstateDir::new(&NETWORK);
     estate.set_faults(json!([
         { "operation": "ec2:DescribeSubnets", "kind": "throttle", "times": 99 },
     ]));
@@ -81,7 +81,7 @@ fn reliability_faults_a_listing_that_keeps_failing_is_discovery_incomplete_and_w
 
 #[test]
 fn reliability_faults_a_failing_sweep_never_plans_a_delete() {
-    let estate = Estate::new(NETWORK);
+    let estate = EstateDir::new(&NETWORK);
     estate.run(&["apply", "--auto-approve"]).expect_code(0);
     // The bucket leaves the configuration: normally a delete, found by the tagging sweep.
     estate.write(
@@ -111,7 +111,7 @@ fn reliability_faults_a_failing_sweep_never_plans_a_delete() {
 
 #[test]
 fn reliability_faults_a_create_that_keeps_failing_fails_alone_and_the_next_plan_converges() {
-    let estate = Estate::new(NETWORK);
+    let estate = EstateDir::new(&NETWORK);
     estate.set_faults(json!([
         { "operation": "ec2:CreateRouteTable", "kind": "server-error", "times": 99 },
     ]));

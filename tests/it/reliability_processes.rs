@@ -8,7 +8,7 @@ use std::process::Child;
 
 use serde_json::json;
 
-use crate::reliability_support::{Estate, NETWORK, Run, actions, codes, signal};
+use crate::reliability_support::{EstateDir, NETWORK, Run, actions, codes, signal};
 
 /// Reads the child's stdout until `line` has been printed; returns what was read.
 fn read_until(child: &mut Child, line: &str) -> (BufReader<std::process::ChildStdout>, String) {
@@ -45,7 +45,7 @@ fn finish(mut child: Child, mut stdout: BufReader<std::process::ChildStdout>, se
 
 /// Rewrites the `pending` create intents of the local store as if they were written an hour ago, as a
 /// later run would find them (the record version is the content hash, so the store stays consistent).
-fn age_pending_intents(estate: &Estate) -> usize {
+fn age_pending_intents(estate: &EstateDir) -> usize {
     let root = estate.path().join(".liveplan/records");
     let mut aged = 0;
     for (name, text) in estate.record_files() {
@@ -68,7 +68,7 @@ fn age_pending_intents(estate: &Estate) -> usize {
 
 #[test]
 fn reliability_processes_sigkill_during_apply_then_plan_proposes_no_duplicate() {
-    let estate = Estate::new(NETWORK);
+    let estate = EstateDir::new(&NETWORK);
     // Subnet creates are throttled for a while: the VPC exists when the process dies.
     estate.set_faults(json!([
         { "operation": "ec2:CreateSubnet", "kind": "throttle", "times": 4 },
@@ -113,7 +113,7 @@ fn reliability_processes_sigkill_during_apply_then_plan_proposes_no_duplicate() 
 
 #[test]
 fn reliability_processes_a_second_sigint_exits_at_once_and_the_next_apply_converges() {
-    let estate = Estate::new(NETWORK);
+    let estate = EstateDir::new(&NETWORK);
     estate.set_faults(json!([
         { "operation": "ec2:CreateVpc", "kind": "throttle", "times": 4 },
     ]));
@@ -156,7 +156,7 @@ fn reliability_processes_a_second_sigint_exits_at_once_and_the_next_apply_conver
 
 #[test]
 fn reliability_processes_sigint_finishes_in_flight_writes_records_and_converges() {
-    let estate = Estate::new(NETWORK);
+    let estate = EstateDir::new(&NETWORK);
     estate.set_faults(json!([
         { "operation": "ec2:CreateVpc", "kind": "throttle", "times": 4 },
     ]));
@@ -201,7 +201,7 @@ fn reliability_processes_sigint_finishes_in_flight_writes_records_and_converges(
 
 #[test]
 fn reliability_processes_two_applies_at_once_serialize_through_compare_and_swap() {
-    let estate = Estate::new(NETWORK);
+    let estate = EstateDir::new(&NETWORK);
     // Slow listings keep both plans in discovery together, so both plan every create from one view.
     estate.set_faults(json!([
         { "operation": "ec2:CreateVpc", "kind": "throttle", "times": 3 },
@@ -253,7 +253,7 @@ fn reliability_processes_two_applies_at_once_serialize_through_compare_and_swap(
 #[test]
 fn reliability_processes_an_apply_with_nothing_to_change_settles_the_intent_of_a_create_found_live()
 {
-    let estate = Estate::new(NETWORK);
+    let estate = EstateDir::new(&NETWORK);
     estate.run(&["apply", "--auto-approve"]).expect_code(0);
     // As an apply killed after the VPC's create and before its intent was marked done leaves it.
     let (name, text) = estate

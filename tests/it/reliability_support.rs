@@ -3,61 +3,29 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::LazyLock;
 
+use fixtures::testkit::Network;
 use serde_json::Value as Json;
 
-/// A small network with a bucket: enough operations to interrupt, few enough to stay fast.
-pub const NETWORK: &str = r#"
-live {
-  estate = "rel"
-}
-
-resource "aws_vpc" "main" {
-  cidr_block = "10.9.0.0/16"
-}
-
-resource "aws_subnet" "a" {
-  vpc_id     = aws_vpc.main.id
-  cidr_block = "10.9.1.0/24"
-}
-
-resource "aws_subnet" "b" {
-  vpc_id     = aws_vpc.main.id
-  cidr_block = "10.9.2.0/24"
-}
-
-resource "aws_route_table" "rt" {
-  vpc_id = aws_vpc.main.id
-}
-
-resource "aws_route_table_association" "a" {
-  subnet_id      = aws_subnet.a.id
-  route_table_id = aws_route_table.rt.id
-}
-
-resource "aws_s3_bucket" "logs" {
-  bucket = "rel-logs"
-}
-
-resource "aws_iam_role" "ops" {
-  name               = "rel-ops"
-  assume_role_policy = "{}"
-}
-"#;
+/// A small network with a bucket and a role in the estate `rel`: enough operations to interrupt, few enough
+/// to stay fast.
+pub static NETWORK: LazyLock<String> =
+    LazyLock::new(|| Network::new("rel", 9).subnets(2).with_role().hcl());
 
 /// A configuration directory of its own, with its sim file and record store under `.liveplan/`.
-pub struct Estate {
+pub struct EstateDir {
     tmp: tempfile::TempDir,
 }
 
-impl Estate {
+impl EstateDir {
     /// A directory holding `main.tf`.
-    pub fn new(main_tf: &str) -> Estate {
-        let estate = Estate {
+    pub fn new(main_tf: &str) -> EstateDir {
+        let dir = EstateDir {
             tmp: tempfile::tempdir().expect("a temporary directory"),
         };
-        estate.write("main.tf", main_tf);
-        estate
+        dir.write("main.tf", main_tf);
+        dir
     }
 
     /// The directory.

@@ -9,7 +9,7 @@ use liveplan::render::{self, RenderOptions};
 use liveplan::{MemoryStore, PlanRequest, SimCloud, SimConfig, SourceFile, Store, VariableInputs};
 use serde_json::{Value as Json, json};
 
-use crate::reliability_support::{Estate, Run};
+use crate::reliability_support::{EstateDir, Run};
 
 const SENTINEL: &str = "s3ntinel-Secret-0a1b2c";
 const ROTATED: &str = "r0tated-Secret-9z8y7x";
@@ -59,7 +59,7 @@ output "token" {
 
 /// The secrets an applied estate holds: the access key's secret and the random id's hex, read from the
 /// sim file and the record store (the only places they may be written).
-fn minted_secrets(estate: &Estate) -> Vec<String> {
+fn minted_secrets(estate: &EstateDir) -> Vec<String> {
     let mut out = vec![String::new(), String::new()];
     for (name, text) in estate.record_files() {
         let Ok(doc) = serde_json::from_str::<Json>(&text) else {
@@ -115,7 +115,7 @@ fn with_token(args: &[&str], token: &str) -> Vec<String> {
     all
 }
 
-fn run(estate: &Estate, args: &[&str], token: &str, trace: bool) -> Run {
+fn run(estate: &EstateDir, args: &[&str], token: &str, trace: bool) -> Run {
     let mut all = with_token(args, token);
     if trace {
         all.push("--log-level".into());
@@ -128,7 +128,7 @@ fn run(estate: &Estate, args: &[&str], token: &str, trace: bool) -> Run {
 #[test]
 fn secrets_sentinel_never_shows_in_any_cli_output_or_trace_log() {
     let sentinel = vec![SENTINEL.to_owned()];
-    let estate = Estate::new(CONFIG);
+    let estate = EstateDir::new(CONFIG);
     for args in [
         &["plan"][..],
         &["plan", "--json"],
@@ -225,7 +225,7 @@ fn secrets_sentinel_never_shows_in_any_cli_output_or_trace_log() {
 fn secrets_sentinel_never_shows_in_error_messages() {
     let sentinel = vec![SENTINEL.to_owned()];
     // A create that fails while carrying the secret in its tags: the apply-failed error hides it.
-    let estate = Estate::new(CONFIG);
+    let estate = EstateDir::new(CONFIG);
     estate.set_faults(json!([
         { "operation": "s3:CreateBucket", "kind": "server-error", "times": 99 },
     ]));
@@ -321,7 +321,7 @@ async fn secrets_sentinel_never_shows_in_the_debug_repr_of_a_plan_or_its_outcome
 fn secrets_sentinel_aws_credentials_are_never_logged() {
     const SECRET_KEY: &str = "cReDsEnTiNeL-SecretAccessKey";
     const SESSION_TOKEN: &str = "sEsSiOn-ToKeN-SeNtInEl";
-    let estate = Estate::new(
+    let estate = EstateDir::new(
         r#"
 live {
   estate = "cred"

@@ -3,7 +3,7 @@
 
 use expect_test::expect;
 
-use crate::support::{Journal, World, diagnostics, live_tags};
+use crate::support::{Bench, Journal, diagnostics, live_tags};
 
 const NET: &str = r#"
 live {
@@ -27,7 +27,7 @@ resource "aws_s3_bucket" "logs" {
 
 #[tokio::test]
 async fn replacing_a_vpc_replaces_its_subnet_children_first_out_last_in() {
-    let world = World::empty();
+    let world = Bench::empty();
     world.converge(&NET.replace("CIDR", "10.0.0.0/16")).await;
     let changed = NET.replace("CIDR", "10.1.0.0/16");
     let plan = world.plan(&changed).await;
@@ -99,7 +99,7 @@ async fn replacing_a_vpc_replaces_its_subnet_children_first_out_last_in() {
 
 #[tokio::test]
 async fn depends_on_orders_creates() {
-    let world = World::empty();
+    let world = Bench::empty();
     let config = NET.replace("CIDR", "10.0.0.0/16");
     let plan = world.plan(&config).await;
     let graph = engine::graph::build(&plan).expect("acyclic").debug_repr();
@@ -146,7 +146,7 @@ async fn a_bucket_and_its_versioning_leave_together_versioning_first() {
     // The versioning configuration's id is the bucket's name, which is also the bucket's own `bucket`
     // attribute: only `bucket` of the versioning configuration is a reference, so the deletes are ordered, not
     // a cycle.
-    let world = World::empty();
+    let world = Bench::empty();
     world
         .converge(
             r#"

@@ -8,7 +8,7 @@ use engine::{ApplyConfig, ApplyEvent, RetryPolicy};
 use expect_test::expect;
 use fixtures::{FaultKind, FaultPlan, SimCloud, SimConfig, Trigger};
 
-use crate::support::{Journal, World, diagnostics};
+use crate::support::{Bench, Journal, diagnostics};
 
 const VPC: &str = r#"
 live {
@@ -22,7 +22,7 @@ resource "aws_vpc" "main" {
 
 #[tokio::test(start_paused = true)]
 async fn a_slow_create_reports_progress_every_interval() {
-    let mut world = World::empty();
+    let mut world = Bench::empty();
     world.cloud = Arc::new(SimCloud::new(SimConfig {
         latency: Duration::from_secs(25),
         ..SimConfig::default()
@@ -64,7 +64,7 @@ async fn a_slow_create_reports_progress_every_interval() {
 
 #[tokio::test]
 async fn throttled_creates_are_retried() {
-    let mut world = World::empty();
+    let mut world = Bench::empty();
     let faults = FaultPlan::none()
         .with("ec2:CreateVpc", FaultKind::Throttle, Trigger::Times(2))
         .expect("a known operation");
@@ -82,7 +82,7 @@ async fn throttled_creates_are_retried() {
 
 #[tokio::test]
 async fn a_plan_with_errors_cannot_be_reviewed() {
-    let world = World::empty();
+    let world = Bench::empty();
     let plan = world
         .plan("resource \"aws_vpc\" \"main\" {\n  cidr_block = \"10.0.0.0/16\"\n}\n")
         .await;

@@ -1,47 +1,23 @@
 //! End to end on the simulated cloud: a failed create, cancellation, and two applies of one plan.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock};
 
 use engine::{ApplyConfig, ApplyEventKind, RetryPolicy};
 use expect_test::expect;
+use fixtures::testkit::Network;
 use tokio_util::sync::CancellationToken;
 
-use crate::support::{World, diagnostics, failing, live_tags, text};
+use crate::support::{Bench, diagnostics, failing, live_tags, text};
 
-const NETWORK: &str = r#"
-live {
-  estate = "acme"
-}
-
-resource "aws_vpc" "main" {
-  cidr_block = "10.0.0.0/16"
-}
-
-resource "aws_subnet" "a" {
-  vpc_id     = aws_vpc.main.id
-  cidr_block = "10.0.1.0/24"
-}
-
-resource "aws_route_table" "rt" {
-  vpc_id = aws_vpc.main.id
-}
-
-resource "aws_route_table_association" "a" {
-  subnet_id      = aws_subnet.a.id
-  route_table_id = aws_route_table.rt.id
-}
-
-resource "aws_s3_bucket" "logs" {
-  bucket = "acme-logs"
-}
-"#;
+/// A VPC with one subnet, a route table and its association, and a bucket, in the estate `acme`.
+static NETWORK: LazyLock<String> = LazyLock::new(|| Network::new("acme", 0).hcl());
 
 #[tokio::test]
 async fn a_failed_create_skips_its_dependents_and_the_next_plan_creates_only_what_is_missing() {
-    let mut world = World::empty();
+    let mut world = Bench::empty();
     world.with_faults(failing("ec2:CreateRouteTable", 1)).await;
-    let outcome = world.apply(world.plan(NETWORK).await).await;
+    let outcome = world.apply(world.plan(&NETWORK).await).await;
     // One error for the failed create; the association that needed it is skipped without one of its own.
     expect![[r#"
         error [apply-failed]: creating aws_route_table.rt failed: ec2:CreateRouteTable: invalid argument: ec2:CreateRouteTable: request failed aws_route_table.rt
@@ -53,7 +29,7 @@ async fn a_failed_create_skips_its_dependents_and_the_next_plan_creates_only_wha
         aws_vpc vpc-00000001 [tofu-address=aws_vpc.main tofu-estate=acme]
     "#]]
     .assert_eq(&live_tags(&world).await);
-    let plan = world.plan(NETWORK).await;
+    let plan = world.plan(&NETWORK).await;
     let creates: Vec<String> = plan
         .effective_changes()
         .map(|c| format!("{} {}", c.action.as_str(), c.address))
@@ -67,12 +43,12 @@ async fn a_failed_create_skips_its_dependents_and_the_next_plan_creates_only_wha
     );
     let outcome = world.apply(plan).await;
     assert_eq!(diagnostics(&outcome), "");
-    assert!(world.plan(NETWORK).await.summary().is_empty());
+    assert!(world.plan(&NETWORK).await.summary().is_empty());
 }
 
 #[tokio::test]
 async fn cancellation_finishes_what_is_in_flight_and_the_next_plan_converges() {
-    let world = World::empty();
+    let world = Bench::empty();
     let cancel = CancellationToken::new();
     let fired = Arc::new(AtomicBool::new(false));
     let (token, flag) = (cancel.clone(), Arc::clone(&fired));
@@ -82,7 +58,7 @@ async fn cancellation_finishes_what_is_in_flight_and_the_next_plan_converges() {
             token.cancel();
         }
     });
-    let plan = world.plan(NETWORK).await;
+    let plan = world.plan(&NETWORK).await;
     let outcome = world
         .apply_with(
             plan,
@@ -114,17 +90,17 @@ async fn cancellation_finishes_what_is_in_flight_and_the_next_plan_converges() {
         let text = String::from_utf8(record.payload).expect("JSON");
         assert!(text.contains("\"done\""), "{key} is {text}");
     }
-    let plan = world.plan(NETWORK).await;
+    let plan = world.plan(&NETWORK).await;
     assert!(plan.diagnostics.is_empty(), "{}", text(&plan));
     let outcome = world.apply(plan).await;
     assert_eq!(diagnostics(&outcome), "");
-    assert!(world.plan(NETWORK).await.summary().is_empty());
+    assert!(world.plan(&NETWORK).await.summary().is_empty());
     assert_eq!(live_tags(&world).await.lines().count(), 5);
 }
 
 #[tokio::test]
 async fn two_applies_of_one_plan_never_create_twice() {
-    let world = World::empty();
+    let world = Bench::empty();
     let config = r#"
 live {
   estate = "acme"

@@ -2,7 +2,7 @@
 
 use expect_test::expect;
 
-use crate::support::{World, diagnostics, live_tags, text};
+use crate::support::{Bench, diagnostics, live_tags, text};
 
 const NETWORK: &str = r#"
 live {
@@ -59,7 +59,7 @@ output "subnet_ids" {
 
 #[tokio::test]
 async fn greenfield_apply_then_no_changes() {
-    let world = World::empty();
+    let world = Bench::empty();
     let plan = world.plan(NETWORK).await;
     assert_eq!(
         plan.summary().to_string(),

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use expect_test::expect;
 
-use crate::support::{Journal, JournaledStore, World, diagnostics, failing, live_tags, text};
+use crate::support::{Bench, Journal, JournaledStore, diagnostics, failing, live_tags, text};
 
 const VPC: &str = r#"
 live {
@@ -23,7 +23,7 @@ resource "aws_subnet" "a" {
 
 #[tokio::test]
 async fn drift_is_one_update_and_then_converges() {
-    let world = World::empty();
+    let world = Bench::empty();
     world.converge(VPC).await;
     // Someone flips an attribute by hand.
     let drifted = VPC.replace(
@@ -52,7 +52,7 @@ async fn drift_is_one_update_and_then_converges() {
 
 #[tokio::test]
 async fn force_new_change_destroys_then_creates_by_default() {
-    let world = World::new(
+    let world = Bench::new(
         r#"{"resources": [
           { "type": "aws_s3_bucket", "id": "acme-a", "attributes": { "bucket": "acme-a" },
             "tags": { "tofu-estate": "acme", "tofu-address": "aws_s3_bucket.b" } }
@@ -106,7 +106,7 @@ resource "aws_vpc" "main" {
 #[tokio::test]
 async fn create_before_destroy_records_the_deposed_object_around_the_create() {
     let journal = Journal::default();
-    let mut world = World::empty();
+    let mut world = Bench::empty();
     world.converge(CBD).await;
     world.store = Arc::new(JournaledStore {
         inner: Arc::clone(&world.store),
@@ -141,7 +141,7 @@ async fn create_before_destroy_records_the_deposed_object_around_the_create() {
 
 #[tokio::test]
 async fn a_failed_destroy_leaves_the_deposed_object_for_the_next_apply() {
-    let mut world = World::empty();
+    let mut world = Bench::empty();
     world.converge(CBD).await;
     world.with_faults(failing("ec2:DeleteVpc", 1)).await;
     let changed = CBD.replace("10.0.0.0/16", "10.1.0.0/16");
@@ -203,7 +203,7 @@ resource "aws_vpc" "main" {
 
 #[tokio::test]
 async fn a_create_before_destroy_whose_create_never_starts_deposes_nothing() {
-    let mut world = World::empty();
+    let mut world = Bench::empty();
     world.converge(CBD_AFTER_ROLE).await;
     world.with_faults(failing("iam:UpdateRole", 1)).await;
     let changed = CBD_AFTER_ROLE.replace("10.0.0.0/16", "10.1.0.0/16");
@@ -231,7 +231,7 @@ async fn a_create_before_destroy_whose_create_never_starts_deposes_nothing() {
 
 #[tokio::test]
 async fn a_failed_create_before_destroy_create_keeps_the_old_object_current() {
-    let mut world = World::empty();
+    let mut world = Bench::empty();
     world.converge(CBD).await;
     world.with_faults(failing("ec2:CreateVpc", 1)).await;
     let changed = CBD.replace("10.0.0.0/16", "10.1.0.0/16");
@@ -277,7 +277,7 @@ resource "aws_subnet" "s" {
 
 #[tokio::test]
 async fn a_destroy_before_create_deletes_only_once_its_create_could_start() {
-    let mut world = World::empty();
+    let mut world = Bench::empty();
     world.converge(DBD_AFTER_UPDATE).await;
     world
         .with_faults(failing("ec2:ModifyVpcAttribute", 1))
@@ -334,7 +334,7 @@ resource "aws_subnet" "s" {
 
 #[tokio::test]
 async fn count_shrinks_from_the_top_and_grows_above_the_high_water_mark() {
-    let world = World::empty();
+    let world = Bench::empty();
     world.converge(&SUBNETS.replace("COUNT", "3")).await;
     let plan = world.plan(&SUBNETS.replace("COUNT", "2")).await;
     assert_eq!(
@@ -369,7 +369,7 @@ async fn count_shrinks_from_the_top_and_grows_above_the_high_water_mark() {
 
 #[tokio::test]
 async fn many_count_members_created_in_parallel_share_one_slot_record() {
-    let world = World::empty();
+    let world = Bench::empty();
     world.converge(&SUBNETS.replace("COUNT", "24")).await;
     let config = SUBNETS.replace("COUNT", "24");
     assert!(world.plan(&config).await.summary().is_empty());
@@ -381,7 +381,7 @@ async fn many_count_members_created_in_parallel_share_one_slot_record() {
 
 #[tokio::test]
 async fn a_deposed_record_of_a_vanished_object_is_dropped_by_the_next_apply() {
-    let mut world = World::empty();
+    let mut world = Bench::empty();
     world.converge(CBD).await;
     world.with_faults(failing("ec2:DeleteVpc", 1)).await;
     let changed = CBD.replace("10.0.0.0/16", "10.1.0.0/16");
@@ -407,7 +407,7 @@ async fn a_deposed_record_of_a_vanished_object_is_dropped_by_the_next_apply() {
 #[tokio::test]
 async fn a_pending_intent_whose_object_was_found_is_marked_done_by_an_apply_with_nothing_to_change()
 {
-    let world = World::empty();
+    let world = Bench::empty();
     world.converge(CBD).await;
     // An apply cut off after the create, before its intent was marked done.
     let keys = world.record_keys().await;
@@ -464,7 +464,7 @@ resource "aws_iam_access_key" "k" {
 
 #[tokio::test]
 async fn an_access_keys_status_changes_in_place_on_the_key_it_was_created_as() {
-    let world = World::empty();
+    let world = Bench::empty();
     world.converge(ACCESS_KEY).await;
     let inactive = ACCESS_KEY.replace("\"Active\"", "\"Inactive\"");
     let plan = world.plan(&inactive).await;
@@ -499,7 +499,7 @@ async fn an_access_keys_status_changes_in_place_on_the_key_it_was_created_as() {
 
 #[tokio::test]
 async fn a_removed_output_loses_its_record() {
-    let world = World::empty();
+    let world = Bench::empty();
     let with_output = format!("{CBD}\noutput \"cidr\" {{\n  value = aws_vpc.main.cidr_block\n}}\n");
     world.converge(&with_output).await;
     let outputs = |keys: Vec<String>| -> Vec<String> {

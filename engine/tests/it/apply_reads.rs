@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::support::{World, diagnostics};
+use crate::support::{Bench, diagnostics};
 
 const ZONES: &str = r#"
 live {
@@ -57,7 +57,7 @@ fn applied(outcome: &engine::ApplyOutcome) -> BTreeMap<String, (String, BTreeMap
 
 #[tokio::test]
 async fn instances_read_the_members_they_name_and_whole_blocks_at_apply() {
-    let world = World::empty();
+    let world = Bench::empty();
     let plan = world.plan(ZONES).await;
     assert_eq!(
         plan.summary().to_string(),

@@ -3,7 +3,7 @@
 
 use expect_test::expect;
 
-use crate::support::{World, diagnostics, json, live_tags, text};
+use crate::support::{Bench, diagnostics, json, live_tags, text};
 
 /// The `tags` line of the plan text for `address` (the line after its resource header holding `tags`).
 fn tags_line(plan_text: &str, address: &str) -> String {
@@ -57,7 +57,7 @@ resource "aws_subnet" "a" {
 
 #[tokio::test]
 async fn tag_unknown_at_plan_time_is_planned_unknown_and_created_with_its_value() {
-    let world = World::empty();
+    let world = Bench::empty();
     let plan = world.plan(SUBNET_TAGGED_WITH_VPC).await;
     // Unknown, not the text of the placeholder; numbers and bools are converted as for `map(string)`.
     expect![[r#"+ tags                    = { Name = "a", Public = "false", Rank = "5", VpcId = (known after apply), tofu-address = "aws_subnet.a", tofu-estate = "acme" }"#]]
@@ -80,7 +80,7 @@ async fn tag_unknown_at_plan_time_is_planned_unknown_and_created_with_its_value(
 
 #[tokio::test]
 async fn tag_unknown_at_plan_time_is_an_update_that_writes_its_value() {
-    let world = World::empty();
+    let world = Bench::empty();
     world.converge(SUBNET_TAGGED_WITH_VPC).await;
     // The subnet's tag now names a VPC the same apply creates.
     let config = SUBNET_TAGGED_WITH_VPC.replace(
@@ -127,7 +127,7 @@ resource "aws_vpc" "main" {
 
 #[tokio::test]
 async fn ignored_tag_keeps_its_live_value_and_absence_through_apply() {
-    let world = World::new(
+    let world = Bench::new(
         r#"{"resources": [
           { "type": "aws_vpc", "id": "vpc-00000001", "attributes": { "cidr_block": "10.0.0.0/16" },
             "tags": { "tofu-estate": "acme", "tofu-address": "aws_vpc.main", "Name": "live-name", "Env": "dev" } }
@@ -148,7 +148,7 @@ async fn ignored_tag_keeps_its_live_value_and_absence_through_apply() {
 
 #[tokio::test]
 async fn ignored_tag_is_written_from_the_configuration_on_create() {
-    let world = World::empty();
+    let world = Bench::empty();
     world.converge(VPC_IGNORING_NAME).await;
     expect![[r#"
         aws_vpc vpc-00000001 [Env=prod Name=cfg-name Owner=net tofu-address=aws_vpc.main tofu-estate=acme]
@@ -162,7 +162,7 @@ async fn ignored_tag_is_written_from_the_configuration_on_create() {
 
 #[tokio::test]
 async fn older_grammar_marker_is_kept_through_an_update() {
-    let world = World::new(
+    let world = Bench::new(
         r#"{"resources": [
           { "type": "aws_vpc", "id": "vpc-00000001", "attributes": { "cidr_block": "10.0.0.0/16" },
             "tags": { "tofu-estate": "acme", "tofu-address": "aws_vpc.main" } },
@@ -217,7 +217,7 @@ fn is_timestamp(text: &str) -> bool {
 
 #[tokio::test]
 async fn timestamp_and_uuid_are_unknown_in_the_plan_and_written_by_apply() {
-    let world = World::empty();
+    let world = Bench::empty();
     let config = r#"
 live {
   estate = "acme"
@@ -257,7 +257,7 @@ output "id" {
 async fn a_key_whose_current_marker_is_another_keys_older_form_binds_to_its_own_object() {
     // `x+y` is marked `x++y` today, which is also how the grammar before separator escaping wrote the key
     // `x++y`: each object must still go to the key it was created for.
-    let world = World::empty();
+    let world = Bench::empty();
     let config = r#"
 live {
   estate = "acme"

@@ -9,7 +9,7 @@ use engine::{MvRequest, PlanRequest, RetryPolicy};
 use expect_test::expect;
 use staterecord::key::MAX_KEY_LEN;
 
-use crate::support::{World, diagnostics};
+use crate::support::{Bench, diagnostics};
 
 /// A `for_each` key of 300 characters, with two-byte letters, a dot the marker escapes and a three-byte
 /// symbol the marker hex-escapes.
@@ -66,7 +66,7 @@ resource "aws_route_table" "{table}" {{
 
 /// The record keys of the store, with each digest shortened to its mark: what a user sees in
 /// `liveplan records`, less the hashes.
-async fn keys(world: &World) -> String {
+async fn keys(world: &Bench) -> String {
     let keys = world.record_keys().await;
     for key in &keys {
         assert!(key.len() <= MAX_KEY_LEN, "{key} is too long for the store");
@@ -85,7 +85,7 @@ async fn keys(world: &World) -> String {
 
 #[tokio::test]
 async fn a_long_for_each_key_applies_converges_and_is_destroyed() {
-    let world = World::empty();
+    let world = Bench::empty();
     let key = long_key();
     let declared = config(&[&key, "short"], 2, true);
     let plan = world.plan(&declared).await;
@@ -134,7 +134,7 @@ async fn a_long_for_each_key_applies_converges_and_is_destroyed() {
 }
 
 /// Moves the VPC and the random id of `old` (a `for_each` key) to `new`, under `config`.
-async fn mv(world: &World, config: &str, old: &str, new: &str) {
+async fn mv(world: &Bench, config: &str, old: &str, new: &str) {
     let files = [SourceFile::new("main.tf", config)];
     let inputs = VariableInputs::default();
     let request = PlanRequest {
@@ -168,7 +168,7 @@ async fn mv(world: &World, config: &str, old: &str, new: &str) {
 
 #[tokio::test]
 async fn mv_moves_records_to_and_from_a_long_address() {
-    let world = World::empty();
+    let world = Bench::empty();
     let key = long_key();
     world.converge(&config(&["short"], 0, false)).await;
     let before = world.record_keys().await;

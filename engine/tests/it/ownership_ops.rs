@@ -4,7 +4,7 @@ use admission::config::{SourceFile, VariableInputs};
 use engine::{AdoptRequest, MvRequest, PlanRequest, RetryPolicy};
 use expect_test::expect;
 
-use crate::support::{World, live_tags, text};
+use crate::support::{Bench, live_tags, text};
 
 fn request<'a>(files: &'a [SourceFile], inputs: &'a VariableInputs) -> PlanRequest<'a> {
     PlanRequest {
@@ -25,7 +25,7 @@ resource "aws_s3_bucket" "data" {
 
 #[tokio::test]
 async fn adopting_an_unowned_bucket_binds_it_with_no_change() {
-    let world = World::new(
+    let world = Bench::new(
         r#"{"resources": [
           { "type": "aws_s3_bucket", "id": "acme-data", "attributes": { "bucket": "acme-data" },
             "tags": { "Team": "data" } }
@@ -61,7 +61,7 @@ async fn adopting_an_unowned_bucket_binds_it_with_no_change() {
 
 #[tokio::test]
 async fn adopting_another_estates_bucket_is_refused() {
-    let world = World::new(
+    let world = Bench::new(
         r#"{"resources": [
           { "type": "aws_s3_bucket", "id": "acme-data", "attributes": { "bucket": "acme-data" },
             "tags": { "tofu-estate": "other", "tofu-address": "aws_s3_bucket.data" } }
@@ -104,7 +104,7 @@ resource "aws_vpc" "main" {
   cidr_block = "10.0.0.0/16"
 }
 "#;
-    let world = World::new(
+    let world = Bench::new(
         r#"{"resources": [
           { "type": "aws_vpc", "id": "vpc-00000001", "attributes": { "cidr_block": "10.0.0.0/16" },
             "tags": { "tofu-estate": "acme", "tofu-address": "aws_vpc.old" } }
@@ -148,7 +148,7 @@ resource "aws_vpc" "main" {
 
 /// Adopts `address` (with `id`, if given) under `config`, returning the diagnostics one line each
 /// (summary, then detail), empty when it succeeded.
-async fn adopt(world: &World, config: &str, address: &str, id: Option<&str>) -> String {
+async fn adopt(world: &Bench, config: &str, address: &str, id: Option<&str>) -> String {
     let files = [SourceFile::new("main.tf", config)];
     let inputs = VariableInputs::default();
     let outcome = engine::adopt(
@@ -167,7 +167,7 @@ async fn adopt(world: &World, config: &str, address: &str, id: Option<&str>) -> 
 }
 
 /// Creates an object with no markers, as someone working by hand would; returns its id.
-async fn hand_made(world: &World, type_name: &str, attributes: &[(&str, &str)]) -> String {
+async fn hand_made(world: &Bench, type_name: &str, attributes: &[(&str, &str)]) -> String {
     let attributes = attributes
         .iter()
         .map(|(k, v)| ((*k).to_owned(), serde_json::Value::from(*v)))
@@ -184,7 +184,7 @@ async fn hand_made(world: &World, type_name: &str, attributes: &[(&str, &str)]) 
 
 #[tokio::test]
 async fn adopting_a_bucket_other_than_the_declared_identity_is_refused() {
-    let world = World::new(
+    let world = Bench::new(
         r#"{"resources": [
           { "type": "aws_s3_bucket", "id": "precious-prod-data",
             "attributes": { "bucket": "precious-prod-data" }, "tags": { "Owner": "prod" } }
@@ -208,7 +208,7 @@ async fn adopting_a_bucket_other_than_the_declared_identity_is_refused() {
 
 #[tokio::test]
 async fn adopting_the_declared_identity_by_its_id_is_allowed() {
-    let world = World::new(
+    let world = Bench::new(
         r#"{"resources": [
           { "type": "aws_s3_bucket", "id": "acme-data", "attributes": { "bucket": "acme-data" } }
         ]}"#,
@@ -232,7 +232,7 @@ resource "aws_vpc" "main" {
 
 #[tokio::test]
 async fn adopting_an_object_that_is_not_a_bind_candidate_is_refused() {
-    let world = World::new(
+    let world = Bench::new(
         r#"{"resources": [
           { "type": "aws_vpc", "id": "vpc-00000006", "attributes": { "cidr_block": "10.9.0.0/16" },
             "tags": { "Name": "other" } }
@@ -255,7 +255,7 @@ async fn adopting_an_object_that_is_not_a_bind_candidate_is_refused() {
 
 #[tokio::test]
 async fn one_of_two_ambiguous_candidates_can_be_adopted_by_id() {
-    let world = World::new(
+    let world = Bench::new(
         r#"{"resources": [
           { "type": "aws_vpc", "id": "vpc-00000001", "attributes": { "cidr_block": "10.0.0.0/16" } },
           { "type": "aws_vpc", "id": "vpc-00000002", "attributes": { "cidr_block": "10.0.0.0/16" } }
@@ -291,7 +291,7 @@ resource "aws_subnet" "s" {
   cidr_block = cidrsubnet("10.0.0.0/16", 8, count.index)
 }
 "#;
-    let world = World::empty();
+    let world = Bench::empty();
     world
         .converge(&config.replace("count      = 2", "count      = 1"))
         .await;
@@ -329,7 +329,7 @@ resource "aws_iam_user" "u" {
 
 #[tokio::test]
 async fn adopted_roles_and_users_are_located_and_deleted_once_undeclared() {
-    let world = World::new(
+    let world = Bench::new(
         r#"{"resources": [
           { "type": "aws_iam_role", "id": "acme-r",
             "attributes": { "name": "acme-r", "assume_role_policy": "{}" } },
@@ -372,7 +372,7 @@ resource "aws_s3_bucket" "b" {
 
 #[tokio::test]
 async fn an_adopted_count_member_gets_a_slot_never_used_before() {
-    let world = World::empty();
+    let world = Bench::empty();
     world.converge(BUCKETS).await;
     // The member with slot 2 is destroyed; its slot stays taken in the block's record.
     world
@@ -402,7 +402,7 @@ async fn an_adopted_count_member_gets_a_slot_never_used_before() {
 
 #[tokio::test]
 async fn a_malformed_marker_is_adopted_the_way_its_diagnostic_says() {
-    let world = World::new(
+    let world = Bench::new(
         r#"{"resources": [
           { "type": "aws_s3_bucket", "id": "acme-data", "attributes": { "bucket": "acme-data" },
             "tags": { "tofu-estate": "acme", "tofu-address": "aws_vpc.main", "Team": "data" } }

@@ -3,11 +3,11 @@
 
 use expect_test::expect;
 
-use crate::support::World;
+use crate::support::Bench;
 
 #[tokio::test]
 async fn an_instance_waits_for_the_members_it_reads_and_for_whole_blocks_it_names() {
-    let world = World::empty();
+    let world = Bench::empty();
     let plan = world
         .plan(
             r#"

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::support::{Journal, World, diagnostics, json, text};
+use crate::support::{Bench, Journal, diagnostics, json, text};
 
 const SENTINEL: &str = "s3cr3t-sentinel-7f9a";
 
@@ -47,7 +47,7 @@ output "token" {{
 
 #[tokio::test]
 async fn a_sentinel_secret_never_shows() {
-    let world = World::empty();
+    let world = Bench::empty();
     let config = config();
     let plan = world.plan(&config).await;
     let graph = engine::graph::build(&plan).expect("acyclic");

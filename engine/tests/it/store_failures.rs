@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use staterecord::{KmsDenied, Record, Store, StoreError, Version};
 
-use crate::support::{World, diagnostics, failing};
+use crate::support::{Bench, diagnostics, failing};
 
 const VPC: &str = r#"
 live {
@@ -95,8 +95,8 @@ impl Store for RefusingStore {
     }
 }
 
-fn refusing_world(kms: bool, refuses: Refuses) -> (World, Arc<RefusingStore>) {
-    let mut world = World::empty();
+fn refusing_world(kms: bool, refuses: Refuses) -> (Bench, Arc<RefusingStore>) {
+    let mut world = Bench::empty();
     let store = Arc::new(RefusingStore {
         inner: Arc::clone(&world.store),
         refuse: AtomicBool::new(false),
@@ -107,7 +107,7 @@ fn refusing_world(kms: bool, refuses: Refuses) -> (World, Arc<RefusingStore>) {
     (world, store)
 }
 
-async fn plan_error(world: &World) -> engine::Error {
+async fn plan_error(world: &Bench) -> engine::Error {
     let files = [admission::config::SourceFile::new("main.tf", VPC)];
     let inputs = admission::config::VariableInputs::default();
     engine::plan(

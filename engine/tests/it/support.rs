@@ -1,35 +1,37 @@
-//! Shared test helpers: a simulated cloud, a memory store and one-call plan/apply.
+//! The engine's test bench: a simulated cloud and a memory store with one-call plan and apply, the plan's
+//! renderings, and an ordered journal of store writes and apply events. The live objects, fault plans and
+//! cloud readers that do not need the engine come from the fixtures' testkit.
 
 use std::sync::Arc;
 
 use admission::config::{SourceFile, VariableInputs};
 use engine::render::{self, RenderOptions};
 use engine::{ApplyConfig, Plan, PlanRequest, RetryPolicy};
-use fixtures::{SimCloud, SimConfig};
+use fixtures::{SimCloud, SimConfig, testkit};
 use staterecord::{CacheScope, MemoryStore, Store};
 
+pub use fixtures::testkit::failing;
+
 /// A live system and a record store for one test.
-pub struct World {
+pub struct Bench {
     /// The simulated cloud.
     pub cloud: Arc<SimCloud>,
     /// The record store.
     pub store: Arc<dyn Store>,
 }
 
-impl World {
-    /// A world holding the snapshot `live` (JSON text).
-    pub fn new(live: &str) -> World {
-        World {
-            cloud: Arc::new(
-                SimCloud::from_json(live, SimConfig::default()).expect("a valid snapshot"),
-            ),
+impl Bench {
+    /// A bench holding the snapshot `live` (JSON text).
+    pub fn new(live: &str) -> Bench {
+        Bench {
+            cloud: Arc::new(testkit::cloud_from_json(live)),
             store: Arc::new(MemoryStore::new()),
         }
     }
 
-    /// An empty world.
-    pub fn empty() -> World {
-        World::new(r#"{"resources": []}"#)
+    /// A bench with no live objects.
+    pub fn empty() -> Bench {
+        Bench::new(r#"{"resources": []}"#)
     }
 
     /// Plans `config` (one `main.tf`).
@@ -61,7 +63,7 @@ pub fn json(plan: &Plan) -> String {
     render::json(plan, RenderOptions::default())
 }
 
-impl World {
+impl Bench {
     /// Reviews and applies a plan with the given config, collecting events.
     pub async fn apply_with(&self, plan: Plan, config: ApplyConfig) -> engine::ApplyOutcome {
         let reviewed = plan.review().expect("the plan is applicable");
@@ -113,21 +115,11 @@ pub fn diagnostics(outcome: &engine::ApplyOutcome) -> String {
 }
 
 /// One line per live object: type, id and its tags, sorted.
-pub async fn live_tags(world: &World) -> String {
-    let snapshot = world.cloud.snapshot().await.expect("a snapshot");
-    let mut lines: Vec<String> = snapshot
-        .resources
-        .iter()
-        .map(|r| {
-            let tags: Vec<String> = r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            format!("{} {} [{}]\n", r.type_name, r.id, tags.join(" "))
-        })
-        .collect();
-    lines.sort();
-    lines.concat()
+pub async fn live_tags(bench: &Bench) -> String {
+    testkit::live_tags(&bench.cloud).await
 }
 
-impl World {
+impl Bench {
     /// The same live objects in a cloud that injects `faults` (the records stay).
     pub async fn with_faults(&mut self, faults: fixtures::FaultPlan) {
         let snapshot = self.cloud.snapshot().await.expect("a snapshot");
@@ -145,17 +137,6 @@ impl World {
         let outcome = self.apply(plan).await;
         assert_eq!(diagnostics(&outcome), "", "the apply succeeds");
     }
-}
-
-/// A fault plan failing the next `times` calls of `operation` for good.
-pub fn failing(operation: &str, times: u32) -> fixtures::FaultPlan {
-    fixtures::FaultPlan::none()
-        .with(
-            operation,
-            fixtures::FaultKind::Failure,
-            fixtures::Trigger::Times(times),
-        )
-        .expect("a known operation")
 }
 
 /// A shared, ordered log of what happened (store writes and apply events), for ordering assertions.

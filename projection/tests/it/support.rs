@@ -1,16 +1,18 @@
-//! Shared builders: a SimCloud from a few resources, a declared model, and one projection run.
+//! Shared builders: a declared model, this estate's markers and records, and one projection run. The live
+//! objects and their cloud come from the fixtures' testkit.
 
 use std::sync::Arc;
 
 use admission::{Estate, InstanceAddress};
-use fixtures::{SimCloud, SimConfig};
+use fixtures::SimCloud;
 use projection::record::RecordBody;
 use projection::{
     Declared, DeclaredInstance, DeclaredValue, Projection, ProjectionConfig, RecordKeys,
     RetryPolicy,
 };
-use serde_json::{Value, json};
 use staterecord::{CacheScope, CountingStore, MemoryStore, Store};
+
+pub use fixtures::testkit::{cloud, cloud_with, res};
 
 pub const ESTATE: &str = "acme";
 /// "Now" for every projection of the tests, in seconds since the epoch.
@@ -24,15 +26,6 @@ pub fn a(text: &str) -> InstanceAddress {
     text.parse().unwrap()
 }
 
-/// A live resource of the snapshot format.
-pub fn res(type_name: &str, id: &str, attributes: Value, tags: &[(&str, &str)]) -> Value {
-    let tags: serde_json::Map<String, Value> = tags
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), json!(v)))
-        .collect();
-    json!({ "type": type_name, "id": id, "attributes": attributes, "tags": tags })
-}
-
 /// This estate's markers for the escaped address `escaped`.
 pub fn ours(escaped: &str) -> Vec<(&'static str, String)> {
     vec![
@@ -43,19 +36,6 @@ pub fn ours(escaped: &str) -> Vec<(&'static str, String)> {
 
 pub fn tags_of<'a>(pairs: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
     pairs.iter().map(|(k, v)| (*k, v.as_str())).collect()
-}
-
-pub fn cloud(resources: Vec<Value>) -> SimCloud {
-    cloud_with(resources, json!([]), json!([]))
-}
-
-pub fn cloud_with(resources: Vec<Value>, faults: Value, recently_deleted: Value) -> SimCloud {
-    let snapshot = json!({
-        "resources": resources,
-        "faults": faults,
-        "recently_deleted": recently_deleted,
-    });
-    SimCloud::from_json(&snapshot.to_string(), SimConfig::default()).expect("a valid snapshot")
 }
 
 pub fn config() -> ProjectionConfig {
