@@ -57,36 +57,39 @@ impl Provider for KvCloud {
         "local".to_owned()
     }
 
-    fn schemas(&self) -> Catalog {
-        Catalog::new([
-            ResourceTypeSchema::new("kv_namespace", Some(AdmissionPath::ClientNamed))
-                .identity(["name"])
-                .taggable(true)
-                .with_attribute(AttributeSchema::required("name", Type::String).force_new())
-                .with_attribute(AttributeSchema::optional(
-                    "description",
-                    Type::String,
-                    Value::from(""),
-                )),
-            ResourceTypeSchema::new("kv_entry", Some(AdmissionPath::Marker))
-                .taggable(true)
-                .server_ids("entry-", 8)
-                .bind_match(BindMatch::Fields(vec![
-                    "key".to_owned(),
-                    "namespace".to_owned(),
-                ]))
-                .with_attribute(
-                    AttributeSchema::required("namespace", Type::String)
-                        .force_new()
-                        .references("kv_namespace"),
-                )
-                .with_attribute(AttributeSchema::required("key", Type::String).force_new())
-                .with_attribute(AttributeSchema::optional(
-                    "value",
-                    Type::String,
-                    Value::from(""),
-                )),
-        ])
+    fn schemas(&self) -> &Catalog {
+        static CATALOG: std::sync::LazyLock<Catalog> = std::sync::LazyLock::new(|| {
+            Catalog::new([
+                ResourceTypeSchema::new("kv_namespace", Some(AdmissionPath::ClientNamed))
+                    .identity(["name"])
+                    .taggable(true)
+                    .with_attribute(AttributeSchema::required("name", Type::String).force_new())
+                    .with_attribute(AttributeSchema::optional(
+                        "description",
+                        Type::String,
+                        Value::from(""),
+                    )),
+                ResourceTypeSchema::new("kv_entry", Some(AdmissionPath::Marker))
+                    .taggable(true)
+                    .server_ids("entry-", 8)
+                    .bind_match(BindMatch::Fields(vec![
+                        "key".to_owned(),
+                        "namespace".to_owned(),
+                    ]))
+                    .with_attribute(
+                        AttributeSchema::required("namespace", Type::String)
+                            .force_new()
+                            .references("kv_namespace"),
+                    )
+                    .with_attribute(AttributeSchema::required("key", Type::String).force_new())
+                    .with_attribute(AttributeSchema::optional(
+                        "value",
+                        Type::String,
+                        Value::from(""),
+                    )),
+            ])
+        });
+        &CATALOG
     }
 
     async fn list(&self, request: ListRequest) -> Result<ListPage, ProviderError> {

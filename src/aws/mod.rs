@@ -267,8 +267,9 @@ impl Provider for AwsProvider {
         self.region.clone()
     }
 
-    fn schemas(&self) -> Catalog {
-        catalog()
+    fn schemas(&self) -> &Catalog {
+        static SERVED: std::sync::LazyLock<Catalog> = std::sync::LazyLock::new(catalog);
+        &SERVED
     }
 
     #[tracing::instrument(skip_all, fields(type_name = %request.type_name), err)]

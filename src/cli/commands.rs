@@ -94,6 +94,7 @@ fn offline_catalog(inputs: &Inputs) -> Catalog {
     let _ = inputs;
     SimCloud::new(SimConfig::default())
         .schemas()
+        .clone()
         .merged(admission::catalog::builtin())
 }
 

@@ -98,7 +98,10 @@ pub async fn plan(
     store: Arc<dyn Store>,
     scope: &CacheScope,
 ) -> Result<Plan, crate::Error> {
-    let catalog = provider.schemas().merged(admission::catalog::builtin());
+    let catalog = provider
+        .schemas()
+        .clone()
+        .merged(admission::catalog::builtin());
     let (config, linted) =
         admission::lint::check(request.files, request.inputs, &catalog, request.estate_flag);
     let (variables, _) = admission::config::resolve_variables(&config, request.inputs);

@@ -153,7 +153,10 @@ pub async fn project(
 ) -> Result<Projection, ProjectionError> {
     let calls_before = provider.api_calls();
     let keys = RecordKeys::new(&config.key_prefix, estate)?;
-    let catalog = provider.schemas().merged(admission::catalog::builtin());
+    let catalog = provider
+        .schemas()
+        .clone()
+        .merged(admission::catalog::builtin());
     let scope = Scope::new(estate, declared, catalog, config, provider.region())?;
     let mut reader = Reader::new(provider, estate, config);
     // The records and the first stage of discovery need nothing of each other: the one store trip runs

@@ -51,7 +51,7 @@ impl Provider for Gauge {
     fn region(&self) -> String {
         Provider::region(&self.inner)
     }
-    fn schemas(&self) -> Catalog {
+    fn schemas(&self) -> &Catalog {
         Provider::schemas(&self.inner)
     }
     async fn list(&self, request: ListRequest) -> Result<ListPage, ProviderError> {

@@ -43,8 +43,9 @@ pub trait Provider: Send + Sync {
     /// The region this provider reads and writes (`us-east-1`).
     fn region(&self) -> String;
 
-    /// The resource types this provider serves.
-    fn schemas(&self) -> Catalog;
+    /// The resource types this provider serves, built once (at construction, or in a static) and lent
+    /// for every request: the engine and the default methods ask for it often.
+    fn schemas(&self) -> &Catalog;
 
     /// One page of the objects of a type in the region, optionally tag-filtered or under a parent.
     async fn list(&self, request: ListRequest) -> Result<ListPage, ProviderError>;

@@ -46,18 +46,21 @@ impl Provider for KvCloud {
         "local".to_owned()
     }
 
-    fn schemas(&self) -> Catalog {
-        Catalog::new([
-            ResourceTypeSchema::new("kv_item", Some(AdmissionPath::ClientNamed))
-                .identity(["key"])
-                .taggable(true)
-                .with_attribute(AttributeSchema::required("key", Type::String).force_new())
-                .with_attribute(AttributeSchema::optional(
-                    "value",
-                    Type::String,
-                    Value::from(""),
-                )),
-        ])
+    fn schemas(&self) -> &Catalog {
+        static CATALOG: std::sync::LazyLock<Catalog> = std::sync::LazyLock::new(|| {
+            Catalog::new([
+                ResourceTypeSchema::new("kv_item", Some(AdmissionPath::ClientNamed))
+                    .identity(["key"])
+                    .taggable(true)
+                    .with_attribute(AttributeSchema::required("key", Type::String).force_new())
+                    .with_attribute(AttributeSchema::optional(
+                        "value",
+                        Type::String,
+                        Value::from(""),
+                    )),
+            ])
+        });
+        &CATALOG
     }
 
     async fn list(&self, request: ListRequest) -> Result<ListPage, ProviderError> {
@@ -420,7 +423,7 @@ impl Provider for UntaggedCreates {
         self.0.region()
     }
 
-    fn schemas(&self) -> Catalog {
+    fn schemas(&self) -> &Catalog {
         self.0.schemas()
     }
 
