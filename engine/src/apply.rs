@@ -452,11 +452,11 @@ impl admission::eval::ResourceResolver for ReadResolver<'_> {
         let shape = self.exec.blocks.get(&block)?;
         let instances = self.exec.ctx.blocks.get(&block)?;
         let (position, unknown) = match (key, &shape.unknown) {
-            (Value::Number(n), Value::List(items)) if res.count.is_some() => {
+            (Value::Number(n), Value::List(items)) if res.repetition.count().is_some() => {
                 let i = usize::try_from(n.as_u64()?).ok()?;
                 (i, items.get(i)?)
             }
-            (Value::String(k), Value::Map(entries)) if res.for_each.is_some() => (
+            (Value::String(k), Value::Map(entries)) if res.repetition.for_each().is_some() => (
                 *shape.positions.get(&InstanceKey::Str(k.clone()))?,
                 entries.get(k)?,
             ),
@@ -1352,9 +1352,9 @@ impl Executor {
                 };
                 items.push((a.key().clone(), v));
             }
-            let v = if res.count.is_some() {
+            let v = if res.repetition.count().is_some() {
                 Value::List(items.into_iter().map(|(_, v)| v).collect())
-            } else if res.for_each.is_some() {
+            } else if res.repetition.for_each().is_some() {
                 Value::Map(
                     items
                         .into_iter()

@@ -26,7 +26,7 @@ pub fn resource_blocks(config: &Config, res: &Resource) -> BTreeSet<String> {
     for attr in res.attrs.values() {
         expr_blocks(config, &attr.expr, &mut out);
     }
-    for attr in res.count.iter().chain(res.for_each.iter()) {
+    if let Some(attr) = res.repetition.argument() {
         expr_blocks(config, &attr.expr, &mut out);
     }
     for (path, _) in &res.depends_on {
@@ -136,9 +136,7 @@ impl<'c> BlockReads<'c> {
                     return;
                 };
                 let member = match steps.get(1) {
-                    Some(Step::Attr(_)) if target.count.is_none() && target.for_each.is_none() => {
-                        Member::Single
-                    }
+                    Some(Step::Attr(_)) if !target.repetition.is_repeated() => Member::Single,
                     Some(Step::Index(i)) => Member::Index(i),
                     _ => Member::Whole,
                 };
@@ -166,7 +164,7 @@ impl<'c> BlockReads<'c> {
             })
             .collect();
         let mut counted = BTreeSet::new();
-        for attr in res.count.iter().chain(res.for_each.iter()) {
+        if let Some(attr) = res.repetition.argument() {
             expr_blocks(config, &attr.expr, &mut counted);
         }
         BlockReads {
@@ -281,9 +279,9 @@ pub fn block_value(
         Some(k) if !k.contains(a.key()) => Value::unknown(),
         _ => value_of(a),
     };
-    if res.count.is_some() {
+    if res.repetition.count().is_some() {
         Value::List(instances.iter().map(&mut wanted).collect())
-    } else if res.for_each.is_some() {
+    } else if res.repetition.for_each().is_some() {
         Value::Map(
             instances
                 .iter()
@@ -347,13 +345,13 @@ where
         let keys = self.ready.get(&block)?;
         let res = self.config.resource(type_name, name)?;
         let members = self.blocks.get(&block)?;
-        let member = if res.count.is_some() {
+        let member = if res.repetition.count().is_some() {
             // The block's list holds its members in order: element i is the i-th member.
             let Value::Number(n) = key else {
                 return None;
             };
             members.get(usize::try_from(n.as_u64()?).ok()?)?.clone()
-        } else if res.for_each.is_some() {
+        } else if res.repetition.for_each().is_some() {
             let Value::String(k) = key else {
                 return None;
             };

@@ -287,10 +287,8 @@ pub struct Resource {
     pub type_name: String,
     /// The block name (`main`).
     pub name: String,
-    /// `count`.
-    pub count: Option<Attr>,
-    /// `for_each`.
-    pub for_each: Option<Attr>,
+    /// How the block repeats: once, `count` times or once per `for_each` key.
+    pub repetition: Repetition,
     /// `depends_on`: the referenced resource addresses with where each is written.
     pub depends_on: Vec<(Vec<String>, Loc)>,
     /// The `lifecycle` block.
@@ -299,6 +297,50 @@ pub struct Resource {
     pub attrs: BTreeMap<String, Attr>,
     /// Where the block starts.
     pub loc: Loc,
+}
+
+/// How a resource block repeats. A block sets at most one of `count` and `for_each` (the parser refuses
+/// both), so one enum says which, and a match over it is exhaustive.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Repetition {
+    /// Neither: one instance, with a keyless address.
+    #[default]
+    Single,
+    /// `count = N`: instances `[0]` to `[N-1]`.
+    Count(Attr),
+    /// `for_each = map or set`: one instance per key.
+    ForEach(Attr),
+}
+
+impl Repetition {
+    /// The `count` argument, if the block repeats by count.
+    pub fn count(&self) -> Option<&Attr> {
+        match self {
+            Repetition::Count(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The `for_each` argument, if the block repeats by key.
+    pub fn for_each(&self) -> Option<&Attr> {
+        match self {
+            Repetition::ForEach(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The repeating argument, whichever it is.
+    pub fn argument(&self) -> Option<&Attr> {
+        match self {
+            Repetition::Single => None,
+            Repetition::Count(a) | Repetition::ForEach(a) => Some(a),
+        }
+    }
+
+    /// Whether the block has more than a keyless instance's address (`count` or `for_each`).
+    pub fn is_repeated(&self) -> bool {
+        !matches!(self, Repetition::Single)
+    }
 }
 
 impl Resource {

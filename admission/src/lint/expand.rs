@@ -164,13 +164,13 @@ impl Lint<'_, '_> {
     /// The instance keys of a block, or `None` when `count`/`for_each` cannot be expanded.
     fn repetitions(&mut self, res: &Resource) -> Option<Repetitions> {
         let address = res.address();
-        let (attr, code, what) = match (&res.count, &res.for_each) {
+        let (attr, code, what) = match (res.repetition.count(), res.repetition.for_each()) {
             (Some(count), _) => (count, Code::NonStaticCount, "count"),
             (None, Some(for_each)) => (for_each, Code::NonStaticForEach, "for_each"),
             (None, None) => return Some(vec![(InstanceKey::None, Instance::Single)]),
         };
         let v = self.static_value(&attr.expr, &Instance::Single, code, &address, what)?;
-        if res.count.is_some() {
+        if res.repetition.count().is_some() {
             self.count_indices(v, attr, &address)
         } else {
             self.for_each_keys(v, attr, &address)

@@ -109,7 +109,10 @@ output "vpc_id" {
     assert_eq!(vpc.attrs.keys().collect::<Vec<_>>(), ["cidr_block", "tags"]);
     assert_eq!((vpc.loc.line, vpc.loc.column), (29, 1));
     let subnet = config.resource("aws_subnet", "this").unwrap();
-    assert!(subnet.for_each.is_some() && subnet.count.is_none());
+    assert!(matches!(
+        subnet.repetition,
+        admission::config::Repetition::ForEach(_)
+    ));
     assert_eq!(subnet.depends_on[0].0, ["aws_vpc", "main"]);
     assert_eq!(
         subnet.attrs.keys().collect::<Vec<_>>(),

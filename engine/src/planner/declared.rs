@@ -55,9 +55,9 @@ impl ResourceResolver for ParentRefs<'_> {
             .iter()
             .filter(|d| d.address.type_name() == type_name && d.address.block().name() == name)
             .collect();
-        Some(if res.count.is_some() {
+        Some(if res.repetition.count().is_some() {
             Value::List(mine.iter().map(|d| value_of(&d.address)).collect())
-        } else if res.for_each.is_some() {
+        } else if res.repetition.for_each().is_some() {
             Value::Map(
                 mine.iter()
                     .filter_map(|d| match d.address.key() {
@@ -168,13 +168,13 @@ fn declare_blocks(
         {
             continue;
         }
-        let expansion = if res.count.is_some() {
+        let expansion = if res.repetition.count().is_some() {
             let n = instances
                 .iter()
                 .filter(|d| d.address.block() == &block)
                 .count();
             Expansion::Count(n as u64)
-        } else if res.for_each.is_some() {
+        } else if res.repetition.for_each().is_some() {
             Expansion::ForEach
         } else {
             Expansion::Single

@@ -13,7 +13,7 @@ use super::Parser;
 use crate::config::expr::{Expr, ExprKind, Loc};
 use crate::config::{
     Attr, Config, IgnoreChanges, Lifecycle, LiveBlock, Output, ProviderBlock, ProviderKind,
-    RecordStoreBlock, RecordStoreKind, Resource, Variable,
+    RecordStoreBlock, RecordStoreKind, Repetition, Resource, Variable,
 };
 use crate::value::Type;
 
@@ -554,14 +554,14 @@ impl Parser<'_> {
         let mut res = Resource {
             type_name,
             name,
-            count: None,
-            for_each: None,
+            repetition: Repetition::Single,
             depends_on: Vec::new(),
             lifecycle: Lifecycle::default(),
             attrs: BTreeMap::new(),
             loc,
         };
         let loc = res.loc.clone();
+        let (mut count, mut for_each) = (None, None);
         let mut seen_lifecycle = false;
         for structure in block.body.iter() {
             match structure {
@@ -577,8 +577,8 @@ impl Parser<'_> {
                         continue;
                     }
                     if res.attrs.contains_key(key)
-                        || (key == "count" && res.count.is_some())
-                        || (key == "for_each" && res.for_each.is_some())
+                        || (key == "count" && count.is_some())
+                        || (key == "for_each" && for_each.is_some())
                     {
                         self.unsupported(
                             &aloc,
@@ -591,8 +591,8 @@ impl Parser<'_> {
                         continue;
                     };
                     match key {
-                        "count" => res.count = Some(attr),
-                        "for_each" => res.for_each = Some(attr),
+                        "count" => count = Some(attr),
+                        "for_each" => for_each = Some(attr),
                         "depends_on" => {
                             let ExprKind::List(items) = &attr.expr.kind else {
                                 self.unsupported(
@@ -648,18 +648,22 @@ impl Parser<'_> {
                 }
             }
         }
-        if let (Some(_), Some(fe)) = (&res.count, &res.for_each) {
-            let floc = fe.loc.clone();
-            self.unsupported(
-                &floc,
-                format!(
-                    "resource `{}` sets both `count` and `for_each`",
-                    res.address()
-                ),
-                "use one of them",
-            );
-            return None;
-        }
+        res.repetition = match (count, for_each) {
+            (Some(_), Some(fe)) => {
+                self.unsupported(
+                    &fe.loc,
+                    format!(
+                        "resource `{}` sets both `count` and `for_each`",
+                        res.address()
+                    ),
+                    "use one of them",
+                );
+                return None;
+            }
+            (Some(c), None) => Repetition::Count(c),
+            (None, Some(fe)) => Repetition::ForEach(fe),
+            (None, None) => Repetition::Single,
+        };
         Some(res)
     }
 

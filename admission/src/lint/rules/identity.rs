@@ -24,7 +24,7 @@ impl Lint<'_, '_> {
         schema: &ResourceTypeSchema,
         path: AdmissionPath,
     ) {
-        if res.count.is_none()
+        if res.repetition.count().is_none()
             || !matches!(
                 path,
                 AdmissionPath::ClientNamed | AdmissionPath::ParentDerived

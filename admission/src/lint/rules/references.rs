@@ -34,9 +34,10 @@ impl Lint<'_, '_> {
             }
             // `count` and `for_each` are evaluated before the repetition exists.
             exprs.extend(
-                res.count
+                res.repetition
+                    .count()
                     .iter()
-                    .chain(res.for_each.iter())
+                    .chain(res.repetition.for_each().iter())
                     .map(|a| (&a.expr, None)),
             );
             for (path, loc) in &res.depends_on {
@@ -90,14 +91,14 @@ impl Lint<'_, '_> {
                 None => Some("`local` must be followed by a local name".into()),
             },
             "count" => match (second, res) {
-                (Some("index"), Some(r)) if r.count.is_some() => None,
+                (Some("index"), Some(r)) if r.repetition.count().is_some() => None,
                 (Some("index"), _) => {
                     Some("`count.index` is used outside a block with `count`".into())
                 }
                 _ => Some("`count` has only the attribute `index`".into()),
             },
             "each" => match (second, res) {
-                (Some("key" | "value"), Some(r)) if r.for_each.is_some() => None,
+                (Some("key" | "value"), Some(r)) if r.repetition.for_each().is_some() => None,
                 (Some("key" | "value"), _) => {
                     Some("`each` is used outside a block with `for_each`".into())
                 }
@@ -116,8 +117,8 @@ impl Lint<'_, '_> {
                 };
                 // An attribute of a single-instance block must exist in its type's schema.
                 let attr = path.get(2)?;
-                if target.count.is_some() || target.for_each.is_some() {
-                    let how = if target.count.is_some() {
+                if target.repetition.count().is_some() || target.repetition.for_each().is_some() {
+                    let how = if target.repetition.count().is_some() {
                         "[0]"
                     } else {
                         "[\"key\"]"
