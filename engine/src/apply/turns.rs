@@ -1,0 +1,116 @@
+//! The parallelism limit of an apply: an operation holds one turn while it is in flight, from its
+//! `Started` event to the end of its provider call (for a record-backed instance, its record write).
+//!
+//! The records around a call are written outside its turn, so that a slow record store does not idle the
+//! provider: a create that finds no turn free writes its intent while it waits (at most `parallelism`
+//! creates wait that way), and every record after the call is written after the turn is handed on. The
+//! execution graph itself runs unbounded; this module is the limit. It never hands out a turn after
+//! cancellation: an operation still waiting then reports that it did not start.
+
+use admission::{Code, InstanceAddress};
+use execgraph::Diagnostic as GraphDiagnostic;
+use futures::future::{Either, select};
+use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio_util::sync::CancellationToken;
+
+/// The turns of one apply.
+pub(super) struct Turns {
+    /// Operations in flight.
+    calls: Semaphore,
+    /// Creates waiting for a turn with their intent written (or being written).
+    ahead: Semaphore,
+    cancel: CancellationToken,
+}
+
+/// Where an operation stands.
+pub(super) enum Entry<'a> {
+    /// In flight: it holds a turn (until dropped).
+    Turn { _turn: SemaphorePermit<'a> },
+    /// A create preparing its records ahead of its turn, holding one of the places ahead.
+    Ahead { _place: SemaphorePermit<'a> },
+    /// Past its turn: writing the records after its call.
+    Done,
+}
+
+impl Turns {
+    /// `parallelism` turns, handed out until `cancel` fires.
+    pub(super) fn new(parallelism: usize, cancel: CancellationToken) -> Turns {
+        Turns {
+            calls: Semaphore::new(parallelism),
+            ahead: Semaphore::new(parallelism),
+            cancel,
+        }
+    }
+
+    /// Enters an operation: a turn, or for one that `prepares` records before its call, a place ahead
+    /// when that comes first. `None` once the apply is cancelled.
+    pub(super) async fn enter(&self, prepares: bool) -> Option<Entry<'_>> {
+        if self.cancel.is_cancelled() {
+            return None;
+        }
+        // The uncontended path first: awaiting the semaphore spends the task's cooperative budget.
+        if let Ok(turn) = self.calls.try_acquire() {
+            return Some(Entry::Turn { _turn: turn });
+        }
+        let entry = if prepares {
+            let turn = std::pin::pin!(self.calls.acquire());
+            let ahead = std::pin::pin!(self.ahead.acquire());
+            match self.unless_cancelled(select(turn, ahead)).await? {
+                Either::Left((turn, _)) => Entry::Turn { _turn: turn.ok()? },
+                Either::Right((ahead, _)) => Entry::Ahead {
+                    _place: ahead.ok()?,
+                },
+            }
+        } else {
+            Entry::Turn {
+                _turn: self.unless_cancelled(self.calls.acquire()).await?.ok()?,
+            }
+        };
+        (!self.cancel.is_cancelled()).then_some(entry)
+    }
+
+    /// Waits for the turn of an operation that entered ahead; `false` once the apply is cancelled.
+    pub(super) async fn take_turn<'a>(&'a self, entry: &mut Entry<'a>) -> bool {
+        if matches!(entry, Entry::Turn { .. } | Entry::Done) {
+            return true;
+        }
+        if self.cancel.is_cancelled() {
+            return false;
+        }
+        let turn = match self.calls.try_acquire() {
+            Ok(turn) => turn,
+            Err(_) => match self.unless_cancelled(self.calls.acquire()).await {
+                Some(Ok(turn)) => turn,
+                _ => return false,
+            },
+        };
+        if self.cancel.is_cancelled() {
+            return false;
+        }
+        *entry = Entry::Turn { _turn: turn };
+        true
+    }
+
+    /// `fut`'s output, or `None` when the apply is cancelled first.
+    async fn unless_cancelled<F: std::future::Future>(&self, fut: F) -> Option<F::Output> {
+        let cancelled = std::pin::pin!(self.cancel.cancelled());
+        match select(cancelled, std::pin::pin!(fut)).await {
+            Either::Left(_) => None,
+            Either::Right((out, _)) => Some(out),
+        }
+    }
+}
+
+/// The diagnostic of an operation the cancellation kept from starting, as the execution graph words it
+/// for the operations it never called.
+pub(super) fn not_started(address: &InstanceAddress) -> GraphDiagnostic {
+    GraphDiagnostic::error(
+        Code::Cancelled.as_str(),
+        "operation not started: apply was cancelled",
+        format!(
+            "The change to {address} was not started because the apply was interrupted; operations \
+             already in flight finished. Run apply again to carry out the remaining changes."
+        ),
+    )
+    .with_address(address)
+}
