@@ -169,6 +169,71 @@ fn bench_apply_create_keeps_within_the_parallelism() {
 }
 
 #[test]
+fn bench_apply_create_with_store_latency_counts_the_store_calls() {
+    let (lines, table) = bench(&[
+        "apply-create",
+        "--n",
+        "50",
+        "--latency-ms",
+        "1",
+        "--store-latency-ms",
+        "1",
+        "--parallelism",
+        "4",
+    ]);
+    assert_eq!(lines.len(), 1);
+    let line = &lines[0];
+    assert_eq!(
+        fields(line),
+        sorted(&[
+            "scenario",
+            "n",
+            "latency_ms",
+            "store_latency_ms",
+            "parallelism",
+            "keying",
+            "wall_ms",
+            "bound_ms",
+            "wall_over_bound",
+            "max_in_flight",
+            "store_calls",
+        ])
+    );
+    assert_eq!(line["store_latency_ms"], 1);
+    // 30 VPCs, subnets and route tables write their intent twice; 20 routes and associations also
+    // write their `located` record.
+    assert_eq!(line["store_calls"], 30 * 2 + 20 * 3, "{line}");
+    let in_flight = line["max_in_flight"].as_u64().expect("a count");
+    assert!((1..=4).contains(&in_flight), "{line}");
+    // max(critical path 3 × (1 ms + w 3 × 1 ms), 50 × 1 ms / 4).
+    assert_eq!(line["bound_ms"], 12.5);
+    assert!(
+        table.contains("store calls per create (w): aws_vpc 2, aws_subnet 2"),
+        "{table}"
+    );
+    assert!(table.contains("(w = 3)"), "{table}");
+    assert!(
+        table.contains("live objects after the apply: 50"),
+        "{table}"
+    );
+    assert!(!table.contains("WARNING"), "{table}");
+}
+
+#[test]
+fn bench_store_latency_is_refused_outside_apply_create() {
+    let out = Command::new(env!("CARGO_BIN_EXE_liveplan-bench"))
+        .args(["execgraph", "--n", "10", "--store-latency-ms", "1"])
+        .output()
+        .expect("the benchmark binary runs");
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--store-latency-ms is for apply-create"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn bench_execgraph_reports_per_node_figures() {
     let (lines, _) = bench(&["execgraph", "--n", "1000"]);
     assert_eq!(lines.len(), 1);
