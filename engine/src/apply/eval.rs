@@ -120,6 +120,11 @@ impl admission::eval::ResourceResolver for ReadResolver<'_> {
 }
 
 impl Executor {
+    /// The declared instances of `block` (`type.name`), in address order.
+    pub(super) fn members(&self, block: &str) -> &[InstanceAddress] {
+        self.ctx.blocks.get(block).map(Vec::as_slice).unwrap_or(&[])
+    }
+
     /// Fetches what an instance's arguments read: the blocks read whole, and the members read by key.
     /// `None` when an upstream failed (the evaluation stops silently).
     async fn fetch_reads(
@@ -131,12 +136,7 @@ impl Executor {
         for (block, keys) in needed {
             let shape = self.blocks.get(&block)?;
             let res = self.ctx.config.resources.get(shape.resource)?;
-            let instances: &[InstanceAddress] = self
-                .ctx
-                .blocks
-                .get(&block)
-                .map(Vec::as_slice)
-                .unwrap_or(&[]);
+            let instances = self.members(&block);
             match keys {
                 None => {
                     let mut got = BTreeMap::new();
@@ -175,8 +175,7 @@ impl Executor {
         members: &HashMap<InstanceAddress, Value>,
     ) -> Option<Value> {
         let shape = self.blocks.get(block)?;
-        let instances: &[InstanceAddress] =
-            self.ctx.blocks.get(block).map(Vec::as_slice).unwrap_or(&[]);
+        let instances = self.members(block);
         let mut value = shape.unknown.clone();
         for k in keys {
             let Some(a) = shape.positions.get(k).and_then(|&i| instances.get(i)) else {

@@ -70,22 +70,17 @@ impl Executor {
             .iter()
             .map(|res| {
                 let block = res.address();
-                let instances: &[InstanceAddress] = self
-                    .ctx
-                    .blocks
-                    .get(&block)
-                    .map(Vec::as_slice)
-                    .unwrap_or(&[]);
-                let value = refs::block_value(res, instances, None, |a| match results.get(a) {
-                    Some(Some(o)) => graph::object_value(o),
-                    Some(None) => Value::Null,
-                    None => self
-                        .ctx
-                        .priors
-                        .get(a)
-                        .map(graph::object_value)
-                        .unwrap_or(Value::unknown()),
-                });
+                let value =
+                    refs::block_value(res, self.members(&block), None, |a| match results.get(a) {
+                        Some(Some(o)) => graph::object_value(o),
+                        Some(None) => Value::Null,
+                        None => self
+                            .ctx
+                            .priors
+                            .get(a)
+                            .map(graph::object_value)
+                            .unwrap_or(Value::unknown()),
+                    });
                 (block, value)
             })
             .collect()

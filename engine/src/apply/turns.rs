@@ -2,14 +2,17 @@
 //! `Started` event to the end of its provider call (for a record-backed instance, its record write).
 //!
 //! The records around a call are written outside its turn, so that a slow record store does not idle the
-//! provider: a create that finds no turn free writes its intent while it waits (at most `parallelism`
-//! creates wait that way), and every record after the call is written after the turn is handed on. The
+//! provider: a create that finds no turn free writes its intent while it waits, and every record after the
+//! call is written after the turn is handed on. At most twice `parallelism` creates wait that way: with a
+//! store as slow as the provider, one round of them writes its intents while the other calls, and the
+//! pending intents a crash can leave stay bounded. The
 //! execution graph itself runs unbounded; this module is the limit. It never hands out a turn after
 //! cancellation: an operation still waiting then reports that it did not start.
 
 use admission::{Code, InstanceAddress};
 use execgraph::Diagnostic as GraphDiagnostic;
 use futures::future::{Either, select};
+
 use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio_util::sync::CancellationToken;
 
@@ -17,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 pub(super) struct Turns {
     /// Operations in flight.
     calls: Semaphore,
-    /// Creates waiting for a turn with their intent written (or being written).
+    /// Creates waiting for a turn with their intent written (or being written): twice the turns.
     ahead: Semaphore,
     cancel: CancellationToken,
 }
@@ -37,13 +40,13 @@ impl Turns {
     pub(super) fn new(parallelism: usize, cancel: CancellationToken) -> Turns {
         Turns {
             calls: Semaphore::new(parallelism),
-            ahead: Semaphore::new(parallelism),
+            ahead: Semaphore::new(2 * parallelism),
             cancel,
         }
     }
 
-    /// Enters an operation: a turn, or for one that `prepares` records before its call, a place ahead
-    /// when that comes first. `None` once the apply is cancelled.
+    /// Enters an operation: a turn when one is free, else for one that `prepares` records before its
+    /// call a place ahead, for any other its turn. `None` once the apply is cancelled.
     pub(super) async fn enter(&self, prepares: bool) -> Option<Entry<'_>> {
         if self.cancel.is_cancelled() {
             return None;
@@ -52,14 +55,11 @@ impl Turns {
         if let Ok(turn) = self.calls.try_acquire() {
             return Some(Entry::Turn { _turn: turn });
         }
+        // A create that must wait writes its intent first, and only then queues for a turn: a turn is
+        // handed to an operation ready to call the provider, never to one still writing a record.
         let entry = if prepares {
-            let turn = std::pin::pin!(self.calls.acquire());
-            let ahead = std::pin::pin!(self.ahead.acquire());
-            match self.unless_cancelled(select(turn, ahead)).await? {
-                Either::Left((turn, _)) => Entry::Turn { _turn: turn.ok()? },
-                Either::Right((ahead, _)) => Entry::Ahead {
-                    _place: ahead.ok()?,
-                },
+            Entry::Ahead {
+                _place: self.unless_cancelled(self.ahead.acquire()).await?.ok()?,
             }
         } else {
             Entry::Turn {

@@ -156,8 +156,8 @@ pub async fn apply_create(options: ApplyOptions) -> anyhow::Result<Report> {
         .map(|&(block, _)| store_calls_per_create(block, options.keying))
         .max()
         .unwrap_or(0);
-    let bound = (path as f64 * (latency_ms + w as f64 * store_ms))
-        .max(options.n as f64 * latency_ms / p);
+    let bound =
+        (path as f64 * (latency_ms + w as f64 * store_ms)).max(options.n as f64 * latency_ms / p);
     let wall_ms = wall.as_secs_f64() * 1000.0;
     let mut report = Report::new("apply-create");
     report.input("n", json!(options.n));
