@@ -5,9 +5,9 @@
 //! provider: a create that finds no turn free writes its intent while it waits, and every record after the
 //! call is written after the turn is handed on. At most twice `parallelism` creates wait that way: with a
 //! store as slow as the provider, one round of them writes its intents while the other calls, and the
-//! pending intents a crash can leave stay bounded. The
-//! execution graph itself runs unbounded; this module is the limit. It never hands out a turn after
-//! cancellation: an operation still waiting then reports that it did not start.
+//! pending intents a crash can leave stay bounded. The execution graph itself runs unbounded; this module
+//! is the limit. It never hands out a turn after cancellation: an operation still waiting then reports
+//! that it did not start.
 
 use admission::{Code, InstanceAddress};
 use execgraph::Diagnostic as GraphDiagnostic;
