@@ -35,12 +35,22 @@ pub(super) struct Flight<'a> {
     id: Option<String>,
     /// Whether its `Started` event was reported.
     announced: bool,
+    /// Its place in the order of provider calls, from its turn until it calls or gives up.
+    ticket: Option<u64>,
+}
+
+impl Drop for Flight<'_> {
+    fn drop(&mut self) {
+        // An operation that failed in its turn before calling lets the others call.
+        self.give_up_place();
+    }
 }
 
 impl Flight<'_> {
     /// Reports the start, once the operation holds its turn.
     fn announce(&mut self) {
         if !self.announced && matches!(self.entry, Entry::Turn { .. }) {
+            self.ticket = Some(self.exec.turns.order.issue());
             self.op.started = Instant::now();
             self.exec
                 .emit(ApplyEventKind::Started, &self.op, self.id.clone(), None);
@@ -58,8 +68,24 @@ impl Flight<'_> {
         Ok(())
     }
 
+    /// Waits for the operations that took their turn before this one to call the provider.
+    async fn in_order(&mut self) {
+        if let Some(ticket) = self.ticket {
+            self.exec.turns.order.wait(ticket).await;
+            self.give_up_place();
+        }
+    }
+
+    /// Lets the operations after this one call the provider.
+    fn give_up_place(&mut self) {
+        if let Some(ticket) = self.ticket.take() {
+            self.exec.turns.order.pass(ticket);
+        }
+    }
+
     /// Hands the turn on: the records after the call are written outside it.
     fn end_turn(&mut self) {
+        self.give_up_place();
         if matches!(self.entry, Entry::Turn { .. }) {
             // A fresh place ahead is never waited for again: the operation already started.
             self.entry = Entry::Done;
@@ -111,6 +137,7 @@ impl Executor {
             },
             id: id.clone(),
             announced: false,
+            ticket: None,
         };
         if let (FinalKind::Create, Some(old)) = (plan.kind, fallback) {
             // The create leg of a create-before-destroy: the old object is recorded as deposed here, as the
@@ -156,6 +183,7 @@ impl Executor {
         flight: &mut Flight<'_>,
         d: GraphDiagnostic,
     ) -> Applied<LiveObject> {
+        flight.give_up_place();
         let cancelled = d.code == Code::Cancelled.as_str();
         if !cancelled || flight.announced {
             // A create that failed while preparing ahead of its turn is told as started and failed too.
@@ -186,6 +214,7 @@ impl Executor {
         F: FnMut() -> Fut,
         Fut: std::future::Future<Output = Result<T, ProviderError>>,
     {
+        flight.in_order().await;
         let out = self
             .ticking(&flight.op, flight.id.clone(), self.retry.run(call))
             .await;
@@ -224,7 +253,9 @@ impl Executor {
             .await
             .map_err(|e| e.diagnostic(address))?;
         if let Err(cancelled) = flight.take_turn().await {
-            // Cancelled before its turn: nothing was created, so the intent goes back to what it was.
+            // Cancelled before its turn: nothing was created, so the intent goes back to what it was,
+            // once the operations in flight have ended.
+            let _idle = self.turns.idle().await;
             return Err(match self.revert_intent(address).await {
                 Ok(()) => cancelled,
                 Err(revert) => revert,

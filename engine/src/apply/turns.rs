@@ -7,13 +7,17 @@
 //! store as slow as the provider, one round of them writes its intents while the other calls, and the
 //! pending intents a crash can leave stay bounded. The execution graph itself runs unbounded; this module
 //! is the limit. It never hands out a turn after cancellation: an operation still waiting then reports
-//! that it did not start.
+//! that it did not start (a create that wrote its intent ahead puts it back once nothing is in flight,
+//! so that the store is never written to while an interrupted apply waits for its last calls).
+
+use std::collections::BTreeSet;
+use std::sync::{Mutex, PoisonError};
 
 use admission::{Code, InstanceAddress};
 use execgraph::Diagnostic as GraphDiagnostic;
 use futures::future::{Either, select};
 
-use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio::sync::{Notify, Semaphore, SemaphorePermit};
 use tokio_util::sync::CancellationToken;
 
 /// The turns of one apply.
@@ -23,6 +27,9 @@ pub(super) struct Turns {
     /// Creates waiting for a turn with their intent written (or being written): twice the turns.
     ahead: Semaphore,
     cancel: CancellationToken,
+    /// The order of the calls, by turn.
+    pub(super) order: CallOrder,
+    parallelism: usize,
 }
 
 /// Where an operation stands.
@@ -42,6 +49,8 @@ impl Turns {
             calls: Semaphore::new(parallelism),
             ahead: Semaphore::new(2 * parallelism),
             cancel,
+            order: CallOrder::default(),
+            parallelism,
         }
     }
 
@@ -91,6 +100,13 @@ impl Turns {
         true
     }
 
+    /// Waits until no operation is in flight, and holds every turn while the returned permit lives: the
+    /// moment a create cancelled before its turn puts its intent back, after what was in flight ended.
+    pub(super) async fn idle(&self) -> Option<SemaphorePermit<'_>> {
+        let all = u32::try_from(self.parallelism).ok()?;
+        self.calls.acquire_many(all).await.ok()
+    }
+
     /// `fut`'s output, or `None` when the apply is cancelled first.
     async fn unless_cancelled<F: std::future::Future>(&self, fut: F) -> Option<F::Output> {
         let cancelled = std::pin::pin!(self.cancel.cancelled());
@@ -113,4 +129,70 @@ pub(super) fn not_started(address: &InstanceAddress) -> GraphDiagnostic {
         ),
     )
     .with_address(address)
+}
+
+/// The order of provider calls: an operation calls the provider only after every operation that took
+/// its turn before it has called (or given up), so that the calls of one apply start in the order of the
+/// turns, whichever record write around them ends first.
+#[derive(Default)]
+pub(super) struct CallOrder {
+    state: Mutex<OrderState>,
+    changed: Notify,
+}
+
+#[derive(Default)]
+struct OrderState {
+    /// The next ticket to hand out.
+    issued: u64,
+    /// Every ticket below this one has called.
+    passed: u64,
+    /// Tickets that called (or gave up) before some ticket below them.
+    early: BTreeSet<u64>,
+}
+
+impl CallOrder {
+    /// The ticket of an operation that just took its turn.
+    pub(super) fn issue(&self) -> u64 {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.issued += 1;
+        state.issued - 1
+    }
+
+    /// Waits until every ticket below `ticket` has called.
+    pub(super) async fn wait(&self, ticket: u64) {
+        loop {
+            let notified = self.changed.notified();
+            let mut notified = std::pin::pin!(notified);
+            notified.as_mut().enable();
+            if self
+                .state
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .passed
+                >= ticket
+            {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// Marks `ticket` as called.
+    pub(super) fn pass(&self, ticket: u64) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if ticket == state.passed {
+            state.passed += 1;
+            loop {
+                let next = state.passed;
+                if !state.early.remove(&next) {
+                    break;
+                }
+                state.passed += 1;
+            }
+        } else {
+            state.early.insert(ticket);
+        }
+        drop(state);
+        self.changed.notify_waiters();
+    }
 }
