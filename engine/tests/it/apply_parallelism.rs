@@ -6,10 +6,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use engine::{ApplyConfig, ApplyEventKind, RetryPolicy};
+use engine::{ApplyConfig, RetryPolicy};
 use fixtures::{SimCloud, SimConfig};
 use staterecord::{Record, Store, StoreError, Version};
-use tokio_util::sync::CancellationToken;
 
 use crate::support::{World, diagnostics};
 
@@ -111,25 +110,7 @@ async fn a_create_cancelled_while_waiting_for_its_turn_leaves_no_intent() {
     let (mut world, store) = slow_world();
     let plan = world.plan(&vpcs()).await;
     world.store = Arc::clone(&store) as Arc<dyn Store>;
-    let cancel = CancellationToken::new();
-    let token = cancel.clone();
-    let events: engine::apply::EventSink = Arc::new(move |e: &engine::ApplyEvent| {
-        if e.kind == ApplyEventKind::Completed {
-            token.cancel();
-        }
-    });
-    let outcome = world
-        .apply_with(
-            plan,
-            ApplyConfig {
-                parallelism: std::num::NonZeroUsize::MIN,
-                cancel,
-                retry: RetryPolicy::immediate(3),
-                events: Some(events),
-                ..ApplyConfig::default()
-            },
-        )
-        .await;
+    let outcome = world.apply_interrupted(plan).await;
     assert!(!outcome.succeeded());
     assert!(
         outcome
