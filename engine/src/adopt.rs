@@ -14,14 +14,15 @@ use admission::marker::{
     self, AdoptFacts, AdoptRefusal, DeclarationMatch, Estate, ObjectAtAddress, Ownership,
     RenameFacts, check_adopt, check_rename,
 };
-use admission::provider::{ListRequest, TagChange, TagFilter, TagQuery};
+use admission::provider::{Identity, ListRequest, TagChange, TagFilter, TagQuery};
 use admission::{
     AdmissionPath, Code, Diagnostic, InstanceAddress, InstanceKey, LiveObject, Provider,
     ProviderError, Slot,
 };
 use projection::{Binding, Projection};
-use staterecord::{CacheScope, Store, StoreError};
+use staterecord::{CacheScope, Store};
 
+use crate::journal::{RecordError, RecordJournal, SlotsBasis, located_record, records_seen};
 use crate::planner::PlanRequest;
 use projection::record::{InstanceNamespace as Namespace, RecordBody, RecordKeys};
 
@@ -180,101 +181,118 @@ pub async fn adopt(
         .merged(admission::catalog::builtin());
     let (parsed, linted) =
         admission::lint::check(config.files, config.inputs, &catalog, config.estate_flag);
-    let estate = linted.estate.as_deref().and_then(|e| Estate::new(e).ok());
-    let declared = linted.instances.iter().find(|d| d.address == address);
-    let schema = catalog.get(address.type_name());
-    let refuse = |refusal: AdoptRefusal| {
+    let refusals = Refusals(request.address);
+    let view = AdoptView::new(&linted, &catalog, &address);
+    let live = match view.read_live(provider, config, request).await {
+        Ok(live) => live,
+        Err(outcome) => return Ok(outcome),
+    };
+    let mut facts = view.facts(&live, request);
+    // The cheap facts first: the projection below (a whole discovery) is made only for an adoption they
+    // allow.
+    if let Err(refusal) = check_adopt(&facts) {
+        return Ok(refusals.refuse(refusal));
+    }
+    let (Some(estate), Some(schema), Some(target)) =
+        (view.estate.clone(), view.schema, live.target)
+    else {
+        return Ok(refusals.refuse_with("no estate name".to_owned()));
+    };
+    if linted.has_errors() {
+        return Ok(refusals.configuration_errors(&linted));
+    }
+    // The plan's own view of the instance: its bind candidates, its slot and the records it would write
+    // over.
+    let keys = RecordKeys::new(config.key_prefix, &estate)?;
+    let projected = {
+        let (variables, _) = admission::config::resolve_variables(&parsed, config.inputs);
+        let region = provider.region();
+        let model = crate::planner::declared_model(
+            &parsed,
+            &variables,
+            &catalog,
+            &linted.instances,
+            &region,
+        )?;
+        let scope = CacheScope::new();
+        let cache = scope.cache(Arc::clone(&store), keys.prefix());
+        let projection = crate::planner::projection_config(config);
+        projection::project(provider, &cache, &estate, &model, &projection).await?
+    };
+    if incomplete(&projected, &address) {
+        return Ok(refusals.fail(&"a listing or read of the discovery failed"));
+    }
+    facts.declaration = view.declaration(&live.at_identity, &projected, &target);
+    let id = match check_adopt(&facts) {
+        Ok(id) => id,
+        Err(refusal) => return Ok(refusals.refuse(refusal)),
+    };
+    let slot = match count_slot(&projected, schema, &address) {
+        Ok(slot) => slot,
+        Err(summary) => return Ok(refusals.refuse_with(summary)),
+    };
+    let set = match marker::marker_tags(&estate, &address, slot) {
+        Ok(t) => t,
+        Err(e) => return Ok(refusals.refuse_with(e.to_string())),
+    };
+    let seen = records_seen(&keys, &projected.records);
+    let journal = RecordJournal::new(&store, keys, seen);
+    // The records first: a record written for an object whose tags then fail to change is harmless (a
+    // located object without this estate's tag is not taken as owned, and a raised high-water mark only
+    // skips a slot), while tags written without the records would lose the object.
+    let located = match write_adopted(&journal, schema, &address, &target, slot).await {
+        Ok(located) => located,
+        Err(e) => return Ok(refusals.conflict(&e)),
+    };
+    let change = TagChange {
+        set,
+        remove: Default::default(),
+    };
+    if let Err(e) = config
+        .retry
+        .run(|| provider.update_tags(address.type_name(), &id, change.clone()))
+        .await
+    {
+        // Best effort: the record is harmless without the tags, but it would name a foreign object.
+        if let Some(key) = located {
+            let _ = journal.delete(&key).await;
+        }
+        return Ok(refusals.fail(&e));
+    }
+    Ok(OwnershipOutcome {
+        id: Some(id),
+        diagnostics: Vec::new(),
+    })
+}
+
+/// How adopt words its refusals of `.0` (the address asked for).
+struct Refusals<'a>(&'a str);
+
+impl Refusals<'_> {
+    fn refuse(&self, refusal: AdoptRefusal) -> OwnershipOutcome {
         OwnershipOutcome::refused(
             Code::AdoptRefused,
             refusal.to_string(),
             &refusal.detail(),
-            request.address,
+            self.0,
         )
-    };
-    let refuse_with = |summary: String| {
-        OwnershipOutcome::refused(
-            Code::AdoptRefused,
-            summary,
-            "nothing was changed",
-            request.address,
-        )
-    };
-    let fail = |e: &dyn std::fmt::Display| {
+    }
+
+    fn refuse_with(&self, summary: String) -> OwnershipOutcome {
+        OwnershipOutcome::refused(Code::AdoptRefused, summary, "nothing was changed", self.0)
+    }
+
+    fn fail(&self, e: &dyn std::fmt::Display) -> OwnershipOutcome {
         OwnershipOutcome::refused(
             Code::AdoptRefused,
             format!("could not read the live system: {e}"),
             "retry later; nothing was changed",
-            request.address,
+            self.0,
         )
-    };
-    // The identity the configuration declares, for a client-named instance.
-    let identity = declared.and_then(|d| match d.identity.first() {
-        Some((_, admission::lint::IdentityValue::Static(v))) => {
-            v.peel().as_str().map(str::to_owned)
-        }
-        _ => None,
-    });
-    let client_named = schema.and_then(|s| s.admission) == Some(AdmissionPath::ClientNamed);
-    let mut target: Option<LiveObject> = None;
-    let mut at_identity: Option<LiveObject> = None;
-    let mut already_bound = false;
-    if let (Some(estate), Some(schema)) = (&estate, schema) {
-        if client_named && let Some(name) = &identity {
-            at_identity = match crate::apply::read_identity(
-                provider,
-                &config.retry,
-                address.type_name(),
-                name,
-            )
-            .await
-            {
-                Ok(o) => o,
-                Err(e) => return Ok(fail(&e)),
-            };
-        }
-        target = match request.id {
-            Some(id) => match provider.read_by_id(address.type_name(), id).await {
-                Ok(o) => o,
-                Err(e) => return Ok(fail(&e)),
-            },
-            None => at_identity.clone(),
-        };
-        if schema.taggable
-            && let Ok(escaped) = marker::escape_address(&address)
-        {
-            match marked(provider, estate, address.type_name(), &escaped).await {
-                Ok(objs) => {
-                    already_bound = objs
-                        .iter()
-                        .any(|o| target.as_ref().is_none_or(|t| t.id != o.id))
-                }
-                Err(e) => return Ok(fail(&e)),
-            }
-        }
     }
-    let mut facts = AdoptFacts {
-        estate: estate.clone(),
-        declared: declared.is_some(),
-        admission: schema.and_then(|s| s.admission),
-        id_given: request.id.is_some(),
-        taggable: schema.is_some_and(|s| s.taggable),
-        already_bound,
-        target: match &estate {
-            Some(e) => at_address(e, target.as_ref(), Vec::new()),
-            None => ObjectAtAddress::Nothing,
-        },
-        declaration: DeclarationMatch::Matches,
-    };
-    // The cheap facts first: the projection below (a whole discovery) is made only for an adoption they
-    // allow.
-    if let Err(refusal) = check_adopt(&facts) {
-        return Ok(refuse(refusal));
-    }
-    let (Some(estate), Some(schema), Some(target)) = (estate, schema, target) else {
-        return Ok(refuse_with("no estate name".to_owned()));
-    };
-    if linted.has_errors() {
-        let mut outcome = refuse_with("the configuration has errors".to_owned());
+
+    fn configuration_errors(&self, linted: &admission::lint::Linted) -> OwnershipOutcome {
+        let mut outcome = self.refuse_with("the configuration has errors".to_owned());
         outcome.diagnostics[0].detail =
             "adopt checks the object against the configuration: fix the errors (liveplan validate lists \
              them), then adopt again; nothing was changed"
@@ -286,75 +304,11 @@ pub async fn adopt(
                 .filter(|d| d.severity() == admission::Severity::Error)
                 .cloned(),
         );
-        return Ok(outcome);
+        outcome
     }
-    // The plan's own view of the instance: its bind candidates, its slot and the records it would write
-    // over.
-    let (variables, _) = admission::config::resolve_variables(&parsed, config.inputs);
-    let region = provider.region();
-    let model =
-        crate::planner::declared_model(&parsed, &variables, &catalog, &linted.instances, &region)?;
-    let keys = RecordKeys::new(config.key_prefix, &estate)?;
-    let scope = CacheScope::new();
-    let cache = scope.cache(Arc::clone(&store), keys.prefix());
-    let projected = projection::project(
-        provider,
-        &cache,
-        &estate,
-        &model,
-        &crate::planner::projection_config(config),
-    )
-    .await?;
-    let state = projected.instance(&address);
-    if projected.withheld_types.contains(address.type_name())
-        || state.is_some_and(|s| {
-            s.binding == Binding::Withheld(projection::Withheld::DiscoveryIncomplete)
-        })
-    {
-        return Ok(fail(&"a listing or read of the discovery failed"));
-    }
-    facts.declaration = if client_named {
-        match (&identity, &at_identity) {
-            (_, Some(o)) if o.id == target.id => DeclarationMatch::Matches,
-            (Some(name), _) => DeclarationMatch::OtherIdentity {
-                declared: name.clone(),
-            },
-            (None, _) => DeclarationMatch::OtherIdentity {
-                declared: "(not static)".to_owned(),
-            },
-        }
-    } else {
-        // The plan's own candidate test, the ambiguous matches included: naming one with --id is the
-        // choice the plan could not make.
-        let candidate = projected
-            .bind_candidates
-            .iter()
-            .chain(&projected.ambiguous_candidates)
-            .any(|c| c.address == address && c.id == target.id);
-        if candidate {
-            DeclarationMatch::Matches
-        } else {
-            DeclarationMatch::NotACandidate
-        }
-    };
-    let id = match check_adopt(&facts) {
-        Ok(id) => id,
-        Err(refusal) => return Ok(refuse(refusal)),
-    };
-    let slot = match count_slot(&projected, schema, &address) {
-        Ok(slot) => slot,
-        Err(summary) => return Ok(refuse_with(summary)),
-    };
-    let set = match marker::marker_tags(&estate, &address, slot) {
-        Ok(t) => t,
-        Err(e) => return Ok(refuse_with(e.to_string())),
-    };
-    // The records first: a record written for an object whose tags then fail to change is harmless (a
-    // located object without this estate's tag is not taken as owned, and a raised high-water mark only
-    // skips a slot), while tags written without the records would lose the object.
-    let store = staterecord::fresh(&store);
-    let conflict = |key: &str, e: &StoreError| {
-        let (code, detail) = if e.is_conflict() {
+
+    fn conflict(&self, e: &RecordError) -> OwnershipOutcome {
+        let (code, detail) = if e.error.is_conflict() {
             (
                 Code::VersionConflict,
                 "another run changed the records at the same time; the object was not adopted: retry",
@@ -367,59 +321,185 @@ pub async fn adopt(
         };
         OwnershipOutcome::refused(
             code,
-            format!("writing the record {key} failed: {e}"),
+            format!("writing the record {} failed: {}", e.key, e.error),
             detail,
-            request.address,
+            self.0,
         )
-    };
+    }
+}
+
+/// What the configuration and the catalog say of the address adopted.
+struct AdoptView<'a> {
+    address: &'a InstanceAddress,
+    estate: Option<Estate>,
+    declared: bool,
+    schema: Option<&'a admission::ResourceTypeSchema>,
+    /// The identity the configuration declares, for a client-named instance.
+    identity: Option<String>,
+    client_named: bool,
+}
+
+/// What the live system holds for the address adopted.
+struct AdoptLive {
+    /// The object to adopt: the one named by `--id`, else the one at the declared identity.
+    target: Option<LiveObject>,
+    /// The object at the declared identity.
+    at_identity: Option<LiveObject>,
+    /// Whether another object of this estate already carries the address.
+    already_bound: bool,
+}
+
+impl<'a> AdoptView<'a> {
+    fn new(
+        linted: &'a admission::lint::Linted,
+        catalog: &'a admission::Catalog,
+        address: &'a InstanceAddress,
+    ) -> AdoptView<'a> {
+        let declared = linted.instances.iter().find(|d| &d.address == address);
+        let schema = catalog.get(address.type_name());
+        let identity = declared.and_then(|d| match d.identity.first() {
+            Some((_, admission::lint::IdentityValue::Static(v))) => {
+                v.peel().as_str().map(str::to_owned)
+            }
+            _ => None,
+        });
+        AdoptView {
+            address,
+            estate: linted.estate.as_deref().and_then(|e| Estate::new(e).ok()),
+            declared: declared.is_some(),
+            schema,
+            identity,
+            client_named: schema.and_then(|s| s.admission) == Some(AdmissionPath::ClientNamed),
+        }
+    }
+
+    /// Reads the object at the declared identity, the object to adopt, and whether the address is
+    /// already bound; a refusal when the live system cannot be read.
+    async fn read_live(
+        &self,
+        provider: &dyn Provider,
+        config: &PlanRequest<'_>,
+        request: &AdoptRequest<'_>,
+    ) -> Result<AdoptLive, OwnershipOutcome> {
+        let fail = |e: &dyn std::fmt::Display| Refusals(request.address).fail(e);
+        let mut live = AdoptLive {
+            target: None,
+            at_identity: None,
+            already_bound: false,
+        };
+        let (Some(estate), Some(schema)) = (&self.estate, self.schema) else {
+            return Ok(live);
+        };
+        let type_name = self.address.type_name();
+        if self.client_named
+            && let Some(name) = &self.identity
+        {
+            let identity = Identity::Name(name.clone());
+            live.at_identity = config
+                .retry
+                .run(|| provider.read(type_name, &identity))
+                .await
+                .map_err(|e| fail(&e))?;
+        }
+        live.target = match request.id {
+            Some(id) => provider
+                .read_by_id(type_name, id)
+                .await
+                .map_err(|e| fail(&e))?,
+            None => live.at_identity.clone(),
+        };
+        if schema.taggable
+            && let Ok(escaped) = marker::escape_address(self.address)
+        {
+            let objs = marked(provider, estate, type_name, &escaped)
+                .await
+                .map_err(|e| fail(&e))?;
+            live.already_bound = objs
+                .iter()
+                .any(|o| live.target.as_ref().is_none_or(|t| t.id != o.id));
+        }
+        Ok(live)
+    }
+
+    /// The facts of the check, the declaration taken as matching until the projection tells.
+    fn facts(&self, live: &AdoptLive, request: &AdoptRequest<'_>) -> AdoptFacts {
+        AdoptFacts {
+            estate: self.estate.clone(),
+            declared: self.declared,
+            admission: self.schema.and_then(|s| s.admission),
+            id_given: request.id.is_some(),
+            taggable: self.schema.is_some_and(|s| s.taggable),
+            already_bound: live.already_bound,
+            target: match &self.estate {
+                Some(e) => at_address(e, live.target.as_ref(), Vec::new()),
+                None => ObjectAtAddress::Nothing,
+            },
+            declaration: DeclarationMatch::Matches,
+        }
+    }
+
+    /// Whether `target` is what the configuration declares: the object at the declared identity of a
+    /// client-named instance, else one of the plan's bind candidates (the ambiguous matches included:
+    /// naming one with --id is the choice the plan could not make).
+    fn declaration(
+        &self,
+        at_identity: &Option<LiveObject>,
+        projected: &Projection,
+        target: &LiveObject,
+    ) -> DeclarationMatch {
+        if self.client_named {
+            return match (&self.identity, at_identity) {
+                (_, Some(o)) if o.id == target.id => DeclarationMatch::Matches,
+                (Some(name), _) => DeclarationMatch::OtherIdentity {
+                    declared: name.clone(),
+                },
+                (None, _) => DeclarationMatch::OtherIdentity {
+                    declared: "(not static)".to_owned(),
+                },
+            };
+        }
+        let candidate = projected
+            .bind_candidates
+            .iter()
+            .chain(&projected.ambiguous_candidates)
+            .any(|c| &c.address == self.address && c.id == target.id);
+        if candidate {
+            DeclarationMatch::Matches
+        } else {
+            DeclarationMatch::NotACandidate
+        }
+    }
+}
+
+/// Whether the projection could not see the address's type (or the instance) completely.
+fn incomplete(projected: &Projection, address: &InstanceAddress) -> bool {
+    projected.withheld_types.contains(address.type_name())
+        || projected.instance(address).is_some_and(|s| {
+            s.binding == Binding::Withheld(projection::Withheld::DiscoveryIncomplete)
+        })
+}
+
+/// Writes the records of an adopted object: the slot high-water mark of its count block, and its
+/// `located` record (whose key comes back, to roll it back when the tags cannot be written).
+async fn write_adopted(
+    journal: &RecordJournal,
+    schema: &admission::ResourceTypeSchema,
+    address: &InstanceAddress,
+    target: &LiveObject,
+    slot: Option<Slot>,
+) -> Result<Option<String>, RecordError> {
     if let Some(slot) = slot {
-        let key = keys.slots(address.block());
-        let seen = projected.records.slots.get(address.block());
-        if let Some(raised) = crate::apply::raised_slots(seen.map(|s| s.body.highest), slot) {
-            let payload =
-                RecordBody::Slots(raised).to_payload_at(&key, &address.block().to_string());
-            if let Err(e) = store
-                .put_if_version(&key, &payload, seen.map(|s| &s.version))
-                .await
-            {
-                return Ok(conflict(&key, &e));
-            }
-        }
+        journal
+            .raise_slots(address.block(), slot, SlotsBasis::Seen)
+            .await?;
     }
-    let mut located_written = None;
-    if let Some(located) = crate::apply::located_record(schema, &target, &BTreeMap::new()) {
-        let key = keys.instance(Namespace::Located, &address);
-        let seen = projected.records.located.get(&address);
-        if seen.is_none_or(|s| s.body != located) {
-            let payload = RecordBody::Located(located).to_payload_at(&key, &address.to_string());
-            match store
-                .put_if_version(&key, &payload, seen.map(|s| &s.version))
-                .await
-            {
-                Ok(version) => located_written = Some((key, version)),
-                Err(e) => return Ok(conflict(&key, &e)),
-            }
-        }
+    match located_record(schema, target, &BTreeMap::new()) {
+        Some(located) => Ok(journal
+            .write_located(address, located)
+            .await?
+            .map(|(key, _)| key)),
+        None => Ok(None),
     }
-    let change = TagChange {
-        set,
-        remove: Default::default(),
-    };
-    if let Err(e) = config
-        .retry
-        .run(|| provider.update_tags(address.type_name(), &id, change.clone()))
-        .await
-    {
-        // Best effort: the record is harmless without the tags, but it would name a foreign object.
-        if let Some((key, version)) = located_written {
-            let _ = store.delete(&key, Some(&version)).await;
-        }
-        return Ok(fail(&e));
-    }
-    Ok(OwnershipOutcome {
-        id: Some(id),
-        diagnostics: Vec::new(),
-    })
 }
 
 /// The slot an adopted count member gets (`None` outside a taggable count block): the one the projection
@@ -479,62 +559,23 @@ pub async fn mv(
     let (_, linted) =
         admission::lint::check(config.files, config.inputs, &catalog, config.estate_flag);
     let estate = linted.estate.as_deref().and_then(|e| Estate::new(e).ok());
-    let store = staterecord::fresh(&store);
     let refuse = |summary: String| {
         OwnershipOutcome::refused(Code::MvRefused, summary, "nothing was changed", request.old)
     };
-    let schema = catalog.get(old.type_name());
-    let taggable = schema.is_some_and(|s| s.taggable);
-    let mut at_old = ObjectAtAddress::Nothing;
-    let mut new_claimed = false;
-    let mut old_object = None;
-    if let Some(e) = &estate {
-        if taggable && old.type_name() == new.type_name() {
-            let (Ok(eo), Ok(en)) = (marker::escape_address(&old), marker::escape_address(&new))
-            else {
-                return Ok(refuse("the address does not fit in a marker".to_owned()));
-            };
-            let olds = match marked(provider, e, old.type_name(), &eo).await {
-                Ok(o) => o,
-                Err(err) => return Ok(refuse(format!("could not read the live system: {err}"))),
-            };
-            let news = match marked(provider, e, new.type_name(), &en).await {
-                Ok(o) => o,
-                Err(err) => return Ok(refuse(format!("could not read the live system: {err}"))),
-            };
-            new_claimed = !news.is_empty();
-            at_old = at_address(e, None, olds.iter().collect());
-            old_object = olds.into_iter().next();
-        } else if !taggable {
-            // An untaggable object is ours through its `located` record; a record-backed one (`random_id`)
-            // is its record.
-            let keys = RecordKeys::new(config.key_prefix, e)?;
-            for ns in [Namespace::Located, Namespace::Records] {
-                let key = keys.instance(ns, &old);
-                match store
-                    .get(&key)
-                    .await?
-                    .and_then(|r| RecordBody::from_payload(&r.payload).ok())
-                {
-                    Some(RecordBody::Located(located)) => {
-                        at_old = ObjectAtAddress::Ours { id: located.id };
-                    }
-                    Some(RecordBody::Object(object)) => {
-                        at_old = ObjectAtAddress::Ours { id: object.id };
-                    }
-                    _ => {}
-                }
-                let new_key = keys.instance(ns, &new);
-                new_claimed |= store.get(&new_key).await?.is_some();
-            }
-        }
-    }
+    let taggable = catalog.get(old.type_name()).is_some_and(|s| s.taggable);
+    let found = match &estate {
+        Some(e) => match find_old(config, provider, &store, e, taggable, &old, &new).await? {
+            Ok(found) => found,
+            Err(summary) => return Ok(refuse(summary)),
+        },
+        None => Found::default(),
+    };
     let facts = RenameFacts {
         estate: estate.clone(),
         old: old.clone(),
         new: new.clone(),
-        at_old,
-        new_claimed,
+        at_old: found.at_old,
+        new_claimed: found.new_claimed,
         new_declared: linted.instances.iter().any(|d| d.address == new),
         allow_missing_config: request.allow_missing_config,
     };
@@ -551,33 +592,140 @@ pub async fn mv(
             diagnostics: Vec::new(),
         });
     }
-    if let Some(obj) = &old_object {
-        let escaped = match marker::escape_address(&new) {
-            Ok(e) => e,
-            Err(e) => return Ok(refuse(e.to_string())),
-        };
-        let mut change = match marker::address_tag_change(&obj.tags, &escaped) {
-            Ok(c) => c,
-            Err(e) => return Ok(refuse(e.to_string())),
-        };
-        if old.block() != new.block() {
-            change.remove.insert(marker::SLOT_TAG.to_owned());
+    if let Some(obj) = &found.object
+        && let Err(outcome) = retag(config, provider, obj, &old, &new, request).await
+    {
+        return Ok(outcome);
+    }
+    let journal = RecordJournal::new(
+        &store,
+        RecordKeys::new(config.key_prefix, &estate)?,
+        BTreeMap::new(),
+    );
+    let diagnostics = move_records(&journal, &old, &new, request).await?;
+    Ok(OwnershipOutcome {
+        id: Some(id),
+        diagnostics,
+    })
+}
+
+/// What is at OLD and NEW before a rename.
+struct Found {
+    /// This estate's object (or objects) at OLD.
+    at_old: ObjectAtAddress,
+    /// Whether NEW already has an object or a record of this estate.
+    new_claimed: bool,
+    /// The live object at OLD, for a taggable type: the one to retag.
+    object: Option<LiveObject>,
+}
+
+impl Default for Found {
+    fn default() -> Found {
+        Found {
+            at_old: ObjectAtAddress::Nothing,
+            new_claimed: false,
+            object: None,
         }
-        if let Err(e) = config
-            .retry
-            .run(|| provider.update_tags(obj.type_name.as_str(), &obj.id, change.clone()))
-            .await
-        {
-            return Ok(OwnershipOutcome::refused(
+    }
+}
+
+/// Finds what this estate has at OLD and NEW: for a taggable type the live objects carrying either
+/// address, else the records (an untaggable object is ours through its `located` record, a record-backed
+/// one is its record). `Err` with the summary of a refusal.
+async fn find_old(
+    config: &PlanRequest<'_>,
+    provider: &dyn Provider,
+    store: &Arc<dyn Store>,
+    estate: &Estate,
+    taggable: bool,
+    old: &InstanceAddress,
+    new: &InstanceAddress,
+) -> Result<Result<Found, String>, crate::Error> {
+    let mut found = Found::default();
+    if taggable && old.type_name() == new.type_name() {
+        let (Ok(eo), Ok(en)) = (marker::escape_address(old), marker::escape_address(new)) else {
+            return Ok(Err("the address does not fit in a marker".to_owned()));
+        };
+        let unreadable = |err: ProviderError| format!("could not read the live system: {err}");
+        let olds = match marked(provider, estate, old.type_name(), &eo).await {
+            Ok(o) => o,
+            Err(err) => return Ok(Err(unreadable(err))),
+        };
+        let news = match marked(provider, estate, new.type_name(), &en).await {
+            Ok(o) => o,
+            Err(err) => return Ok(Err(unreadable(err))),
+        };
+        found.new_claimed = !news.is_empty();
+        found.at_old = at_address(estate, None, olds.iter().collect());
+        found.object = olds.into_iter().next();
+    } else if !taggable {
+        let journal = RecordJournal::new(
+            store,
+            RecordKeys::new(config.key_prefix, estate)?,
+            BTreeMap::new(),
+        );
+        for ns in [Namespace::Located, Namespace::Records] {
+            let key = journal.keys().instance(ns, old);
+            match journal.read(&key).await.map_err(|e| e.error)? {
+                Some(RecordBody::Located(located)) => {
+                    found.at_old = ObjectAtAddress::Ours { id: located.id };
+                }
+                Some(RecordBody::Object(object)) => {
+                    found.at_old = ObjectAtAddress::Ours { id: object.id };
+                }
+                _ => {}
+            }
+            let new_key = journal.keys().instance(ns, new);
+            found.new_claimed |= journal
+                .fetch(&new_key)
+                .await
+                .map_err(|e| e.error)?
+                .is_some();
+        }
+    }
+    Ok(Ok(found))
+}
+
+/// Rewrites `obj`'s address marker from OLD to NEW (dropping its slot when it leaves its block).
+async fn retag(
+    config: &PlanRequest<'_>,
+    provider: &dyn Provider,
+    obj: &LiveObject,
+    old: &InstanceAddress,
+    new: &InstanceAddress,
+    request: &MvRequest<'_>,
+) -> Result<(), OwnershipOutcome> {
+    let refuse = |summary: String| {
+        OwnershipOutcome::refused(Code::MvRefused, summary, "nothing was changed", request.old)
+    };
+    let escaped = marker::escape_address(new).map_err(|e| refuse(e.to_string()))?;
+    let mut change =
+        marker::address_tag_change(&obj.tags, &escaped).map_err(|e| refuse(e.to_string()))?;
+    if old.block() != new.block() {
+        change.remove.insert(marker::SLOT_TAG.to_owned());
+    }
+    config
+        .retry
+        .run(|| provider.update_tags(obj.type_name.as_str(), &obj.id, change.clone()))
+        .await
+        .map_err(|e| {
+            OwnershipOutcome::refused(
                 Code::MvRefused,
                 format!("retagging {} failed: {e}", obj.id),
                 "nothing was changed; retry",
                 request.old,
-            ));
-        }
-    }
+            )
+        })
+}
+
+/// Moves every record of OLD to NEW; the failures come back as diagnostics on NEW.
+async fn move_records(
+    journal: &RecordJournal,
+    old: &InstanceAddress,
+    new: &InstanceAddress,
+    request: &MvRequest<'_>,
+) -> Result<Vec<Diagnostic>, crate::Error> {
     let mut diagnostics = Vec::new();
-    let keys = RecordKeys::new(config.key_prefix, &estate)?;
     for ns in [
         Namespace::Records,
         Namespace::Residue,
@@ -585,41 +733,28 @@ pub async fn mv(
         Namespace::Intent,
         Namespace::Located,
     ] {
-        let from = keys.instance(ns, &old);
-        let to = keys.instance(ns, &new);
-        let Some(record) = store.get(&from).await? else {
+        let from = journal.keys().instance(ns, old);
+        let to = journal.keys().instance(ns, new);
+        let Some(record) = journal.fetch(&from).await.map_err(|e| e.error)? else {
             continue;
         };
-        // A digest key's record names its address inside, so it is written again for the new address; a
-        // payload this version cannot read moves as it is.
-        let payload = match RecordBody::from_payload(&record.payload) {
-            Ok(body) => body.to_payload_at(&to, &new.to_string()),
-            Err(_) => record.payload.clone(),
-        };
-        let moved = match store.put_if_version(&to, &payload, None).await {
-            Ok(_) => store.delete(&from, Some(&record.version)).await,
-            Err(e) => Err(e),
-        };
-        if let Err(e) = moved {
+        if let Err(e) = journal.move_record(&from, &record, &to, new).await {
             // Only a lost compare-and-swap is another run's doing; any other failure is the store's.
-            let d = match crate::error::kms_denied(&e) {
+            let d = match crate::error::kms_denied(&e.error) {
                 Some(d) => d,
-                None if e.is_conflict() => Diagnostic::new(
+                None if e.error.is_conflict() => Diagnostic::new(
                     Code::VersionConflict,
-                    format!("moving the record {from} to {to} failed: {e}"),
+                    format!("moving the record {from} to {to} failed: {}", e.error),
                     "another run changed the records at the same time; check `liveplan records` and retry",
                 ),
                 None => Diagnostic::new(
                     Code::MvRefused,
-                    format!("moving the record {from} to {to} failed: {e}"),
+                    format!("moving the record {from} to {to} failed: {}", e.error),
                     "check the record store, then `liveplan records`, and retry",
                 ),
             };
             diagnostics.push(d.with_address(request.new));
         }
     }
-    Ok(OwnershipOutcome {
-        id: Some(id),
-        diagnostics,
-    })
+    Ok(diagnostics)
 }

@@ -15,8 +15,10 @@
 
 pub mod adopt;
 pub mod apply;
+mod builtin;
 pub mod error;
 pub mod graph;
+mod journal;
 pub mod model;
 pub mod planner;
 pub mod refs;

@@ -128,9 +128,22 @@ fn bench_plan_converged_costs_what_the_model_says() {
     assert!(!table.contains("WARNING"), "{table}");
 }
 
-#[test]
-fn bench_apply_create_keeps_within_the_parallelism() {
-    let (lines, table) = bench(&[
+const APPLY_FIELDS: &[&str] = &[
+    "scenario",
+    "n",
+    "latency_ms",
+    "parallelism",
+    "keying",
+    "wall_ms",
+    "bound_ms",
+    "wall_over_bound",
+    "max_in_flight",
+];
+
+/// Runs `apply-create` on 50 instances at 1 ms and parallelism 4 with `extra` options, and checks what
+/// every such line holds: the fields (with `extra_fields`), the limit kept, the bound, the objects made.
+fn apply_create(extra: &[&str], extra_fields: &[&str]) -> (Json, String) {
+    let mut args = vec![
         "apply-create",
         "--n",
         "50",
@@ -138,27 +151,17 @@ fn bench_apply_create_keeps_within_the_parallelism() {
         "1",
         "--parallelism",
         "4",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let (lines, table) = bench(&args);
     assert_eq!(lines.len(), 1);
-    let line = &lines[0];
-    assert_eq!(
-        fields(line),
-        sorted(&[
-            "scenario",
-            "n",
-            "latency_ms",
-            "parallelism",
-            "keying",
-            "wall_ms",
-            "bound_ms",
-            "wall_over_bound",
-            "max_in_flight",
-        ])
-    );
+    let line = lines[0].clone();
+    let expected: Vec<&str> = APPLY_FIELDS.iter().chain(extra_fields).copied().collect();
+    assert_eq!(fields(&line), sorted(&expected));
     assert_eq!(line["keying"], "for-each");
     let in_flight = line["max_in_flight"].as_u64().expect("a count");
     assert!((1..=4).contains(&in_flight), "{line}");
-    // max(critical path 3 × 1 ms, 50 × 1 ms / 4).
+    // max(critical path 3 × (1 ms + w × store latency), 50 × 1 ms / 4).
     assert_eq!(line["bound_ms"], 12.5);
     assert!(table.contains("critical path (creates): 3"), "{table}");
     assert!(
@@ -166,6 +169,43 @@ fn bench_apply_create_keeps_within_the_parallelism() {
         "{table}"
     );
     assert!(!table.contains("WARNING"), "{table}");
+    (line, table)
+}
+
+#[test]
+fn bench_apply_create_keeps_within_the_parallelism() {
+    apply_create(&[], &[]);
+}
+
+#[test]
+fn bench_apply_create_with_store_latency_counts_the_store_calls() {
+    let (line, table) = apply_create(
+        &["--store-latency-ms", "1"],
+        &["store_latency_ms", "store_calls"],
+    );
+    assert_eq!(line["store_latency_ms"], 1);
+    // 30 VPCs, subnets and route tables write their intent twice; 20 routes and associations also
+    // write their `located` record.
+    assert_eq!(line["store_calls"], 30 * 2 + 20 * 3, "{line}");
+    assert!(
+        table.contains("store calls per create (w): aws_vpc 2, aws_subnet 2"),
+        "{table}"
+    );
+    assert!(table.contains("(w = 3)"), "{table}");
+}
+
+#[test]
+fn bench_store_latency_is_refused_outside_apply_create() {
+    let out = Command::new(env!("CARGO_BIN_EXE_liveplan-bench"))
+        .args(["execgraph", "--n", "10", "--store-latency-ms", "1"])
+        .output()
+        .expect("the benchmark binary runs");
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--store-latency-ms is for apply-create"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

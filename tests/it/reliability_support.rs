@@ -106,7 +106,7 @@ impl EstateDir {
             .count()
     }
 
-    /// Every record file of the local store: its path under the store and its content.
+    /// Every record file of the local store (`.rec`): its path under the store and its content.
     pub fn record_files(&self) -> Vec<(String, String)> {
         let root = self.path().join(".liveplan/records");
         let mut out = Vec::new();
@@ -119,7 +119,9 @@ impl EstateDir {
                 let path = entry.expect("a directory entry").path();
                 if path.is_dir() {
                     stack.push(path);
-                } else {
+                } else if path.extension().is_some_and(|e| e == "rec") {
+                    // Only records: a process killed mid-write leaves its `.lock` and `.tmp` files, which
+                    // the store never reads as records either.
                     let name = path
                         .strip_prefix(&root)
                         .expect("under the store")

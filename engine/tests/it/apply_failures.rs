@@ -1,12 +1,9 @@
 //! End to end on the simulated cloud: a failed create, cancellation, and two applies of one plan.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, LazyLock};
+use std::sync::LazyLock;
 
-use engine::{ApplyConfig, ApplyEventKind, RetryPolicy};
 use expect_test::expect;
 use fixtures::testkit::Network;
-use tokio_util::sync::CancellationToken;
 
 use crate::support::{Bench, diagnostics, failing, live_tags, text};
 
@@ -49,28 +46,8 @@ async fn a_failed_create_skips_its_dependents_and_the_next_plan_creates_only_wha
 #[tokio::test]
 async fn cancellation_finishes_what_is_in_flight_and_the_next_plan_converges() {
     let world = Bench::empty();
-    let cancel = CancellationToken::new();
-    let fired = Arc::new(AtomicBool::new(false));
-    let (token, flag) = (cancel.clone(), Arc::clone(&fired));
-    let events: engine::apply::EventSink = Arc::new(move |e: &engine::ApplyEvent| {
-        // Interrupt right after the first object exists, as a Ctrl-C would.
-        if e.kind == ApplyEventKind::Completed && !flag.swap(true, Ordering::SeqCst) {
-            token.cancel();
-        }
-    });
     let plan = world.plan(&NETWORK).await;
-    let outcome = world
-        .apply_with(
-            plan,
-            ApplyConfig {
-                parallelism: std::num::NonZeroUsize::MIN,
-                cancel,
-                retry: RetryPolicy::immediate(3),
-                events: Some(events),
-                ..ApplyConfig::default()
-            },
-        )
-        .await;
+    let outcome = world.apply_interrupted(plan).await;
     assert!(!outcome.succeeded());
     assert!(
         outcome

@@ -5,6 +5,7 @@ mod apply_events;
 mod apply_failures;
 mod apply_greenfield;
 mod apply_lifecycle;
+mod apply_parallelism;
 mod apply_reads;
 mod apply_tags;
 mod long_addresses;

@@ -87,6 +87,29 @@ impl Bench {
         .await
     }
 
+    /// Applies `plan` one operation at a time, interrupted right after the first object exists, as a
+    /// Ctrl-C would.
+    pub async fn apply_interrupted(&self, plan: Plan) -> engine::ApplyOutcome {
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let fired = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (token, flag) = (cancel.clone(), Arc::clone(&fired));
+        let events: engine::apply::EventSink = Arc::new(move |e: &engine::ApplyEvent| {
+            if e.kind == engine::ApplyEventKind::Completed
+                && !flag.swap(true, std::sync::atomic::Ordering::SeqCst)
+            {
+                token.cancel();
+            }
+        });
+        let config = ApplyConfig {
+            parallelism: std::num::NonZeroUsize::MIN,
+            cancel,
+            retry: RetryPolicy::immediate(3),
+            events: Some(events),
+            ..ApplyConfig::default()
+        };
+        self.apply_with(plan, config).await
+    }
+
     /// Reviews and applies a plan with instant retries.
     pub async fn apply(&self, plan: Plan) -> engine::ApplyOutcome {
         self.apply_with(

@@ -1,8 +1,8 @@
 //! `liveplan-bench`: the benchmarks of the performance spec, one scenario per run.
 //!
 //! ```text
-//! liveplan-bench <scenario> [--n N] [--latency-ms L] [--parallelism P] [--read-concurrency R]
-//!                [--backend all|local|s3] [--rounds R]
+//! liveplan-bench <scenario> [--n N] [--latency-ms L] [--store-latency-ms S] [--parallelism P]
+//!                [--read-concurrency R] [--backend all|local|s3] [--rounds R]
 //! ```
 //!
 //! Each result is one JSON object per line on stdout (the scenario, the inputs that identify the line, and
@@ -14,6 +14,7 @@
 mod apply;
 mod estate;
 mod graph;
+mod latent;
 mod plan;
 mod probe;
 mod report;
@@ -55,6 +56,9 @@ struct Args {
     /// Latency injected into every simulated API call, in milliseconds.
     #[arg(long, default_value_t = 0)]
     latency_ms: u64,
+    /// Latency injected into every record-store call of apply-create's apply, in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    store_latency_ms: u64,
     /// Provider operations in flight during apply-create.
     #[arg(long, default_value_t = NonZeroUsize::new(10).unwrap_or(NonZeroUsize::MIN))]
     parallelism: NonZeroUsize,
@@ -107,6 +111,10 @@ async fn main() -> anyhow::Result<()> {
         };
         return plan::converge_into(&mix, keying, dir).await;
     }
+    anyhow::ensure!(
+        args.store_latency_ms == 0 || args.scenario == Scenario::ApplyCreate,
+        "--store-latency-ms is for apply-create"
+    );
     match args.scenario {
         Scenario::PlanConverged => {
             emit(&plan::plan_converged(plan_options(args.n.unwrap_or(1000))).await?);
@@ -118,6 +126,7 @@ async fn main() -> anyhow::Result<()> {
             let options = apply::ApplyOptions {
                 n: args.n.unwrap_or(1000),
                 latency,
+                store_latency: Duration::from_millis(args.store_latency_ms),
                 parallelism: args.parallelism,
                 keying: args.keying.unwrap_or(estate::Keying::ForEach),
             };

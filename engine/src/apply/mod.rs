@@ -1,0 +1,474 @@
+//! Applying a reviewed plan: its execution graph compiled against the provider and the record store, and
+//! executed under a parallelism limit and a cancellation token.
+//!
+//! Each create writes the instance's create intent before the provider call, and the markers travel with
+//! the create itself, so an object never exists unmarked. Desired values are evaluated again as upstream
+//! results arrive. Every record write is a compare-and-swap through the record journal; a lost one is
+//! `version-conflict`. Every operation reports [`ApplyEvent`]s.
+//!
+//! - `events`: the events, their terminal and `--json` lines, and the progress ticker.
+//! - `eval`: the desired values of an instance and the final plan of its change.
+//! - `provider_ops`: create, update and delete, with the records around each call.
+//! - `turns`: the parallelism limit, held around provider calls only.
+//! - `outputs`: the outputs after the apply.
+//!
+//! This module only dispatches the graph's operations; it never starts a provider call after
+//! cancellation, never aborts one in flight, and never writes a record without naming the version it
+//! replaces.
+
+mod eval;
+mod events;
+mod outputs;
+mod provider_ops;
+mod turns;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt;
+use std::num::NonZeroUsize;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use admission::schema::ResourceTypeSchema;
+use admission::{Code, Diagnostic, InstanceAddress, LiveObject, Provider, Value};
+use async_trait::async_trait;
+use execgraph::{
+    Applied, Diagnostic as GraphDiagnostic, ExecuteConfig, OpResult, Operations, ValueSource,
+};
+use staterecord::Store;
+use tokio_util::sync::CancellationToken;
+
+pub use events::{ApplyEvent, ApplyEventKind, EventSink};
+
+use crate::builtin::ApplyTime;
+use crate::graph::{self, EngineFamily, FinalPlan, GraphValue, Meta};
+use crate::journal::{RecordJournal, records_seen};
+use crate::model::{PlanContext, ResourceChange, ReviewedPlan};
+use eval::BlockShape;
+use projection::RetryPolicy;
+use projection::record::RecordKeys;
+use turns::Turns;
+
+/// How to apply.
+#[derive(Clone)]
+pub struct ApplyConfig {
+    /// Provider operations in flight at once.
+    pub parallelism: NonZeroUsize,
+    /// Cancelling stops new operations from starting; those in flight finish and write their records.
+    pub cancel: CancellationToken,
+    /// How throttled calls are retried.
+    pub retry: RetryPolicy,
+    /// Where events go, if anywhere.
+    pub events: Option<EventSink>,
+    /// How often a running operation reports progress.
+    pub progress_interval: Duration,
+}
+
+impl fmt::Debug for ApplyConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ApplyConfig")
+            .field("parallelism", &self.parallelism)
+            .field("retry", &self.retry)
+            .field("events", &self.events.is_some())
+            .field("progress_interval", &self.progress_interval)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ApplyConfig {
+    fn default() -> Self {
+        ApplyConfig {
+            parallelism: NonZeroUsize::new(10).unwrap_or(NonZeroUsize::MIN),
+            cancel: CancellationToken::new(),
+            retry: RetryPolicy::default(),
+            events: None,
+            progress_interval: Duration::from_secs(10),
+        }
+    }
+}
+
+/// What an apply did.
+///
+/// Its `Debug` shows each object by its id only: live tags carry no sensitivity marks, and a tag may hold a
+/// value that came from a sensitive variable.
+#[derive(Clone, Default)]
+pub struct ApplyOutcome {
+    /// Every diagnostic (failed operations, lost compare-and-swaps, cancellation), sorted.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The objects after the apply, by instance (`None` for a destroyed instance).
+    pub objects: BTreeMap<InstanceAddress, Option<LiveObject>>,
+    /// The outputs' values after the apply.
+    pub outputs: BTreeMap<String, Value>,
+}
+
+impl std::fmt::Debug for ApplyOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let objects: BTreeMap<String, Option<&str>> = self
+            .objects
+            .iter()
+            .map(|(address, object)| (address.to_string(), object.as_ref().map(|o| o.id.as_str())))
+            .collect();
+        f.debug_struct("ApplyOutcome")
+            .field("diagnostics", &self.diagnostics)
+            .field("objects", &objects)
+            .field("outputs", &self.outputs)
+            .finish()
+    }
+}
+
+impl ApplyOutcome {
+    /// Whether every operation succeeded.
+    pub fn succeeded(&self) -> bool {
+        !self
+            .diagnostics
+            .iter()
+            .any(|d| d.severity() == admission::Severity::Error)
+    }
+}
+
+fn gdiag(
+    code: Code,
+    summary: impl Into<String>,
+    detail: impl Into<String>,
+    address: &InstanceAddress,
+) -> GraphDiagnostic {
+    GraphDiagnostic::error(code.as_str(), summary, detail).with_address(address)
+}
+
+/// Applies a reviewed plan through `provider`, writing records to `store` (read past any cache).
+#[tracing::instrument(skip_all, fields(estate = %plan.plan().estate), err)]
+pub async fn apply(
+    plan: &ReviewedPlan,
+    provider: Arc<dyn Provider>,
+    store: Arc<dyn Store>,
+    config: ApplyConfig,
+) -> Result<ApplyOutcome, crate::Error> {
+    // Every record an apply writes is its estate's: on S3 the objects carry the estate's tag, so that one
+    // bucket's records can be told apart by estate (lifecycle rules, access policies, cost reports).
+    let tags = BTreeMap::from([(
+        admission::marker::ESTATE_TAG.to_owned(),
+        plan.plan().estate.clone(),
+    )]);
+    staterecord::with_object_tags(tags, apply_plan(plan, provider, store, config)).await
+}
+
+async fn apply_plan(
+    plan: &ReviewedPlan,
+    provider: Arc<dyn Provider>,
+    store: Arc<dyn Store>,
+    config: ApplyConfig,
+) -> Result<ApplyOutcome, crate::Error> {
+    let p = plan.plan();
+    let graph = graph::build(p).map_err(|e| crate::Error::InvalidGraph(e.to_string()))?;
+    let ops = Arc::new(Executor::new(p, provider, &store, &config)?);
+    let in_graph: BTreeSet<InstanceAddress> = ops.changes.keys().cloned().collect();
+    let compiled = graph
+        .compile(Arc::clone(&ops) as Arc<dyn Operations<EngineFamily>>)
+        .map_err(|d| {
+            crate::Error::InvalidGraph(
+                d.iter()
+                    .map(|x| x.detail.clone())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
+        })?;
+    let graph_diags = compiled
+        .execute(ExecuteConfig {
+            // The executor holds the parallelism limit itself, around provider calls only (see `turns`):
+            // the graph starts every operation as soon as its operands are ready.
+            parallelism: NonZeroUsize::new(tokio::sync::Semaphore::MAX_PERMITS)
+                .unwrap_or(config.parallelism),
+            cancel: config.cancel.clone(),
+        })
+        .await;
+    let mut diagnostics: Vec<Diagnostic> = graph_diags.into_iter().map(to_diagnostic).collect();
+    let mut objects = BTreeMap::new();
+    for a in &in_graph {
+        let v = compiled.resource_instance_value(a).await;
+        if v.unavailable.is_none() {
+            let obj = ops
+                .results
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(a)
+                .cloned();
+            objects.insert(a.clone(), obj.flatten());
+        }
+    }
+    let outputs = if config.cancel.is_cancelled() {
+        BTreeMap::new()
+    } else {
+        ops.settle(&mut diagnostics).await;
+        ops.write_outputs(&mut diagnostics).await
+    };
+    diagnostics.sort_by(|a, b| {
+        a.sort_key()
+            .cmp(&b.sort_key())
+            .then_with(|| a.summary.cmp(&b.summary))
+    });
+    diagnostics.dedup();
+    Ok(ApplyOutcome {
+        diagnostics,
+        objects,
+        outputs,
+    })
+}
+
+impl Executor {
+    /// The operations of applying `p`.
+    fn new(
+        p: &crate::model::Plan,
+        provider: Arc<dyn Provider>,
+        store: &Arc<dyn Store>,
+        config: &ApplyConfig,
+    ) -> Result<Executor, crate::Error> {
+        let ctx = Arc::clone(&p.context);
+        let estate = admission::Estate::new(p.estate.clone())
+            .map_err(|e| crate::Error::InvalidGraph(e.to_string()))?;
+        let keys = RecordKeys::new(&ctx.key_prefix, &estate)?;
+        let seen = records_seen(&keys, &ctx.records);
+        let mut changes = HashMap::new();
+        let mut deposed_changes = HashMap::new();
+        for c in p.effective_changes() {
+            let change = Arc::new(change_to_apply(c));
+            match &c.deposed {
+                None => changes.insert(c.address.clone(), change),
+                Some(key) => deposed_changes.insert((c.address.clone(), key.clone()), change),
+            };
+        }
+        Ok(Executor {
+            blocks: eval::block_shapes(&ctx),
+            journal: RecordJournal::new(store, keys, seen),
+            turns: Turns::new(config.parallelism.get(), config.cancel.clone()),
+            ctx,
+            changes,
+            deposed_changes,
+            provider,
+            retry: config.retry.clone(),
+            events: config.events.clone(),
+            progress_interval: config.progress_interval,
+            results: Mutex::new(BTreeMap::new()),
+            impure: ApplyTime::now(),
+        })
+    }
+
+    /// Settles what the plan found left over: deposed records of objects already gone (nothing is left to
+    /// delete), and intents of interrupted creates whose objects the plan bound and no change settled.
+    async fn settle(&self, diagnostics: &mut Vec<Diagnostic>) {
+        for (address, id) in &self.ctx.stale_deposed {
+            if let Err(e) = self.journal.remove_deposed(address, id).await {
+                diagnostics.push(to_diagnostic(e.diagnostic(address)));
+            }
+        }
+        for (address, id) in &self.ctx.settled_intents {
+            if let Err(e) = self.journal.settle_intent(address, id).await {
+                diagnostics.push(to_diagnostic(e.diagnostic(address)));
+            }
+        }
+    }
+}
+
+/// A change as apply carries it: everything but `depends_on`, which the execution graph already encodes
+/// as waits (and which lists every instance of every block an instance refers to, so copying it per
+/// change would make an apply quadratic).
+fn change_to_apply(c: &ResourceChange) -> ResourceChange {
+    ResourceChange {
+        address: c.address.clone(),
+        action: c.action,
+        id: c.id.clone(),
+        admission: c.admission,
+        before: c.before.clone(),
+        after: c.after.clone(),
+        reason: c.reason.clone(),
+        replace_order: c.replace_order,
+        changed: c.changed.clone(),
+        forces: c.forces.clone(),
+        tag_change: c.tag_change.clone(),
+        slot: c.slot,
+        deposed: c.deposed.clone(),
+        depends_on: Vec::new(),
+    }
+}
+
+fn to_diagnostic(d: GraphDiagnostic) -> Diagnostic {
+    let code = Code::from_name(&d.code).unwrap_or(Code::ApplyFailed);
+    let mut out = Diagnostic::new(code, d.summary, d.detail);
+    if let Some(a) = d.address {
+        out = out.with_address(a);
+    }
+    out
+}
+
+/// The graph's operations of one apply.
+struct Executor {
+    ctx: Arc<PlanContext>,
+    /// The change of each instance applied (its current object).
+    changes: HashMap<InstanceAddress, Arc<ResourceChange>>,
+    /// The change of each deposed object deleted, by instance and deposed key.
+    deposed_changes: HashMap<(InstanceAddress, String), Arc<ResourceChange>>,
+    /// Each resource block's declaration and the value of its members before any is read.
+    blocks: HashMap<String, BlockShape>,
+    provider: Arc<dyn Provider>,
+    /// Every record write of the apply.
+    journal: RecordJournal,
+    /// The parallelism limit.
+    turns: Turns,
+    retry: RetryPolicy,
+    events: Option<EventSink>,
+    progress_interval: Duration,
+    /// Each instance's object after its apply.
+    results: Mutex<BTreeMap<InstanceAddress, Option<LiveObject>>>,
+    /// The values of `timestamp()` and `uuid()` in this apply.
+    impure: ApplyTime,
+}
+
+impl Executor {
+    fn schema(&self, type_name: &str) -> Option<&ResourceTypeSchema> {
+        self.ctx.catalog.get(type_name)
+    }
+}
+
+#[async_trait]
+impl Operations<EngineFamily> for Executor {
+    async fn resource_instance_prior(
+        &self,
+        addr: &InstanceAddress,
+    ) -> OpResult<Option<LiveObject>> {
+        Ok(self.ctx.priors.get(addr).cloned())
+    }
+
+    async fn resource_instance_current_meta(
+        &self,
+        addr: &InstanceAddress,
+        _prior: Option<&LiveObject>,
+    ) -> OpResult<Meta> {
+        let change = self.changes.get(addr).cloned().ok_or_else(|| {
+            vec![gdiag(
+                Code::ApplyFailed,
+                format!("{addr} has no change in the plan"),
+                "plan again",
+                addr,
+            )]
+        })?;
+        Ok(Meta {
+            address: addr.clone(),
+            change,
+            deposed: None,
+        })
+    }
+
+    async fn resource_instance_desired(
+        &self,
+        meta: &Meta,
+        values: &ValueSource<EngineFamily>,
+    ) -> OpResult<BTreeMap<String, Value>> {
+        self.desired(meta, values).await
+    }
+
+    async fn managed_final_plan(
+        &self,
+        meta: &Meta,
+        desired: Option<&BTreeMap<String, Value>>,
+        prior: Option<&LiveObject>,
+        _planned: Option<&GraphValue>,
+    ) -> OpResult<FinalPlan> {
+        self.final_plan(meta, desired, prior)
+    }
+
+    async fn managed_apply(
+        &self,
+        plan: &FinalPlan,
+        fallback: Option<&LiveObject>,
+    ) -> Applied<LiveObject> {
+        self.run(plan, fallback).await
+    }
+
+    async fn managed_perform_depose(
+        &self,
+        current: Option<&LiveObject>,
+        delete_plan: &FinalPlan,
+    ) -> OpResult<LiveObject> {
+        let Some(current) = current else {
+            return Err(vec![gdiag(
+                Code::ApplyFailed,
+                format!("{} has no object to depose", delete_plan.address),
+                "plan again",
+                &delete_plan.address,
+            )]);
+        };
+        // The record is written by the create leg as it starts (`managed_apply` with a fallback), so a
+        // create that never starts deposes nothing.
+        Ok(current.clone())
+    }
+
+    async fn managed_deposed_meta(
+        &self,
+        addr: &InstanceAddress,
+        key: &String,
+        _prior: Option<&LiveObject>,
+    ) -> OpResult<Meta> {
+        let change = self
+            .deposed_changes
+            .get(&(addr.clone(), key.clone()))
+            .cloned()
+            .ok_or_else(|| {
+                vec![gdiag(
+                    Code::ApplyFailed,
+                    format!("{addr} has no deposed object {key} in the plan"),
+                    "plan again",
+                    addr,
+                )]
+            })?;
+        Ok(Meta {
+            address: addr.clone(),
+            change,
+            deposed: Some(key.clone()),
+        })
+    }
+
+    async fn managed_already_deposed(
+        &self,
+        addr: &InstanceAddress,
+        key: &String,
+    ) -> OpResult<LiveObject> {
+        self.ctx
+            .deposed
+            .get(addr)
+            .and_then(|objs| objs.iter().find(|o| &o.id == key))
+            .cloned()
+            .ok_or_else(|| {
+                vec![gdiag(
+                    Code::ApplyFailed,
+                    format!("{addr} has no deposed object {key}"),
+                    "plan again",
+                    addr,
+                )]
+            })
+    }
+
+    async fn managed_change_addr(
+        &self,
+        _current: Option<&LiveObject>,
+        new_addr: &InstanceAddress,
+    ) -> OpResult<LiveObject> {
+        Err(vec![gdiag(
+            Code::ApplyFailed,
+            "moving an instance during apply is not supported",
+            "rename with `liveplan mv` before applying",
+            new_addr,
+        )])
+    }
+
+    async fn data_read(
+        &self,
+        meta: &Meta,
+        _desired: Option<&BTreeMap<String, Value>>,
+        _planned: Option<&GraphValue>,
+    ) -> OpResult<LiveObject> {
+        Err(vec![gdiag(
+            Code::UnsupportedConstruct,
+            "data sources are not supported",
+            "remove the data block",
+            &meta.address,
+        )])
+    }
+}

@@ -1,0 +1,69 @@
+//! What the impure functions give during one apply: `timestamp()` is the time the apply started (one value
+//! for the whole run), `uuid()` a fresh random UUID at every call.
+//!
+//! The evaluator's interface cannot fail, so a failed draw is kept by the [`Draws`] of one evaluation and
+//! told by its caller as that instance's (or output's) error; the value given in its place is never
+//! applied.
+
+use std::sync::{Mutex, PoisonError};
+
+use super::entropy;
+
+/// The start time of one apply, as `timestamp()` gives it.
+pub(crate) struct ApplyTime {
+    started: String,
+}
+
+impl ApplyTime {
+    /// The time now, to the second, in RFC 3339 form (UTC).
+    pub(crate) fn now() -> ApplyTime {
+        let now = time::OffsetDateTime::now_utc();
+        let started = now
+            .replace_nanosecond(0)
+            .unwrap_or(now)
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_default();
+        ApplyTime { started }
+    }
+
+    /// The impure values of one evaluation, remembering a failed draw.
+    pub(crate) fn draws(&self) -> Draws<'_> {
+        Draws {
+            time: self,
+            failure: Mutex::new(None),
+        }
+    }
+}
+
+/// The impure values of one evaluation: the apply's start time, and fresh UUIDs.
+pub(crate) struct Draws<'a> {
+    time: &'a ApplyTime,
+    failure: Mutex<Option<getrandom::Error>>,
+}
+
+impl Draws<'_> {
+    /// The first failed draw since the last call, if any.
+    pub(crate) fn take_failure(&self) -> Option<getrandom::Error> {
+        self.failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+}
+
+impl admission::eval::ImpureValues for Draws<'_> {
+    fn timestamp(&self) -> String {
+        self.time.started.clone()
+    }
+
+    fn uuid(&self) -> String {
+        entropy::uuid().unwrap_or_else(|e| {
+            self.failure
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get_or_insert(e);
+            // Never applied: the caller refuses the evaluation.
+            uuid::Uuid::nil().to_string()
+        })
+    }
+}

@@ -1,0 +1,308 @@
+//! The records of one instance as apply, adopt and mv write them: intents, deposed sets, residue, the
+//! object record of a record-backed instance, and the `located` record of an object the tagging sweep
+//! cannot see; and the records a plan saw, by key.
+//!
+//! Each write goes through the journal's compare-and-swap. Read-modify-write sites (the deposed set) hold
+//! the key's turn from the read to the write; nothing here ever holds a turn of another key meanwhile.
+
+use std::collections::BTreeMap;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use admission::schema::ResourceTypeSchema;
+use admission::{InstanceAddress, LiveObject, Value};
+use projection::record::{
+    DeposedRecord, InstanceNamespace as Namespace, IntentRecord, IntentState, LocatedRecord,
+    ObjectRecord, RecordBody, RecordKeys, ResidueRecord,
+};
+use staterecord::Version;
+
+use super::{RecordError, RecordJournal};
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+impl RecordJournal {
+    /// Writes `address`'s create intent in `state`, with the client token of its create and, once known,
+    /// the object's id.
+    pub(crate) async fn write_intent(
+        &self,
+        address: &InstanceAddress,
+        state: IntentState,
+        client_token: &str,
+        id: Option<&str>,
+    ) -> Result<(), RecordError> {
+        let key = self.keys.instance(Namespace::Intent, address);
+        let body = RecordBody::Intent(IntentRecord {
+            state,
+            client_token: client_token.to_owned(),
+            time: now_secs(),
+            id: id.map(str::to_owned),
+        });
+        self.write_of(&key, address, Some(&body)).await
+    }
+
+    /// Marks done a pending intent left by an interrupted apply, now that `address`'s object (`id`) is
+    /// known; nothing when the run saw no pending intent.
+    pub(crate) async fn settle_intent(
+        &self,
+        address: &InstanceAddress,
+        id: &str,
+    ) -> Result<(), RecordError> {
+        let key = self.keys.instance(Namespace::Intent, address);
+        match self.seen(&key) {
+            Some(RecordBody::Intent(intent)) if intent.state == IntentState::Pending => {
+                let token = intent.client_token.clone();
+                self.write_intent(address, IntentState::Done, &token, Some(id))
+                    .await
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Adds `id` to `address`'s deposed objects.
+    pub(crate) async fn add_deposed(
+        &self,
+        address: &InstanceAddress,
+        id: &str,
+    ) -> Result<(), RecordError> {
+        let key = self.keys.instance(Namespace::Deposed, address);
+        let _turn = self.turns.take(&key).await;
+        let mut ids = match self.read_now(&key).await? {
+            Some(RecordBody::Deposed(r)) => r.ids,
+            _ => Vec::new(),
+        };
+        if !ids.iter().any(|x| x == id) {
+            ids.push(id.to_owned());
+            ids.sort();
+        }
+        let body = RecordBody::Deposed(DeposedRecord { ids });
+        self.put_payload_now(&key, &body.to_payload_at(&key, &address.to_string()))
+            .await
+            .map(|_| ())
+    }
+
+    /// Removes `id` from `address`'s deposed objects (the record goes with the last one).
+    pub(crate) async fn remove_deposed(
+        &self,
+        address: &InstanceAddress,
+        id: &str,
+    ) -> Result<(), RecordError> {
+        let key = self.keys.instance(Namespace::Deposed, address);
+        let _turn = self.turns.take(&key).await;
+        let mut ids = match self.read_now(&key).await? {
+            Some(RecordBody::Deposed(r)) => r.ids,
+            _ => return Ok(()),
+        };
+        ids.retain(|x| x != id);
+        if ids.is_empty() {
+            return self.delete_now(&key).await;
+        }
+        let body = RecordBody::Deposed(DeposedRecord { ids });
+        self.put_payload_now(&key, &body.to_payload_at(&key, &address.to_string()))
+            .await
+            .map(|_| ())
+    }
+
+    /// Writes `address`'s residue: the values of the schema's residue attributes the live system does not
+    /// return, from the object, else from the desired values. Nothing when there are none or the record
+    /// already holds them.
+    pub(crate) async fn write_residue(
+        &self,
+        address: &InstanceAddress,
+        schema: &ResourceTypeSchema,
+        desired: &BTreeMap<String, Value>,
+        object: &LiveObject,
+    ) -> Result<(), RecordError> {
+        let mut values = BTreeMap::new();
+        let mut sensitive_paths = Vec::new();
+        for name in schema.residue_attributes() {
+            let v = object.attribute(name).or_else(|| desired.get(name));
+            if let Some(v) = v
+                && let Ok(json) = v.to_json()
+            {
+                if v.contains_sensitive() {
+                    sensitive_paths.push(name.to_owned());
+                }
+                values.insert(name.to_owned(), json);
+            }
+        }
+        if values.is_empty() {
+            return Ok(());
+        }
+        let key = self.keys.instance(Namespace::Residue, address);
+        let payload = RecordBody::Residue(ResidueRecord {
+            values,
+            sensitive_paths,
+        });
+        if self.seen(&key) == Some(&payload) {
+            return Ok(());
+        }
+        self.write_of(&key, address, Some(&payload)).await
+    }
+
+    /// Writes the object record of a record-backed instance: its attributes, the sensitive ones named.
+    pub(crate) async fn write_object(
+        &self,
+        address: &InstanceAddress,
+        object: &LiveObject,
+    ) -> Result<(), RecordError> {
+        let mut json = BTreeMap::new();
+        let mut sensitive = Vec::new();
+        for (k, v) in &object.attributes {
+            if v.contains_sensitive() {
+                sensitive.push(k.clone());
+            }
+            let (plain, _) = v.clone().unmark_deep();
+            if let Ok(j) = plain.to_json() {
+                json.insert(k.clone(), j);
+            }
+        }
+        let payload = RecordBody::Object(ObjectRecord {
+            id: object.id.clone(),
+            attributes: json,
+            sensitive_paths: sensitive,
+        });
+        let key = self.keys.instance(Namespace::Records, address);
+        self.write_of(&key, address, Some(&payload)).await
+    }
+
+    /// Writes `address`'s `located` record when it differs from the one the run saw; gives its key and
+    /// new version when written.
+    pub(crate) async fn write_located(
+        &self,
+        address: &InstanceAddress,
+        located: LocatedRecord,
+    ) -> Result<Option<(String, Version)>, RecordError> {
+        let key = self.keys.instance(Namespace::Located, address);
+        let body = RecordBody::Located(located);
+        if self.seen(&key) == Some(&body) {
+            return Ok(None);
+        }
+        let version = self.put(&key, &address.to_string(), &body).await?;
+        Ok(Some((key, version)))
+    }
+
+    /// Deletes every record of `address` in `namespaces`, in that order.
+    pub(crate) async fn delete_instance(
+        &self,
+        address: &InstanceAddress,
+        namespaces: &[Namespace],
+    ) -> Result<(), RecordError> {
+        for &ns in namespaces {
+            self.delete(&self.keys.instance(ns, address)).await?;
+        }
+        Ok(())
+    }
+
+    /// Moves `record`, read at `from_key`, to `to_key` as `to`'s: written at the new key (a payload this
+    /// version cannot read moves as it is), then deleted at the old one.
+    pub(crate) async fn move_record(
+        &self,
+        from_key: &str,
+        record: &staterecord::Record,
+        to_key: &str,
+        to: &InstanceAddress,
+    ) -> Result<(), RecordError> {
+        // A digest key's record names its address inside, so it is written again for the new address.
+        let payload = match RecordBody::from_payload(&record.payload) {
+            Ok(body) => body.to_payload_at(to_key, &to.to_string()),
+            Err(_) => record.payload.clone(),
+        };
+        self.put_payload(to_key, &payload).await?;
+        self.delete(from_key).await
+    }
+}
+
+/// The `located` record of an object the tagging sweep cannot see (untaggable, or outside the tagging
+/// index, like IAM roles and users): without it, the estate would never find the object again once its
+/// address is no longer declared. `None` for a type the sweep sees. The identity is read from the object,
+/// else from the desired values.
+pub(crate) fn located_record(
+    schema: &ResourceTypeSchema,
+    object: &LiveObject,
+    desired: &BTreeMap<String, Value>,
+) -> Option<LocatedRecord> {
+    if schema.taggable && schema.in_tagging_index {
+        return None;
+    }
+    let identity = schema
+        .identity_arguments()
+        .iter()
+        .filter_map(|a| {
+            object
+                .attribute_str(a)
+                .or_else(|| desired.get(a).and_then(Value::as_str))
+                .map(|v| (a.clone(), v.to_owned()))
+        })
+        .collect();
+    Some(LocatedRecord {
+        id: object.id.clone(),
+        identity,
+    })
+}
+
+/// Every record of a record set by key, with the version it was read at.
+pub(crate) fn records_seen(
+    keys: &RecordKeys,
+    records: &projection::RecordSet,
+) -> BTreeMap<String, (RecordBody, Version)> {
+    fn add<K, T: Clone>(
+        out: &mut BTreeMap<String, (RecordBody, Version)>,
+        stored: &BTreeMap<K, projection::record::Stored<T>>,
+        key: impl Fn(&K) -> String,
+        wrap: fn(T) -> RecordBody,
+    ) {
+        for (k, r) in stored {
+            out.insert(key(k), (wrap(r.body.clone()), r.version.clone()));
+        }
+    }
+    let instance = |ns: Namespace| move |a: &InstanceAddress| keys.instance(ns, a);
+    let mut out = BTreeMap::new();
+    add(
+        &mut out,
+        &records.objects,
+        instance(Namespace::Records),
+        RecordBody::Object,
+    );
+    add(
+        &mut out,
+        &records.residue,
+        instance(Namespace::Residue),
+        RecordBody::Residue,
+    );
+    add(
+        &mut out,
+        &records.deposed,
+        instance(Namespace::Deposed),
+        RecordBody::Deposed,
+    );
+    add(
+        &mut out,
+        &records.intents,
+        instance(Namespace::Intent),
+        RecordBody::Intent,
+    );
+    add(
+        &mut out,
+        &records.located,
+        instance(Namespace::Located),
+        RecordBody::Located,
+    );
+    add(
+        &mut out,
+        &records.slots,
+        |b| keys.slots(b),
+        RecordBody::Slots,
+    );
+    add(
+        &mut out,
+        &records.outputs,
+        |n| keys.output(n),
+        RecordBody::Output,
+    );
+    out
+}
