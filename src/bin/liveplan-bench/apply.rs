@@ -95,28 +95,7 @@ pub async fn apply_create(options: ApplyOptions) -> anyhow::Result<Report> {
         ..SimConfig::default()
     }));
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
-    let files = [SourceFile::new("main.tf", configuration.as_str())];
-    let inputs = VariableInputs::default();
-    let request = PlanRequest {
-        retry: RetryPolicy::immediate(4),
-        ..PlanRequest::new(&files, &inputs)
-    };
-    let plan = engine::plan(
-        &request,
-        cloud.as_ref(),
-        Arc::clone(&store),
-        &CacheScope::new(),
-    )
-    .await
-    .context("planning the greenfield estate")?;
-    let creates = plan.summary().add;
-    ensure!(
-        creates == options.n,
-        "the greenfield plan creates {creates} instances, not {}",
-        options.n
-    );
-    let path = critical_path(&plan);
-    let reviewed = plan.review().context("the generated estate has errors")?;
+    let (reviewed, path) = plan_greenfield(&configuration, &cloud, &store, options.n).await?;
     let latent = Arc::new(LatentStore::new(Arc::clone(&store), options.store_latency));
     cloud.reset_api_calls();
     let started = Instant::now();
@@ -209,6 +188,38 @@ pub async fn apply_create(options: ApplyOptions) -> anyhow::Result<Report> {
         ));
     }
     Ok(report)
+}
+
+/// Plans the greenfield estate; the reviewed plan and its critical path (in creates).
+async fn plan_greenfield(
+    configuration: &str,
+    cloud: &Arc<SimCloud>,
+    store: &Arc<dyn Store>,
+    n: usize,
+) -> anyhow::Result<(engine::ReviewedPlan, usize)> {
+    let files = [SourceFile::new("main.tf", configuration)];
+    let inputs = VariableInputs::default();
+    let request = PlanRequest {
+        retry: RetryPolicy::immediate(4),
+        ..PlanRequest::new(&files, &inputs)
+    };
+    let plan = engine::plan(
+        &request,
+        cloud.as_ref(),
+        Arc::clone(store),
+        &CacheScope::new(),
+    )
+    .await
+    .context("planning the greenfield estate")?;
+    let creates = plan.summary().add;
+    ensure!(
+        creates == n,
+        "the greenfield plan creates {creates} instances, not {}",
+        n
+    );
+    let path = critical_path(&plan);
+    let reviewed = plan.review().context("the generated estate has errors")?;
+    Ok((reviewed, path))
 }
 
 /// The record-store calls one create of `block`'s type makes: its create intent written pending and

@@ -648,7 +648,18 @@ impl Parser<'_> {
                 }
             }
         }
-        res.repetition = match (count, for_each) {
+        res.repetition = self.repetition(count, for_each, &res)?;
+        Some(res)
+    }
+
+    /// How a resource block repeats; a block that sets both `count` and `for_each` is refused.
+    fn repetition(
+        &mut self,
+        count: Option<Attr>,
+        for_each: Option<Attr>,
+        res: &Resource,
+    ) -> Option<Repetition> {
+        Some(match (count, for_each) {
             (Some(_), Some(fe)) => {
                 self.unsupported(
                     &fe.loc,
@@ -663,8 +674,7 @@ impl Parser<'_> {
             (Some(c), None) => Repetition::Count(c),
             (None, Some(fe)) => Repetition::ForEach(fe),
             (None, None) => Repetition::Single,
-        };
-        Some(res)
+        })
     }
 
     /// The body of a `lifecycle` block.
