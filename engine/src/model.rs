@@ -15,6 +15,8 @@ use admission::{
 
 use crate::summary::Summary;
 
+pub use projection::UnownedVerdict;
+
 /// What a plan does to one resource instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Action {
@@ -141,18 +143,6 @@ pub struct BindCandidate {
     pub id: String,
     /// The fields that matched.
     pub matched: BTreeMap<String, Value>,
-}
-
-/// Whether an unowned object at a declared identity may be adopted.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UnownedVerdict {
-    /// No estate tag.
-    Adoptable,
-    /// Another estate's tag.
-    InTheWay {
-        /// That estate.
-        estate: String,
-    },
 }
 
 /// A client-named identity held by an object this estate does not own; its instance is blocked.

@@ -6,6 +6,7 @@
 //! - [`discover`]: discovery (bulk listings, the tagging sweep, single reads for the exceptions) and
 //!   binding, with every ownership verdict, count slots, parent-derived and list-and-match instances;
 //! - [`output`]: the [`Projection`], the prior state plus the reports and the cost;
+//! - [`verdict`]: why an object this estate does not own blocks a declared instance;
 //! - [`retry`]: the bounded, jittered backoff shared with apply.
 //!
 //! ```
@@ -69,4 +70,4 @@ pub use output::{
 };
 pub use record::{RecordKeys, RecordSet, load_records};
 pub use retry::RetryPolicy;
-pub use verdict::Verdict;
+pub use verdict::UnownedVerdict;

@@ -15,7 +15,7 @@ use admission::provider::{LiveObject, TagChange};
 use admission::value::Value;
 
 use crate::record::{IntentRecord, RecordSet, Stored};
-use crate::verdict::Verdict;
+use crate::verdict::UnownedVerdict;
 
 /// A marker repair the next apply makes with a tags-only update.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -66,10 +66,8 @@ pub enum Binding {
     Blocked {
         /// The object's id.
         id: String,
-        /// [`Verdict::Adoptable`] or [`Verdict::InTheWay`].
-        verdict: Verdict,
-        /// The estate holding it, for [`Verdict::InTheWay`].
-        estate: Option<String>,
+        /// Adoptable, or in another estate's way.
+        verdict: UnownedVerdict,
     },
     /// Nothing live: a new object to create (with [`InstanceState::slot`] minted for count members).
     Create,
@@ -139,10 +137,8 @@ pub struct UnownedObject {
     pub type_name: String,
     /// Its id.
     pub id: String,
-    /// [`Verdict::Adoptable`] (no estate tag) or [`Verdict::InTheWay`] (another estate's).
-    pub verdict: Verdict,
-    /// The other estate, when in the way.
-    pub estate: Option<String>,
+    /// Adoptable (no estate tag), or in another estate's way.
+    pub verdict: UnownedVerdict,
     /// The adoption command, when adoptable.
     pub command: Option<String>,
 }

@@ -9,7 +9,7 @@ use admission::{Diagnostic, InstanceAddress, LiveObject, Value};
 use projection::{Projection, Removal, UndeclaredAction};
 
 use crate::model::{
-    BindCandidate, Cost, ForeignObject, OwnedUndeclared, RenameHint, UnownedObject, UnownedVerdict,
+    BindCandidate, Cost, ForeignObject, OwnedUndeclared, RenameHint, UnownedObject,
 };
 
 /// What the plan takes from the projection; empty when nothing was projected (the configuration has
@@ -105,10 +105,7 @@ impl Reports {
                 .map(|u| UnownedObject {
                     address: u.address.clone(),
                     id: u.id.clone(),
-                    verdict: match &u.estate {
-                        Some(e) => UnownedVerdict::InTheWay { estate: e.clone() },
-                        None => UnownedVerdict::Adoptable,
-                    },
+                    verdict: u.verdict.clone(),
                 })
                 .collect(),
             owned_undeclared: p

@@ -18,7 +18,7 @@ use super::marker::marks;
 use super::scope::Scope;
 use super::verdicts::{Claim, Verdicts};
 use crate::output::{Binding, DeposedObject, Repair, UnownedObject, Withheld, shell_word};
-use crate::verdict::Verdict;
+use crate::verdict::UnownedVerdict;
 
 /// The slot `object` carries, if it carries a valid one.
 pub(crate) fn valid_slot(object: &LiveObject) -> Option<Slot> {
@@ -144,23 +144,21 @@ pub(crate) fn judge_client_named(
                 verdicts,
                 address,
                 object.id,
-                Verdict::Adoptable,
-                None,
+                UnownedVerdict::Adoptable,
                 Some(command),
             );
         }
-        Ownership::OtherEstate(other) => {
+        Ownership::OtherEstate(estate) => {
             verdicts.findings.push(Finding::InTheWay {
                 address: address.clone(),
                 object: ObjectKey::new(address.type_name(), &object.id),
-                estate: other.clone(),
+                estate: estate.clone(),
             });
             block(
                 verdicts,
                 address,
                 object.id,
-                Verdict::InTheWay,
-                Some(other),
+                UnownedVerdict::InTheWay { estate },
                 None,
             );
         }
@@ -223,27 +221,17 @@ fn block(
     verdicts: &mut Verdicts<'_>,
     address: &InstanceAddress,
     id: String,
-    verdict: Verdict,
-    estate: Option<String>,
+    verdict: UnownedVerdict,
     command: Option<String>,
 ) {
     verdicts.unowned.push(UnownedObject {
         address: address.clone(),
         type_name: address.type_name().to_owned(),
         id: id.clone(),
-        verdict,
-        estate: estate.clone(),
+        verdict: verdict.clone(),
         command,
     });
-    verdicts.set(
-        address,
-        Binding::Blocked {
-            id,
-            verdict,
-            estate,
-        },
-        None,
-    );
+    verdicts.set(address, Binding::Blocked { id, verdict }, None);
 }
 
 #[cfg(test)]
@@ -297,8 +285,7 @@ mod tests {
             binding,
             Binding::Blocked {
                 id: "acme-data".to_owned(),
-                verdict: Verdict::Adoptable,
-                estate: None,
+                verdict: UnownedVerdict::Adoptable,
             }
         );
         assert!(matches!(&findings[..], [Finding::Unowned { command, .. }]
