@@ -17,7 +17,7 @@ use super::evidence::{Evidence, ObjectKey};
 use super::marker::marks;
 use super::scope::Scope;
 use super::verdicts::{Claim, Verdicts};
-use crate::output::{Binding, DeposedObject, Repair, UnownedObject, Withheld, shell_word};
+use crate::output::{Binding, DeposedObject, Repair, UnownedObject, Withheld};
 use crate::verdict::UnownedVerdict;
 
 /// The slot `object` carries, if it carries a valid one.
@@ -134,19 +134,11 @@ pub(crate) fn judge_client_named(
     verdicts.consumed.insert(&object);
     match marker::ownership(scope.estate, address.type_name(), &object.tags) {
         Ownership::Foreign => {
-            let command = format!("liveplan adopt {}", shell_word(address));
             verdicts.findings.push(Finding::Unowned {
                 address: address.clone(),
                 object: ObjectKey::new(address.type_name(), &object.id),
-                command: command.clone(),
             });
-            block(
-                verdicts,
-                address,
-                object.id,
-                UnownedVerdict::Adoptable,
-                Some(command),
-            );
+            block(verdicts, address, object.id, UnownedVerdict::Adoptable);
         }
         Ownership::OtherEstate(estate) => {
             verdicts.findings.push(Finding::InTheWay {
@@ -159,7 +151,6 @@ pub(crate) fn judge_client_named(
                 address,
                 object.id,
                 UnownedVerdict::InTheWay { estate },
-                None,
             );
         }
         Ownership::Malformed(MalformedReason::MissingAddress) => {
@@ -222,14 +213,12 @@ fn block(
     address: &InstanceAddress,
     id: String,
     verdict: UnownedVerdict,
-    command: Option<String>,
 ) {
     verdicts.unowned.push(UnownedObject {
         address: address.clone(),
         type_name: address.type_name().to_owned(),
         id: id.clone(),
         verdict: verdict.clone(),
-        command,
     });
     verdicts.set(address, Binding::Blocked { id, verdict }, None);
 }
@@ -288,8 +277,14 @@ mod tests {
                 verdict: UnownedVerdict::Adoptable,
             }
         );
-        assert!(matches!(&findings[..], [Finding::Unowned { command, .. }]
-            if command == "liveplan adopt aws_s3_bucket.data"));
+        assert!(matches!(&findings[..], [Finding::Unowned { .. }]));
+        let diagnostics: Vec<_> = findings.into_iter().map(Finding::into_diagnostic).collect();
+        assert!(
+            diagnostics[0]
+                .detail
+                .contains("run `liveplan adopt aws_s3_bucket.data`"),
+            "{diagnostics:?}"
+        );
     }
 
     #[test]
