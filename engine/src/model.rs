@@ -15,6 +15,13 @@ use admission::{
 
 use crate::summary::Summary;
 
+// The reports of a plan are the projection's own types: discovery writes them, the renderer reads them,
+// and nothing converts them on the way.
+pub use projection::{
+    BindCandidate, Cost, ForeignObject, OwnedUndeclared, RenameHint, RenameTarget,
+    UndeclaredAction, UnownedObject, UnownedVerdict,
+};
+
 /// What a plan does to one resource instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Action {
@@ -121,84 +128,6 @@ impl ResourceChange {
     }
 }
 
-/// A live object of a declared type with no markers and no binding path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ForeignObject {
-    /// Its type.
-    pub type_name: String,
-    /// Its id.
-    pub id: String,
-    /// Its tags.
-    pub tags: BTreeMap<String, String>,
-}
-
-/// A foreign object whose bind-candidate fields match one unbound declared instance.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BindCandidate {
-    /// The declared instance.
-    pub address: InstanceAddress,
-    /// The object's id.
-    pub id: String,
-    /// The fields that matched.
-    pub matched: BTreeMap<String, Value>,
-}
-
-/// Whether an unowned object at a declared identity may be adopted.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UnownedVerdict {
-    /// No estate tag.
-    Adoptable,
-    /// Another estate's tag.
-    InTheWay {
-        /// That estate.
-        estate: String,
-    },
-}
-
-/// A client-named identity held by an object this estate does not own; its instance is blocked.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnownedObject {
-    /// The declared instance.
-    pub address: InstanceAddress,
-    /// The object's id.
-    pub id: String,
-    /// The verdict.
-    pub verdict: UnownedVerdict,
-}
-
-/// An owned object whose address is no longer declared.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OwnedUndeclared {
-    /// The address its markers carry.
-    pub address: InstanceAddress,
-    /// Its id.
-    pub id: String,
-    /// `delete`, or `withheld` when a rename is plausible.
-    pub action: &'static str,
-}
-
-/// A plausible rename: an orphan of this estate and an unbound declared instance of the same type.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RenameHint {
-    /// The orphan's address.
-    pub from: InstanceAddress,
-    /// The unbound instance, when exactly one fits.
-    pub to: Option<InstanceAddress>,
-    /// The orphan's id.
-    pub id: String,
-}
-
-/// What a plan cost.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Cost {
-    /// API calls, retries included.
-    pub api_calls: u64,
-    /// API calls by operation.
-    pub api_calls_by_operation: BTreeMap<String, u64>,
-    /// Trips to the record store.
-    pub store_trips: u64,
-}
-
 /// Everything apply needs beyond the changes: the configuration and what the plan saw.
 ///
 /// Its `Debug` names the variables but never shows their values, and counts the live objects instead of
@@ -281,7 +210,7 @@ pub struct Plan {
     pub bind_candidates: Vec<BindCandidate>,
     /// Unowned objects blocking declared instances.
     pub unowned: Vec<UnownedObject>,
-    /// Owned objects no longer declared.
+    /// Owned objects no longer declared (count surpluses are changes, not reports).
     pub owned_undeclared: Vec<OwnedUndeclared>,
     /// Plausible renames.
     pub rename_hints: Vec<RenameHint>,

@@ -8,9 +8,13 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use admission::{Diagnostic, InstanceAddress, Severity, Value};
+use projection::shell_word;
 use serde_json::{Value as Json, json};
 
-use crate::model::{Action, Plan, ReplaceOrder, ResourceChange, UnownedVerdict};
+use crate::model::{
+    Action, BindCandidate, Plan, RenameTarget, ReplaceOrder, ResourceChange, UndeclaredAction,
+    UnownedObject, UnownedVerdict,
+};
 
 /// How to render.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -19,27 +23,67 @@ pub struct RenderOptions {
     pub verbose: bool,
 }
 
-/// Quotes an address for a shell command line when it holds brackets or quotes.
-pub fn shell_address(address: &InstanceAddress) -> String {
-    let text = address.to_string();
-    if text.contains(['[', '"', ' ']) {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    } else {
-        text
-    }
+/// An address as one shell word of a suggested command (see [`projection::shell_word`]).
+fn address_word(address: &InstanceAddress) -> String {
+    shell_word(&address.to_string())
 }
 
-/// The `liveplan adopt` command for an address (and bind candidate id).
+/// The `liveplan adopt` command for an address (and bind candidate id), every word quoted for a POSIX
+/// shell when it holds anything outside `[A-Za-z0-9_.-]`.
 pub fn adopt_command(address: &InstanceAddress, id: Option<&str>) -> String {
     match id {
-        Some(id) => format!("liveplan adopt {} --id {id}", shell_address(address)),
-        None => format!("liveplan adopt {}", shell_address(address)),
+        Some(id) => format!(
+            "liveplan adopt {} --id {}",
+            address_word(address),
+            shell_word(id)
+        ),
+        None => format!("liveplan adopt {}", address_word(address)),
     }
 }
 
-/// The `liveplan mv` command for a rename.
+/// The `liveplan mv` command for a rename, both addresses quoted as in [`adopt_command`].
 pub fn mv_command(from: &InstanceAddress, to: &InstanceAddress) -> String {
-    format!("liveplan mv {} {}", shell_address(from), shell_address(to))
+    format!("liveplan mv {} {}", address_word(from), address_word(to))
+}
+
+/// The command that adopts an unowned object: only an adoptable one has one.
+fn unowned_command(u: &UnownedObject) -> Option<String> {
+    match u.verdict {
+        UnownedVerdict::Adoptable => Some(adopt_command(&u.address, None)),
+        UnownedVerdict::InTheWay { .. } => None,
+    }
+}
+
+/// The command that renames an orphan: only a rename to one instance has one.
+fn rename_command(from: &InstanceAddress, to: &RenameTarget) -> Option<String> {
+    match to {
+        RenameTarget::One(to) => Some(mv_command(from, to)),
+        RenameTarget::Ambiguous(_) => None,
+    }
+}
+
+/// The name plan JSON gives an unowned object's verdict.
+fn verdict_name(verdict: &UnownedVerdict) -> &'static str {
+    match verdict {
+        UnownedVerdict::Adoptable => "adoptable",
+        UnownedVerdict::InTheWay { .. } => "in-the-way",
+    }
+}
+
+/// The name plan JSON gives what happens to an owned, undeclared object.
+fn undeclared_action_name(action: UndeclaredAction) -> &'static str {
+    match action {
+        UndeclaredAction::Delete => "delete",
+        UndeclaredAction::WithheldForRename => "withheld",
+    }
+}
+
+/// A bind candidate's matched fields as values (strings), as text and JSON show them.
+fn matched_values(b: &BindCandidate) -> BTreeMap<String, Value> {
+    b.matched
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::from(v.clone())))
+        .collect()
 }
 
 fn header(c: &ResourceChange) -> (String, &'static str) {
@@ -228,8 +272,7 @@ fn candidates_text(plan: &Plan, out: &mut String) {
     }
     out.push_str("Adoption candidates:\n");
     for b in &plan.bind_candidates {
-        let matched: Vec<String> = b
-            .matched
+        let matched: Vec<String> = matched_values(b)
             .iter()
             .map(|(k, v)| format!("{k} = {v}"))
             .collect();
@@ -281,10 +324,9 @@ fn owned_undeclared_text(plan: &Plan, out: &mut String) {
     }
     out.push_str("Owned but no longer declared:\n");
     for o in &plan.owned_undeclared {
-        let what = if o.action == "delete" {
-            "will be destroyed"
-        } else {
-            "withheld (possible rename)"
+        let what = match o.action {
+            UndeclaredAction::Delete => "will be destroyed",
+            UndeclaredAction::WithheldForRename => "withheld (possible rename)",
         };
         let _ = writeln!(out, "  {}: {} {what}", o.address, o.id);
     }
@@ -299,7 +341,7 @@ fn rename_hints_text(plan: &Plan, out: &mut String) {
     out.push_str("Possible renames:\n");
     for h in &plan.rename_hints {
         match &h.to {
-            Some(to) => {
+            RenameTarget::One(to) => {
                 let _ = writeln!(
                     out,
                     "  {} -> {} ({}); to rename: {}",
@@ -309,7 +351,7 @@ fn rename_hints_text(plan: &Plan, out: &mut String) {
                     mv_command(&h.from, to)
                 );
             }
-            None => {
+            RenameTarget::Ambiguous(_) => {
                 let _ = writeln!(
                     out,
                     "  {} ({}): several declared instances fit; rename with liveplan mv",
@@ -370,34 +412,37 @@ pub fn json(plan: &Plan, options: RenderOptions) -> String {
             "address": b.address.to_string(),
             "type": b.address.type_name(),
             "id": b.id,
-            "matched": value_map_json(&b.matched),
+            "matched": value_map_json(&matched_values(b)),
             "command": adopt_command(&b.address, Some(&b.id)),
         })).collect::<Vec<_>>(),
         "unowned": plan.unowned.iter().map(|u| {
-            let (verdict, estate) = match &u.verdict {
-                UnownedVerdict::Adoptable => ("adoptable", None),
-                UnownedVerdict::InTheWay { estate } => ("in-the-way", Some(estate.clone())),
+            let estate = match &u.verdict {
+                UnownedVerdict::Adoptable => None,
+                UnownedVerdict::InTheWay { estate } => Some(estate),
             };
             json!({
                 "address": u.address.to_string(),
                 "type": u.address.type_name(),
                 "id": u.id,
-                "verdict": verdict,
+                "verdict": verdict_name(&u.verdict),
                 "estate": estate,
-                "command": (verdict == "adoptable").then(|| adopt_command(&u.address, None)),
+                "command": unowned_command(u),
             })
         }).collect::<Vec<_>>(),
         "owned_undeclared": plan.owned_undeclared.iter().map(|o| json!({
             "address": o.address.to_string(),
             "type": o.address.type_name(),
             "id": o.id,
-            "action": o.action,
+            "action": undeclared_action_name(o.action),
         })).collect::<Vec<_>>(),
         "rename_hints": plan.rename_hints.iter().map(|h| json!({
             "from": h.from.to_string(),
-            "to": h.to.as_ref().map(ToString::to_string),
+            "to": match &h.to {
+                RenameTarget::One(to) => Some(to.to_string()),
+                RenameTarget::Ambiguous(_) => None,
+            },
             "id": h.id,
-            "command": h.to.as_ref().map(|t| mv_command(&h.from, t)),
+            "command": rename_command(&h.from, &h.to),
         })).collect::<Vec<_>>(),
         "diagnostics": plan.diagnostics.iter().map(diagnostic_json).collect::<Vec<_>>(),
         "cost": {

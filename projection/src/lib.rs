@@ -6,6 +6,8 @@
 //! - [`discover`]: discovery (bulk listings, the tagging sweep, single reads for the exceptions) and
 //!   binding, with every ownership verdict, count slots, parent-derived and list-and-match instances;
 //! - [`output`]: the [`Projection`], the prior state plus the reports and the cost;
+//! - [`verdict`]: why an object this estate does not own blocks a declared instance;
+//! - [`shell`]: the one quoting rule of the commands a plan suggests;
 //! - [`retry`]: the bounded, jittered backoff shared with apply.
 //!
 //! ```
@@ -58,6 +60,7 @@ pub mod error;
 pub mod output;
 pub mod record;
 pub mod retry;
+pub mod shell;
 pub mod verdict;
 
 pub use declared::{Declared, DeclaredInstance, DeclaredValue, Expansion};
@@ -65,8 +68,10 @@ pub use discover::{INTENT_PATIENCE_SECS, ProjectionConfig, project};
 pub use error::ProjectionError;
 pub use output::{
     BindCandidate, Binding, Cost, DeposedObject, ForeignObject, InstanceState, OwnedUndeclared,
-    Projection, Removal, RenameHint, Repair, UndeclaredAction, UnownedObject, Withheld,
+    Projection, Removal, RenameHint, RenameTarget, Repair, UndeclaredAction, UnownedObject,
+    Withheld,
 };
 pub use record::{RecordKeys, RecordSet, load_records};
 pub use retry::RetryPolicy;
-pub use verdict::Verdict;
+pub use shell::shell_word;
+pub use verdict::UnownedVerdict;

@@ -15,7 +15,7 @@ use admission::provider::{LiveObject, TagChange};
 use admission::value::Value;
 
 use crate::record::{IntentRecord, RecordSet, Stored};
-use crate::verdict::Verdict;
+use crate::verdict::UnownedVerdict;
 
 /// A marker repair the next apply makes with a tags-only update.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -66,10 +66,8 @@ pub enum Binding {
     Blocked {
         /// The object's id.
         id: String,
-        /// [`Verdict::Adoptable`] or [`Verdict::InTheWay`].
-        verdict: Verdict,
-        /// The estate holding it, for [`Verdict::InTheWay`].
-        estate: Option<String>,
+        /// Adoptable, or in another estate's way.
+        verdict: UnownedVerdict,
     },
     /// Nothing live: a new object to create (with [`InstanceState::slot`] minted for count members).
     Create,
@@ -126,8 +124,6 @@ pub struct BindCandidate {
     pub id: String,
     /// The fields that matched, with their values.
     pub matched: BTreeMap<String, String>,
-    /// The adoption command.
-    pub command: String,
 }
 
 /// An object this estate does not own at a declared client-named identity.
@@ -139,12 +135,8 @@ pub struct UnownedObject {
     pub type_name: String,
     /// Its id.
     pub id: String,
-    /// [`Verdict::Adoptable`] (no estate tag) or [`Verdict::InTheWay`] (another estate's).
-    pub verdict: Verdict,
-    /// The other estate, when in the way.
-    pub estate: Option<String>,
-    /// The adoption command, when adoptable.
-    pub command: Option<String>,
+    /// Adoptable (no estate tag), or in another estate's way.
+    pub verdict: UnownedVerdict,
 }
 
 /// Why an owned object is to be removed.
@@ -186,16 +178,41 @@ pub struct OwnedUndeclared {
 }
 
 /// A plausible rename of an owned, undeclared object to an unbound declared instance.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RenameHint {
     /// The address the object carries.
     pub from: InstanceAddress,
-    /// The unbound instances it may have been renamed to (one, unless ambiguous).
-    pub to: Vec<InstanceAddress>,
+    /// The unbound instance it may have been renamed to, or the several that leave it open.
+    pub to: RenameTarget,
     /// The object's id.
     pub id: String,
-    /// The exact `liveplan mv` command, when exactly one orphan meets exactly one unbound instance.
-    pub command: Option<String>,
+}
+
+impl RenameHint {
+    /// The order of the report: by the object's address, then the instances that fit it, then its id.
+    pub fn sort_key(&self) -> (&InstanceAddress, &[InstanceAddress], &str) {
+        (&self.from, self.to.candidates(), &self.id)
+    }
+}
+
+/// Where an owned, undeclared object may have been renamed to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RenameTarget {
+    /// Exactly one orphan meets exactly one unbound instance: a `liveplan mv` to it is suggested.
+    One(InstanceAddress),
+    /// Several unbound instances fit the orphan, or the one that fits it fits another orphan too: no
+    /// rename is suggested. Holds the instances that fit this orphan.
+    Ambiguous(Vec<InstanceAddress>),
+}
+
+impl RenameTarget {
+    /// The unbound instances that fit the orphan (one, for [`RenameTarget::One`]).
+    pub fn candidates(&self) -> &[InstanceAddress] {
+        match self {
+            RenameTarget::One(address) => std::slice::from_ref(address),
+            RenameTarget::Ambiguous(addresses) => addresses,
+        }
+    }
 }
 
 /// A deposed object awaiting deletion (create-before-destroy).
@@ -316,18 +333,5 @@ impl Projection {
             }
         }
         Some(Ok(change))
-    }
-}
-
-/// `address` as a shell word: bare when it holds only safe characters, else single-quoted.
-pub fn shell_word(address: &InstanceAddress) -> String {
-    let text = address.to_string();
-    if text
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
-    {
-        text
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
     }
 }

@@ -1,15 +1,16 @@
 //! What a plan takes from the projection besides bindings: its reports (foreign objects, bind candidates,
 //! unowned objects, owned undeclared ones, rename hints), deposed objects, records, cost and diagnostics.
 //!
-//! Plain conversions of the projection's findings; this module must never judge an object itself.
+//! The projection's reports are the plan's, taken as they are; this module must never judge an object
+//! itself.
 
 use std::collections::BTreeMap;
 
-use admission::{Diagnostic, InstanceAddress, LiveObject, Value};
-use projection::{Projection, Removal, UndeclaredAction};
+use admission::{Diagnostic, InstanceAddress, LiveObject};
+use projection::{Projection, Removal};
 
 use crate::model::{
-    BindCandidate, Cost, ForeignObject, OwnedUndeclared, RenameHint, UnownedObject, UnownedVerdict,
+    BindCandidate, Cost, ForeignObject, OwnedUndeclared, RenameHint, UnownedObject,
 };
 
 /// What the plan takes from the projection; empty when nothing was projected (the configuration has
@@ -49,22 +50,27 @@ impl Projected {
                     tags: BTreeMap::new(),
                 });
         }
+        let mut owned_undeclared = p.owned_undeclared;
+        // A count surplus is reported as its delete only: the report names what is no longer declared.
+        owned_undeclared.retain(|o| o.reason == Removal::NoLongerDeclared);
         Projected {
-            reports: Reports::from_projection(&p),
+            reports: Reports {
+                foreign: p.foreign,
+                bind_candidates: p.bind_candidates,
+                unowned: p.unowned,
+                owned_undeclared,
+                rename_hints: p.rename_hints,
+            },
             diagnostics: p.diagnostics,
             deposed,
             stale_deposed,
-            cost: Cost {
-                api_calls: p.cost.api_calls,
-                api_calls_by_operation: p.cost.api_calls_by_operation.clone(),
-                store_trips: p.cost.store_trips,
-            },
+            cost: p.cost,
             records: p.records,
         }
     }
 }
 
-/// The reports of a plan, taken from the projection.
+/// The reports of a plan, as the projection made them.
 #[derive(Default)]
 pub(super) struct Reports {
     pub(super) foreign: Vec<ForeignObject>,
@@ -72,71 +78,4 @@ pub(super) struct Reports {
     pub(super) unowned: Vec<UnownedObject>,
     pub(super) owned_undeclared: Vec<OwnedUndeclared>,
     pub(super) rename_hints: Vec<RenameHint>,
-}
-
-impl Reports {
-    fn from_projection(p: &Projection) -> Reports {
-        Reports {
-            foreign: p
-                .foreign
-                .iter()
-                .map(|f| ForeignObject {
-                    type_name: f.type_name.clone(),
-                    id: f.id.clone(),
-                    tags: f.tags.clone(),
-                })
-                .collect(),
-            bind_candidates: p
-                .bind_candidates
-                .iter()
-                .map(|b| BindCandidate {
-                    address: b.address.clone(),
-                    id: b.id.clone(),
-                    matched: b
-                        .matched
-                        .iter()
-                        .map(|(k, v)| (k.clone(), Value::from(v.clone())))
-                        .collect(),
-                })
-                .collect(),
-            unowned: p
-                .unowned
-                .iter()
-                .map(|u| UnownedObject {
-                    address: u.address.clone(),
-                    id: u.id.clone(),
-                    verdict: match &u.estate {
-                        Some(e) => UnownedVerdict::InTheWay { estate: e.clone() },
-                        None => UnownedVerdict::Adoptable,
-                    },
-                })
-                .collect(),
-            owned_undeclared: p
-                .owned_undeclared
-                .iter()
-                .filter(|o| o.reason == Removal::NoLongerDeclared)
-                .map(|o| OwnedUndeclared {
-                    address: o.address.clone(),
-                    id: o.id.clone(),
-                    action: match o.action {
-                        UndeclaredAction::Delete => "delete",
-                        UndeclaredAction::WithheldForRename => "withheld",
-                    },
-                })
-                .collect(),
-            rename_hints: p
-                .rename_hints
-                .iter()
-                .map(|h| RenameHint {
-                    from: h.from.clone(),
-                    to: if h.to.len() == 1 && h.command.is_some() {
-                        h.to.first().cloned()
-                    } else {
-                        None
-                    },
-                    id: h.id.clone(),
-                })
-                .collect(),
-        }
-    }
 }

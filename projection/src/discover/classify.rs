@@ -17,8 +17,8 @@ use super::evidence::{Evidence, ObjectKey};
 use super::marker::marks;
 use super::scope::Scope;
 use super::verdicts::{Claim, Verdicts};
-use crate::output::{Binding, DeposedObject, Repair, UnownedObject, Withheld, shell_word};
-use crate::verdict::Verdict;
+use crate::output::{Binding, DeposedObject, Repair, UnownedObject, Withheld};
+use crate::verdict::UnownedVerdict;
 
 /// The slot `object` carries, if it carries a valid one.
 pub(crate) fn valid_slot(object: &LiveObject) -> Option<Slot> {
@@ -134,34 +134,23 @@ pub(crate) fn judge_client_named(
     verdicts.consumed.insert(&object);
     match marker::ownership(scope.estate, address.type_name(), &object.tags) {
         Ownership::Foreign => {
-            let command = format!("liveplan adopt {}", shell_word(address));
             verdicts.findings.push(Finding::Unowned {
                 address: address.clone(),
                 object: ObjectKey::new(address.type_name(), &object.id),
-                command: command.clone(),
             });
-            block(
-                verdicts,
-                address,
-                object.id,
-                Verdict::Adoptable,
-                None,
-                Some(command),
-            );
+            block(verdicts, address, object.id, UnownedVerdict::Adoptable);
         }
-        Ownership::OtherEstate(other) => {
+        Ownership::OtherEstate(estate) => {
             verdicts.findings.push(Finding::InTheWay {
                 address: address.clone(),
                 object: ObjectKey::new(address.type_name(), &object.id),
-                estate: other.clone(),
+                estate: estate.clone(),
             });
             block(
                 verdicts,
                 address,
                 object.id,
-                Verdict::InTheWay,
-                Some(other),
-                None,
+                UnownedVerdict::InTheWay { estate },
             );
         }
         Ownership::Malformed(MalformedReason::MissingAddress) => {
@@ -223,27 +212,15 @@ fn block(
     verdicts: &mut Verdicts<'_>,
     address: &InstanceAddress,
     id: String,
-    verdict: Verdict,
-    estate: Option<String>,
-    command: Option<String>,
+    verdict: UnownedVerdict,
 ) {
     verdicts.unowned.push(UnownedObject {
         address: address.clone(),
         type_name: address.type_name().to_owned(),
         id: id.clone(),
-        verdict,
-        estate: estate.clone(),
-        command,
+        verdict: verdict.clone(),
     });
-    verdicts.set(
-        address,
-        Binding::Blocked {
-            id,
-            verdict,
-            estate,
-        },
-        None,
-    );
+    verdicts.set(address, Binding::Blocked { id, verdict }, None);
 }
 
 #[cfg(test)]
@@ -297,12 +274,17 @@ mod tests {
             binding,
             Binding::Blocked {
                 id: "acme-data".to_owned(),
-                verdict: Verdict::Adoptable,
-                estate: None,
+                verdict: UnownedVerdict::Adoptable,
             }
         );
-        assert!(matches!(&findings[..], [Finding::Unowned { command, .. }]
-            if command == "liveplan adopt aws_s3_bucket.data"));
+        assert!(matches!(&findings[..], [Finding::Unowned { .. }]));
+        let diagnostics: Vec<_> = findings.into_iter().map(Finding::into_diagnostic).collect();
+        assert!(
+            diagnostics[0]
+                .detail
+                .contains("run `liveplan adopt aws_s3_bucket.data`"),
+            "{diagnostics:?}"
+        );
     }
 
     #[test]

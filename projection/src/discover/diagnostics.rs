@@ -14,6 +14,7 @@ use admission::provider::ProviderError;
 
 use super::INTENT_PATIENCE_SECS;
 use super::evidence::ObjectKey;
+use crate::shell::shell_word;
 
 /// Something discovery found that the user is told about.
 #[derive(Debug)]
@@ -24,8 +25,6 @@ pub(crate) enum Finding {
         address: InstanceAddress,
         /// The object.
         object: ObjectKey,
-        /// The command that adopts it.
-        command: String,
     },
     /// Another estate's object sits at a declared client-named identity (`in-the-way`).
     InTheWay {
@@ -165,11 +164,7 @@ impl Finding {
     /// The diagnostic that tells the user about this finding.
     pub(crate) fn into_diagnostic(self) -> Diagnostic {
         match self {
-            Finding::Unowned {
-                address,
-                object,
-                command,
-            } => unowned(&address, object, &command),
+            Finding::Unowned { address, object } => unowned(&address, object),
             Finding::InTheWay {
                 address,
                 object,
@@ -195,11 +190,15 @@ impl Finding {
     }
 }
 
-fn unowned(address: &InstanceAddress, object: ObjectKey, command: &str) -> Diagnostic {
+fn unowned(address: &InstanceAddress, object: ObjectKey) -> Diagnostic {
+    // The same command the plan's report of unowned objects suggests, quoted by the same rule.
+    let word = shell_word(&address.to_string());
     Diagnostic::new(
         Code::Unowned,
         format!("{object} exists but carries no estate marker"),
-        format!("No change is planned for {address}. To manage the object, run `{command}`."),
+        format!(
+            "No change is planned for {address}. To manage the object, run `liveplan adopt {word}`."
+        ),
     )
     .with_address(address.to_string())
     .with_ids([object.id])

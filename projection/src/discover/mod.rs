@@ -242,7 +242,7 @@ fn finish(
     foreign.dedup();
     bind_candidates.sort();
     ambiguous_candidates.sort();
-    rename_hints.sort();
+    rename_hints.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     unowned.sort();
     owned_undeclared.sort_by(|a, b| (&a.address, &a.id).cmp(&(&b.address, &b.id)));
     deposed.sort();

@@ -2,8 +2,8 @@
 //! pending one holding its create back), the foreign objects an unbound instance could adopt, and the
 //! owned-undeclared objects that look renamed.
 //!
-//! These reports only offer commands and hold back removals; nothing here binds an object to an
-//! instance or reads the live system.
+//! These reports only offer adoptions and renames (the engine's renderer writes their commands) and
+//! hold back removals; nothing here binds an object to an instance or reads the live system.
 
 use std::collections::BTreeMap;
 
@@ -19,7 +19,7 @@ use super::list_match::declared_field_value;
 use super::scope::Scope;
 use super::verdicts::Verdicts;
 use crate::output::{
-    BindCandidate, Binding, Removal, RenameHint, UndeclaredAction, Withheld, shell_word,
+    BindCandidate, Binding, Removal, RenameHint, RenameTarget, UndeclaredAction, Withheld,
 };
 use crate::record::IntentState;
 
@@ -130,7 +130,6 @@ pub(crate) fn bind_candidates(
                 type_name: address.type_name().to_owned(),
                 id: o.id.clone(),
                 matched: values.clone(),
-                command: format!("liveplan adopt {} --id {}", shell_word(address), o.id),
             }
         };
     for ((address, values), m) in wanted.iter().zip(&matches) {
@@ -197,18 +196,14 @@ pub(crate) fn rename_hints(scope: &Scope<'_>, verdicts: &mut Verdicts<'_>) -> Ve
             .any(|(j, other)| j != i && other.iter().any(|a| to.contains(a)));
         let orphan = &mut verdicts.owned_undeclared[*i];
         orphan.action = UndeclaredAction::WithheldForRename;
-        let command = (to.len() == 1 && !shared).then(|| {
-            format!(
-                "liveplan mv {} {}",
-                shell_word(&orphan.address),
-                shell_word(&to[0])
-            )
-        });
+        let target = match to.as_slice() {
+            [one] if !shared => RenameTarget::One(one.clone()),
+            _ => RenameTarget::Ambiguous(to.clone()),
+        };
         hints.push(RenameHint {
             from: orphan.address.clone(),
-            to: to.clone(),
+            to: target,
             id: orphan.id.clone(),
-            command,
         });
     }
     hints

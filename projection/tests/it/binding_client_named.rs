@@ -1,6 +1,6 @@
 //! Path 1: the object at a declared client-named identity, and every verdict it can get.
 
-use projection::{Binding, Repair, Verdict, Withheld};
+use projection::{Binding, Repair, UnownedVerdict, Withheld};
 use serde_json::json;
 
 use crate::support::*;
@@ -36,15 +36,11 @@ async fn a_bucket_without_estate_marker_is_unowned_and_blocks_its_instance() {
         p.instance(&a("aws_s3_bucket.data")).unwrap().binding,
         Binding::Blocked {
             id: "acme-data".into(),
-            verdict: Verdict::Adoptable,
-            estate: None
+            verdict: UnownedVerdict::Adoptable,
         }
     );
     assert_eq!(p.unowned.len(), 1);
-    assert_eq!(
-        p.unowned[0].command.as_deref(),
-        Some("liveplan adopt aws_s3_bucket.data")
-    );
+    assert_eq!(p.unowned[0].verdict, UnownedVerdict::Adoptable);
     assert_eq!(
         codes(&p),
         [diag("unowned", Some("aws_s3_bucket.data"), &["acme-data"])]
@@ -67,12 +63,17 @@ async fn another_estates_bucket_is_in_the_way() {
         p.instance(&a("aws_s3_bucket.data")).unwrap().binding,
         Binding::Blocked {
             id: "acme-data".into(),
-            verdict: Verdict::InTheWay,
-            estate: Some("billing".into())
+            verdict: UnownedVerdict::InTheWay {
+                estate: "billing".into()
+            },
         }
     );
-    assert_eq!(p.unowned[0].estate.as_deref(), Some("billing"));
-    assert_eq!(p.unowned[0].command, None);
+    assert_eq!(
+        p.unowned[0].verdict,
+        UnownedVerdict::InTheWay {
+            estate: "billing".into()
+        }
+    );
     assert_eq!(
         codes(&p),
         [diag(

@@ -1,6 +1,6 @@
 //! Path 2: marker-path instances bound by escaped address from one unfiltered listing per type.
 
-use projection::{Binding, Removal, UndeclaredAction, Withheld};
+use projection::{Binding, Removal, RenameTarget, UndeclaredAction, Withheld};
 use serde_json::json;
 
 use crate::support::*;
@@ -127,7 +127,6 @@ async fn a_foreign_twin_is_offered_for_adoption_and_the_create_still_stands() {
         ("aws_vpc.main", "vpc-00000007")
     );
     assert_eq!(c.matched["cidr_block"], "10.0.0.0/16");
-    assert_eq!(c.command, "liveplan adopt aws_vpc.main --id vpc-00000007");
     assert_eq!(p.foreign.len(), 1, "a candidate stays foreign");
 }
 
@@ -189,7 +188,7 @@ async fn an_owned_object_no_longer_declared_is_planned_for_deletion() {
 }
 
 #[tokio::test]
-async fn a_plausible_rename_is_withheld_and_hinted_with_the_exact_command() {
+async fn a_plausible_rename_is_withheld_and_hinted_with_its_one_target() {
     let cloud = cloud(vec![
         vpc(
             "vpc-00000001",
@@ -211,12 +210,8 @@ async fn a_plausible_rename_is_withheld_and_hinted_with_the_exact_command() {
     assert_eq!(p.rename_hints.len(), 1);
     let hint = &p.rename_hints[0];
     assert_eq!(hint.from, a(r#"aws_subnet.this["b"]"#));
-    assert_eq!(hint.to, [a(r#"aws_subnet.this["c"]"#)]);
+    assert_eq!(hint.to, RenameTarget::One(a(r#"aws_subnet.this["c"]"#)));
     assert_eq!(hint.id, "subnet-00000004");
-    assert_eq!(
-        hint.command.as_deref(),
-        Some(r#"liveplan mv 'aws_subnet.this["b"]' 'aws_subnet.this["c"]'"#)
-    );
     assert_eq!(
         p.instance(&a(r#"aws_subnet.this["c"]"#)).unwrap().binding,
         Binding::Create
@@ -245,7 +240,11 @@ async fn two_orphans_for_one_unbound_instance_are_an_ambiguous_rename_without_co
     let declared = declare(vec![main_vpc(), bare(r#"aws_subnet.this["c"]"#)]);
     let p = run(&cloud, &declared).await;
     assert_eq!(p.rename_hints.len(), 2);
-    assert!(p.rename_hints.iter().all(|h| h.command.is_none()));
+    assert!(
+        p.rename_hints
+            .iter()
+            .all(|h| h.to == RenameTarget::Ambiguous(vec![a(r#"aws_subnet.this["c"]"#)]))
+    );
     assert!(
         p.owned_undeclared
             .iter()

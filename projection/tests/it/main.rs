@@ -13,5 +13,6 @@ mod property_ownership;
 mod records_long_keys;
 mod records_state;
 mod records_store;
+mod shell_words;
 mod support;
 mod verdict_rules;

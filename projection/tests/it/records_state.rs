@@ -4,7 +4,7 @@ use projection::record::{
     DeposedRecord, InstanceNamespace as N, IntentRecord, IntentState, LocatedRecord, ObjectRecord,
     RecordBody,
 };
-use projection::{Binding, Removal, UndeclaredAction, Withheld};
+use projection::{Binding, Removal, RenameTarget, UndeclaredAction, Withheld};
 use serde_json::json;
 
 use crate::support::*;
@@ -122,8 +122,11 @@ async fn record_backed_instances_are_their_records() {
         ("AAAA", UndeclaredAction::WithheldForRename)
     );
     assert_eq!(
-        p.rename_hints[0].command.as_deref(),
-        Some("liveplan mv random_id.gone random_id.fresh")
+        (&p.rename_hints[0].from, &p.rename_hints[0].to),
+        (
+            &a("random_id.gone"),
+            &RenameTarget::One(a("random_id.fresh"))
+        )
     );
     assert_eq!(p.cost.api_calls_by_operation.get("ec2:DescribeVpcs"), None);
 }
