@@ -143,6 +143,17 @@ pub enum FinalKind {
     Delete,
 }
 
+impl FinalKind {
+    /// The action's name in the `--json` event stream: `create`, `update` or `delete`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FinalKind::Create => "create",
+            FinalKind::Update => "update",
+            FinalKind::Delete => "delete",
+        }
+    }
+}
+
 /// The final plan of one managed object.
 #[derive(Debug, Clone)]
 pub struct FinalPlan {

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use engine::apply::EventSink;
+use engine::graph::FinalKind;
 use engine::{ApplyEvent, ApplyEventKind};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -87,9 +88,9 @@ impl ApplyView {
             let mut tally = self.tally.lock().unwrap_or_else(PoisonError::into_inner);
             match (event.kind, event.action) {
                 (ApplyEventKind::Errored, _) => tally.failed += 1,
-                (_, "create") => tally.added += 1,
-                (_, "update") => tally.changed += 1,
-                _ => tally.destroyed += 1,
+                (_, FinalKind::Create) => tally.added += 1,
+                (_, FinalKind::Update) => tally.changed += 1,
+                (_, FinalKind::Delete) => tally.destroyed += 1,
             }
             if let Some(bar) = &self.bar {
                 bar.inc(1);

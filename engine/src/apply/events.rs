@@ -12,6 +12,7 @@ use futures::future::{Either, select};
 use tokio::time::Instant;
 
 use super::Executor;
+use crate::graph::FinalKind;
 use crate::model::ResourceChange;
 
 /// What an apply event reports.
@@ -46,8 +47,8 @@ pub struct ApplyEvent {
     pub kind: ApplyEventKind,
     /// The instance.
     pub address: InstanceAddress,
-    /// `create`, `update` or `delete`.
-    pub action: &'static str,
+    /// What the operation does to the object.
+    pub action: FinalKind,
     /// The object's id, when known.
     pub id: Option<String>,
     /// Time since the operation started.
@@ -60,9 +61,9 @@ impl ApplyEvent {
     /// The line a terminal shows for the event, as Terraform users know it.
     pub fn line(&self) -> String {
         let (ing, done) = match self.action {
-            "create" => ("Creating", "Creation"),
-            "update" => ("Modifying", "Modifications"),
-            _ => ("Destroying", "Destruction"),
+            FinalKind::Create => ("Creating", "Creation"),
+            FinalKind::Update => ("Modifying", "Modifications"),
+            FinalKind::Delete => ("Destroying", "Destruction"),
         };
         let secs = self.elapsed.as_secs();
         let id = self
@@ -95,7 +96,7 @@ impl ApplyEvent {
         serde_json::json!({
             "type": self.kind.as_str(),
             "address": self.address.to_string(),
-            "action": self.action,
+            "action": self.action.as_str(),
             "id": self.id,
             "elapsed_ms": self.elapsed.as_millis() as u64,
         })
@@ -110,8 +111,8 @@ pub type EventSink = Arc<dyn Fn(&ApplyEvent) + Send + Sync>;
 pub(super) struct Op<'a> {
     /// The change applied.
     pub change: &'a ResourceChange,
-    /// `create`, `update` or `delete`.
-    pub action: &'static str,
+    /// What the operation does to the object.
+    pub action: FinalKind,
     /// When the operation started (its `Started` event).
     pub started: Instant,
 }

@@ -119,9 +119,8 @@ impl Executor {
     ) -> Applied<LiveObject> {
         let c = &plan.change;
         let (action, id) = match plan.kind {
-            FinalKind::Create => ("create", None),
-            FinalKind::Update => ("update", plan.prior.as_ref().map(|o| o.id.clone())),
-            FinalKind::Delete => ("delete", plan.prior.as_ref().map(|o| o.id.clone())),
+            FinalKind::Create => (FinalKind::Create, None),
+            kind => (kind, plan.prior.as_ref().map(|o| o.id.clone())),
         };
         let prepares = plan.kind == FinalKind::Create && !self.record_backed(&plan.address);
         let Some(entry) = self.turns.enter(prepares).await else {

@@ -38,6 +38,22 @@ use crate::schema::AttributeMode;
 /// A live system the engine reads and writes: object-safe, used as `Arc<dyn Provider>`.
 ///
 /// Implement the six required methods; override the others where the system has a cheaper native call.
+///
+/// # Rules every implementation keeps
+///
+/// - **No retries inside.** Make each API attempt once and return its error; the engine retries with one
+///   bounded policy, so a retry inside would multiply attempts and hide them from the count. An SDK's own
+///   retries are switched off.
+/// - **Count every attempt** by its `service:Action` name before making it, a failed one included, so a
+///   plan can report its cost ([`Provider::api_calls`]).
+/// - **A failed look is never an absence.** `Ok(None)` (or an empty page) means the call answered that the
+///   object is not there; anything else (a throttle, a denied call, an unreachable endpoint) is an error.
+///   Discovery withholds what it could not read; reporting it absent would plan a create over it.
+/// - **Tags in the create call** wherever the API allows it, so an object never exists unmarked; where it
+///   does not, tag before returning from `create`, and fail the create if tagging fails.
+/// - **Paging tokens are yours**: callers hand them back untouched and never parse them.
+/// - **No state between calls** beyond clients, caches of immutable answers and counts: two plans in a row
+///   must each see the live system as it is.
 #[async_trait]
 pub trait Provider: Send + Sync {
     /// The region this provider reads and writes (`us-east-1`).
