@@ -8,7 +8,7 @@
 //! parser, and never hold a value that needs a live read to know.
 //!
 //! ```
-//! use projection::declared::{Declared, DeclaredInstance, DeclaredValue};
+//! use projection::{Declared, DeclaredInstance, DeclaredValue};
 //!
 //! let mut declared = Declared::new();
 //! declared.add(DeclaredInstance::new("aws_s3_bucket.data".parse().unwrap())

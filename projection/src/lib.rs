@@ -1,14 +1,17 @@
 //! The projection: the live system read through the four admission paths into an ephemeral prior state.
 //!
 //! This crate does the reads of a plan and reports what it found:
-//! - [`record`]: the micro-state records of the estate, loaded in one bulk trip;
-//! - [`declared`]: the plain model of what the configuration declares, independent of the HCL front end;
-//! - [`discover`]: discovery (bulk listings, the tagging sweep, single reads for the exceptions) and
+//! - [`record`]: the micro-state records of the estate, loaded in one bulk trip; their keys and payloads are
+//!   the record format the engine writes back, so this module is public;
+//! - [`Declared`]: the plain model of what the configuration declares, independent of the HCL front end;
+//! - [`project()`]: discovery (bulk listings, the tagging sweep, single reads for the exceptions) and
 //!   binding, with every ownership verdict, count slots, parent-derived and list-and-match instances;
-//! - [`output`]: the [`Projection`], the prior state plus the reports and the cost;
-//! - [`verdict`]: why an object this estate does not own blocks a declared instance;
-//! - [`shell`]: the one quoting rule of the commands a plan suggests;
-//! - [`retry`]: the bounded, jittered backoff shared with apply.
+//! - [`Projection`]: the prior state plus the reports (typed end to end: [`UnownedVerdict`],
+//!   [`RenameTarget`], [`UndeclaredAction`]) and the cost;
+//! - [`shell_word`]: the one quoting rule of the commands a plan suggests;
+//! - [`RetryPolicy`]: the bounded, jittered backoff shared with apply.
+//!
+//! The other modules are private; what an embedder needs is re-exported here.
 //!
 //! ```
 //! use fixtures::{SimCloud, SimConfig};
@@ -54,16 +57,19 @@
 //! binds a foreign, malformed, colliding or other estate's object as owned, and never prints.
 
 pub mod b64;
-pub mod declared;
-pub mod discover;
-pub mod error;
-pub mod output;
+mod declared;
+mod discover;
+mod error;
+mod output;
 pub mod record;
-pub mod retry;
-pub mod shell;
-pub mod verdict;
+mod retry;
+mod shell;
+mod verdict;
 
 pub use declared::{Declared, DeclaredInstance, DeclaredValue, Expansion};
+/// Whether a live address marker marks an address (for the property test that holds it to the grammar).
+#[doc(hidden)]
+pub use discover::marks;
 pub use discover::{INTENT_PATIENCE_SECS, ProjectionConfig, project};
 pub use error::ProjectionError;
 pub use output::{

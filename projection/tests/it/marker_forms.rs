@@ -2,7 +2,7 @@
 
 use admission::address::{BlockAddress, InstanceKey};
 use admission::marker;
-use projection::discover::marks;
+use projection::marks;
 use proptest::prelude::*;
 
 fn key() -> impl Strategy<Value = InstanceKey> {
