@@ -13,22 +13,26 @@
 //! Planning writes nothing anywhere; applying writes only through the provider and the store's
 //! compare-and-swap. This crate never prints and never installs a tracing subscriber: the CLI does.
 
-pub mod adopt;
-pub mod apply;
+mod adopt;
+mod apply;
 mod builtin;
-pub mod error;
+mod error;
 pub mod graph;
 mod journal;
-pub mod model;
-pub mod planner;
-pub mod refs;
+mod model;
+mod planner;
+mod refs;
 pub mod render;
-pub mod summary;
+mod summary;
 
 pub use adopt::{AdoptRequest, MvRequest, OwnershipOutcome, adopt, mv};
-pub use apply::{ApplyConfig, ApplyEvent, ApplyEventKind, ApplyOutcome, apply};
-pub use error::Error;
-pub use model::{Action, Plan, ReplaceOrder, ResourceChange, ReviewedPlan};
+pub use apply::{ApplyConfig, ApplyEvent, ApplyEventKind, ApplyOutcome, EventSink, apply};
+pub use error::{Error, kms_denied};
+pub use model::{
+    Action, BindCandidate, Cost, ForeignObject, OwnedUndeclared, Plan, PlanContext, RenameHint,
+    RenameTarget, ReplaceOrder, ResourceChange, ReviewedPlan, UndeclaredAction, UnownedObject,
+    UnownedVerdict,
+};
 pub use planner::{PlanRequest, plan};
 pub use projection::RetryPolicy;
 pub use summary::Summary;

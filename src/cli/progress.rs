@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use engine::apply::EventSink;
+use engine::EventSink;
 use engine::graph::FinalKind;
 use engine::{ApplyEvent, ApplyEventKind};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

@@ -31,7 +31,7 @@ async fn a_slow_create_reports_progress_every_interval() {
     let journal = Journal::default();
     let all = Journal::default();
     let (progress, json) = (journal.clone(), all.clone());
-    let sink: engine::apply::EventSink = Arc::new(move |e: &ApplyEvent| {
+    let sink: engine::EventSink = Arc::new(move |e: &ApplyEvent| {
         progress.push(e.line());
         json.push(e.json().to_string());
     });

@@ -93,7 +93,7 @@ impl Bench {
         let cancel = tokio_util::sync::CancellationToken::new();
         let fired = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (token, flag) = (cancel.clone(), Arc::clone(&fired));
-        let events: engine::apply::EventSink = Arc::new(move |e: &engine::ApplyEvent| {
+        let events: engine::EventSink = Arc::new(move |e: &engine::ApplyEvent| {
             if e.kind == engine::ApplyEventKind::Completed
                 && !flag.swap(true, std::sync::atomic::Ordering::SeqCst)
             {
@@ -178,7 +178,7 @@ impl Journal {
     }
 
     /// An event sink writing each event's terminal line.
-    pub fn sink(&self) -> engine::apply::EventSink {
+    pub fn sink(&self) -> engine::EventSink {
         let journal = self.clone();
         Arc::new(move |e: &engine::ApplyEvent| {
             if e.kind != engine::ApplyEventKind::Progress {
