@@ -32,7 +32,7 @@ pub enum IdentityValue {
 
 /// One instance the configuration declares, as discovery needs it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DeclaredInstance {
+pub struct ExpandedInstance {
     /// The instance address.
     pub address: InstanceAddress,
     /// What `count.index` or `each.*` mean for it (to evaluate its arguments later).
@@ -138,7 +138,7 @@ fn reads_repetition(expr: &Expr) -> bool {
 
 impl Lint<'_, '_> {
     /// Lints one resource block and returns its declared instances.
-    pub(crate) fn resource(&mut self, res: &Resource) -> Vec<DeclaredInstance> {
+    pub(crate) fn resource(&mut self, res: &Resource) -> Vec<ExpandedInstance> {
         let Some((schema, path, block)) = self.admitted_type(res) else {
             return Vec::new();
         };
@@ -310,7 +310,7 @@ impl Lint<'_, '_> {
         address: InstanceAddress,
         text: String,
         inst: Instance,
-    ) -> DeclaredInstance {
+    ) -> ExpandedInstance {
         let (schema, path) = (facts.schema, facts.path);
         // Every argument is evaluated as the plan will, so that type errors surface in validate. The one
         // evaluation also tells what a static evaluation would give (see `Evaluator::eval_tracked`).
@@ -355,7 +355,7 @@ impl Lint<'_, '_> {
         facts.shared = shared_results;
         self.arguments(res, schema, &configured, &text);
         let identity = self.identity(res, facts, &inst, &text, identity_statics);
-        DeclaredInstance {
+        ExpandedInstance {
             address,
             repetition: inst,
             admission: path,

@@ -8,7 +8,7 @@
 //! `uuid()`/`timestamp()`; set and not null; unique; `count.index` injective), the
 //! marker rules (no `tofu-*` tags written by hand, `ignore_changes` never covering markers, `for_each` keys
 //! and addresses that fit in tags) and the estate name. Every violation is reported, not just the first,
-//! and the result is sorted. It also expands `count` and `for_each` into [`DeclaredInstance`]s with their
+//! and the result is sorted. It also expands `count` and `for_each` into [`ExpandedInstance`]s with their
 //! static identity values, which discovery needs before any read.
 //!
 //! The lint never reads the live system, the store, the environment or the clock: it is a pure function of
@@ -19,7 +19,7 @@ mod rules;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-pub use expand::{DeclaredInstance, IdentityValue};
+pub use expand::{ExpandedInstance, IdentityValue};
 pub use rules::count_index::{IndexUse, classify as classify_count_index};
 
 use crate::catalog::Catalog;
@@ -49,7 +49,7 @@ pub struct Linted {
     /// The estate, when one is given and valid.
     pub estate: Option<String>,
     /// The declared instances of supported, admitted types, sorted by address.
-    pub instances: Vec<DeclaredInstance>,
+    pub instances: Vec<ExpandedInstance>,
 }
 
 impl Linted {
@@ -107,7 +107,7 @@ pub fn lint(input: &LintInput<'_>) -> Linted {
     cx.diags.extend(rules::cycles::cycles(input.config));
     cx.settings();
     // One run of instances per block, in configuration order; each run is sorted by key already.
-    let mut runs: Vec<Vec<DeclaredInstance>> = Vec::new();
+    let mut runs: Vec<Vec<ExpandedInstance>> = Vec::new();
     for res in &input.config.resources {
         runs.push(cx.resource(res));
     }
@@ -126,7 +126,7 @@ pub fn lint(input: &LintInput<'_>) -> Linted {
     // their configuration order, as one stable sort of all instances would.
     runs.retain(|run| !run.is_empty());
     runs.sort_by(|a, b| a[0].address.block().cmp(b[0].address.block()));
-    let mut instances: Vec<DeclaredInstance> = runs.into_iter().flatten().collect();
+    let mut instances: Vec<ExpandedInstance> = runs.into_iter().flatten().collect();
     if !instances.is_sorted_by(|a, b| a.address <= b.address) {
         instances.sort_by(|a, b| a.address.cmp(&b.address));
     }

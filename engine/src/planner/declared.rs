@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use admission::config::Config;
 use admission::eval::{Evaluator, ResourceResolver};
-use admission::lint::{DeclaredInstance, IdentityValue};
+use admission::lint::{ExpandedInstance, IdentityValue};
 use admission::schema::BindMatch;
 use admission::{AdmissionPath, BlockAddress, Catalog, InstanceAddress, InstanceKey, Value};
 use projection::{Declared, DeclaredValue, Expansion};
@@ -22,7 +22,7 @@ use crate::refs;
 struct ParentRefs<'a> {
     config: &'a Config,
     catalog: &'a Catalog,
-    instances: &'a [DeclaredInstance],
+    instances: &'a [ExpandedInstance],
 }
 
 /// The prefix of a sentinel: a string no configuration writes, followed by the instance's address. The
@@ -50,7 +50,7 @@ impl ResourceResolver for ParentRefs<'_> {
             m.insert("id".to_owned(), sentinel);
             Value::Map(m)
         };
-        let mine: Vec<&DeclaredInstance> = self
+        let mine: Vec<&ExpandedInstance> = self
             .instances
             .iter()
             .filter(|d| d.address.type_name() == type_name && d.address.block().name() == name)
@@ -114,7 +114,7 @@ pub(crate) fn declared_model(
     config: &Config,
     variables: &BTreeMap<String, Value>,
     catalog: &Catalog,
-    instances: &[DeclaredInstance],
+    instances: &[ExpandedInstance],
     region: &str,
 ) -> Result<Declared, crate::Error> {
     let parents = ParentRefs {
@@ -155,7 +155,7 @@ fn declare_blocks(
     declared: &mut Declared,
     config: &Config,
     catalog: &Catalog,
-    instances: &[DeclaredInstance],
+    instances: &[ExpandedInstance],
 ) -> Result<(), crate::Error> {
     for res in &config.resources {
         let Ok(block) = res.address().parse::<BlockAddress>() else {
@@ -197,7 +197,7 @@ struct Modeller<'a> {
 
 impl Modeller<'_> {
     /// The model of one declared instance, unless its type or block is unknown.
-    fn instance(&self, d: &DeclaredInstance) -> Option<projection::DeclaredInstance> {
+    fn instance(&self, d: &ExpandedInstance) -> Option<projection::DeclaredInstance> {
         let schema = self.catalog.get(d.address.type_name())?;
         let res = self
             .config

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use admission::config::{IgnoreChanges, Lifecycle, Resource};
-use admission::lint::DeclaredInstance;
+use admission::lint::ExpandedInstance;
 use admission::marker;
 use admission::schema::{AttributeMode, ResourceTypeSchema};
 use admission::{InstanceAddress, LiveObject, Value};
@@ -56,7 +56,7 @@ impl Planner<'_> {
     pub(super) fn diff(
         &self,
         res: &Resource,
-        d: &DeclaredInstance,
+        d: &ExpandedInstance,
         schema: &ResourceTypeSchema,
         configured: &BTreeMap<String, Value>,
         prior: Option<&LiveObject>,

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use admission::config::{Config, Resource};
 use admission::eval::Evaluator;
-use admission::lint::DeclaredInstance;
+use admission::lint::ExpandedInstance;
 use admission::marker::Estate;
 use admission::schema::ResourceTypeSchema;
 use admission::{
@@ -67,7 +67,7 @@ pub(super) struct Planner<'a> {
     pub(super) catalog: &'a Catalog,
     pub(super) region: String,
     pub(super) estate: Option<Estate>,
-    pub(super) declared: BTreeMap<InstanceAddress, &'a DeclaredInstance>,
+    pub(super) declared: BTreeMap<InstanceAddress, &'a ExpandedInstance>,
     pub(super) diagnostics: Vec<Diagnostic>,
     /// Instances bound to a live object (declared ones, and the undeclared ones planned for deletion).
     pub(super) bound: BTreeMap<InstanceAddress, LiveObject>,
@@ -95,7 +95,7 @@ impl<'a> Planner<'a> {
         catalog: &'a Catalog,
         region: String,
         estate: Option<Estate>,
-        instances: &'a [DeclaredInstance],
+        instances: &'a [ExpandedInstance],
     ) -> Planner<'a> {
         Planner {
             blocks,
@@ -239,7 +239,7 @@ impl Planner<'_> {
     fn configured(
         &self,
         res: &Resource,
-        d: &DeclaredInstance,
+        d: &ExpandedInstance,
         schema: &ResourceTypeSchema,
         needed: &Needed,
     ) -> Result<BTreeMap<String, Value>, Vec<Diagnostic>> {
@@ -302,7 +302,7 @@ impl Planner<'_> {
         &self,
         res: &Resource,
         reads: &refs::BlockReads<'_>,
-        d: &DeclaredInstance,
+        d: &ExpandedInstance,
         keep: bool,
     ) -> Outcome {
         let type_name = d.address.type_name();

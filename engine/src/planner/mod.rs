@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use admission::config::{Config, SourceFile, VariableInputs};
-use admission::lint::DeclaredInstance;
+use admission::lint::ExpandedInstance;
 use admission::marker::Estate;
 use admission::provider::TagChange;
 use admission::{AdmissionPath, Catalog, Diagnostic, InstanceAddress, LiveObject, Provider, Value};
@@ -165,7 +165,7 @@ pub async fn plan(
 }
 
 /// The declared instances of each block (`type.name`), in address order.
-fn block_members(instances: &[DeclaredInstance]) -> BTreeMap<String, Vec<InstanceAddress>> {
+fn block_members(instances: &[ExpandedInstance]) -> BTreeMap<String, Vec<InstanceAddress>> {
     let mut blocks: BTreeMap<String, Vec<InstanceAddress>> = BTreeMap::new();
     for d in instances {
         blocks
@@ -183,7 +183,7 @@ struct Planned {
     variables: BTreeMap<String, Value>,
     catalog: Catalog,
     region: String,
-    instances: Vec<DeclaredInstance>,
+    instances: Vec<ExpandedInstance>,
     blocks: BTreeMap<String, Vec<InstanceAddress>>,
     /// The lint's and the planner's diagnostics, in that order.
     diagnostics: Vec<Diagnostic>,

@@ -11,7 +11,7 @@ use crate::config::{Expr, Resource};
 use crate::diag::{Code, Diagnostic};
 use crate::eval::{EvalError, Instance};
 use crate::lint::Lint;
-use crate::lint::expand::{BlockFacts, DeclaredInstance, IdentityValue, StaticResult};
+use crate::lint::expand::{BlockFacts, ExpandedInstance, IdentityValue, StaticResult};
 use crate::path::AdmissionPath;
 use crate::schema::ResourceTypeSchema;
 use crate::value::Value;
@@ -169,7 +169,7 @@ impl Lint<'_, '_> {
     /// Two client-named instances of one type may not claim the same identity.
     pub(crate) fn duplicate_identities<'d>(
         &mut self,
-        instances: impl Iterator<Item = &'d DeclaredInstance>,
+        instances: impl Iterator<Item = &'d ExpandedInstance>,
     ) {
         let mut seen: BTreeMap<(String, Vec<Value>), String> = BTreeMap::new();
         let mut reported = BTreeSet::new();
