@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use kvcloud::KvCloud;
 use liveplan::render::{self, RenderOptions};
 use liveplan::{
-    ApplyConfig, ApplyEvent, Argument, Configuration, LocalStore, Provider, Resource, Store,
+    ApplyConfig, ApplyEvent, Argument, Configuration, Engine, LocalStore, Resource, Store,
 };
 
 /// The configuration, built in code: one namespace and two entries in it.
@@ -56,13 +56,14 @@ pub(crate) async fn run<W: Write + Send + 'static>(
     let cloud = Arc::new(KvCloud::default());
     let records = tempfile::tempdir()?;
     let store: Arc<dyn Store> = Arc::new(LocalStore::open(records.path())?);
+    let engine = Engine::new(cloud, Arc::clone(&store));
     let config = configuration();
     let say = |text: &str| -> std::io::Result<()> {
         let mut out = out.lock().unwrap_or_else(PoisonError::into_inner);
         writeln!(out, "{text}")
     };
 
-    let plan = config.plan(cloud.as_ref(), Arc::clone(&store)).await?;
+    let plan = config.plan(&engine).await?;
     say(&render::text(&plan, RenderOptions::default()))?;
     let reviewed = match plan.review() {
         Ok(reviewed) => reviewed,
@@ -78,8 +79,7 @@ pub(crate) async fn run<W: Write + Send + 'static>(
         })),
         ..ApplyConfig::default()
     };
-    let provider: Arc<dyn Provider> = cloud.clone();
-    let outcome = liveplan::apply(&reviewed, provider, Arc::clone(&store), apply_config).await?;
+    let outcome = engine.apply(&reviewed, apply_config).await?;
     for diagnostic in &outcome.diagnostics {
         say(&diagnostic.to_string())?;
     }
@@ -101,7 +101,7 @@ pub(crate) async fn run<W: Write + Send + 'static>(
         records.path().display()
     ))?;
 
-    let again = config.plan(cloud.as_ref(), store).await?;
+    let again = config.plan(&engine).await?;
     let text = render::text(&again, RenderOptions::default());
     say(text.trim_end())?;
     Ok(())

@@ -45,11 +45,8 @@
 //! This module never reads or writes files and never checks the configuration against a provider's
 //! schemas: the lint does that when it is planned, and reports problems as diagnostics.
 
-use std::sync::Arc;
-
+use admission::Value;
 use admission::config::{SourceFile, VariableInputs};
-use admission::{Provider, Value};
-use staterecord::{CacheScope, Store};
 
 /// The name of the file a [`Configuration`] is written to; diagnostics name positions in it.
 pub const FILE_NAME: &str = "configuration.tf";
@@ -250,20 +247,15 @@ impl Configuration {
         Ok(vec![SourceFile::new(FILE_NAME, text)])
     }
 
-    /// Plans the configuration against `provider` and the records in `store`, with the engine's defaults
-    /// (16 reads in flight, the default retry policy, no record key prefix). Writes nothing anywhere.
+    /// Plans the configuration with `engine` (its live system, its records, its settings). Writes nothing
+    /// anywhere.
     ///
-    /// For other settings, pass [`Configuration::source_files`] to [`engine::plan`] in a
-    /// [`PlanRequest`](engine::PlanRequest) of your own.
-    pub async fn plan(
-        &self,
-        provider: &dyn Provider,
-        store: Arc<dyn Store>,
-    ) -> Result<engine::Plan, crate::Error> {
+    /// To give variables or an estate from outside, plan [`Configuration::source_files`] with
+    /// [`Engine::plan`](engine::Engine::plan) and [`Sources`](engine::Sources) of your own.
+    pub async fn plan(&self, engine: &engine::Engine) -> Result<engine::Plan, crate::Error> {
         let files = self.source_files()?;
         let inputs = VariableInputs::default();
-        let request = engine::PlanRequest::new(&files, &inputs);
-        Ok(engine::plan(&request, provider, store, &CacheScope::new()).await?)
+        Ok(engine.plan(engine::Sources::new(&files, &inputs)).await?)
     }
 }
 

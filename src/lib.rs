@@ -9,24 +9,28 @@
 //! An embedder brings three things and gets a plan back:
 //!
 //! - a **configuration**: built in code with [`Configuration`], or read from `*.tf` files as
-//!   [`SourceFile`]s and planned with [`plan()`];
+//!   [`SourceFile`]s and planned as [`Sources`];
 //! - a **live system**: anything that implements the [`Provider`] protocol (its resource types as
 //!   [`ResourceTypeSchema`]s with their [`AdmissionPath`], then paged `list`, `create`, `update` and
 //!   `delete`); [`SimCloud`] is a ready-made simulated cloud;
 //! - a **record store**: a [`Store`] for the micro-state records: [`MemoryStore`] for tests,
 //!   [`LocalStore`] (a directory) by default, `S3Store` (feature `aws`) for teams.
 //!
-//! [`Configuration::plan`] (or [`plan()`]) reads the live system and the records and returns a [`Plan`]:
+//! An [`Engine`] is built once from the two collaborators; [`Configuration::plan`] (or [`Engine::plan`])
+//! reads the live system and the records and returns a [`Plan`]:
 //! its [`ResourceChange`]s, the reports (foreign objects, adoption candidates, renames) and the
 //! [`Diagnostic`]s, each with a stable [`Code`]. Planning writes nothing anywhere. [`render::text`] and
 //! [`render::json`] print it as the `liveplan` CLI does. A plan with no error diagnostic can be
-//! [reviewed](Plan::review) and handed to [`apply()`], which reports an [`ApplyEvent`] as each operation
-//! starts and finishes.
+//! [reviewed](Plan::review) and handed to [`Engine::apply`], which reports an [`ApplyEvent`] as each
+//! operation starts and finishes. [`Engine::adopt`] and [`Engine::mv`] are the ownership operations.
+//!
+//! A library-only dependency leaves out the `liveplan` binary and its command-line crates:
+//! `liveplan = { version = "0.1", default-features = false }`.
 //!
 //! ```
 //! use std::sync::Arc;
 //! use liveplan::{
-//!     ApplyConfig, Configuration, MemoryStore, Provider, Resource, SimCloud, SimConfig, Store,
+//!     ApplyConfig, Configuration, Engine, MemoryStore, Resource, SimCloud, SimConfig, Store,
 //! };
 //! use liveplan::render::{self, RenderOptions};
 //!
@@ -35,13 +39,14 @@
 //! // An empty simulated cloud and an in-memory record store.
 //! let cloud = Arc::new(SimCloud::from_json(r#"{"resources": []}"#, SimConfig::default())?);
 //! let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+//! let engine = Engine::new(cloud.clone(), Arc::clone(&store));
 //!
 //! // A bucket (named by the client) and a VPC (named by the server, found again by its markers).
 //! let config = Configuration::new("acme-net")
 //!     .resource(Resource::new("aws_s3_bucket", "logs").set("bucket", "acme-logs"))
 //!     .resource(Resource::new("aws_vpc", "main").set("cidr_block", "10.42.0.0/16"));
 //!
-//! let plan = config.plan(cloud.as_ref(), Arc::clone(&store)).await?;
+//! let plan = config.plan(&engine).await?;
 //! let text = render::text(&plan, RenderOptions::default());
 //! assert!(text.contains("  + resource \"aws_vpc\" \"main\" {"));
 //! assert!(text.ends_with("Plan: 2 to add, 0 to change, 0 to destroy.\n"));
@@ -55,13 +60,12 @@
 //!     })),
 //!     ..ApplyConfig::default()
 //! };
-//! let provider: Arc<dyn Provider> = cloud.clone();
-//! let outcome = liveplan::apply(&plan.review()?, provider, Arc::clone(&store), apply_config).await?;
+//! let outcome = engine.apply(&plan.review()?, apply_config).await?;
 //! assert!(outcome.succeeded());
 //! assert!(lines.lock().unwrap().contains(&"aws_vpc.main: Creating...".to_owned()));
 //!
 //! // The next plan recovers both objects from the live system alone: nothing left to do.
-//! let again = config.plan(cloud.as_ref(), store).await?;
+//! let again = config.plan(&engine).await?;
 //! assert_eq!(
 //!     render::text(&again, RenderOptions::default()),
 //!     "No changes. The live system matches the configuration.\n",
@@ -126,11 +130,11 @@ pub use admission::{
 pub use configuration::{Argument, Configuration, ConfigurationError, Resource};
 pub use engine::render;
 pub use engine::{
-    Action, ApplyConfig, ApplyEvent, ApplyEventKind, ApplyOutcome, Plan, PlanRequest,
-    ResourceChange, RetryPolicy, ReviewedPlan, Summary, apply, plan,
+    Action, ApplyConfig, ApplyEvent, ApplyEventKind, ApplyOutcome, Engine, MvOptions,
+    OwnershipOutcome, Plan, ResourceChange, RetryPolicy, ReviewedPlan, Sources, Summary,
 };
 pub use fixtures::{SimCloud, SimConfig};
-pub use staterecord::{CacheScope, LocalStore, MemoryStore, Store, StoreError};
+pub use staterecord::{LocalStore, MemoryStore, Store, StoreError};
 
 /// Why a plan or an apply started through the facade could not run.
 ///

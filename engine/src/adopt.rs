@@ -16,36 +16,35 @@ use admission::marker::{
 };
 use admission::provider::{Identity, ListRequest, TagChange, TagFilter, TagQuery};
 use admission::{
-    AdmissionPath, Code, Diagnostic, InstanceAddress, InstanceKey, LiveObject, Provider,
+    AdmissionPath, Catalog, Code, Diagnostic, InstanceAddress, InstanceKey, LiveObject, Provider,
     ProviderError, Slot,
 };
 use projection::{Binding, Projection};
 use staterecord::{CacheScope, Store};
 
+use crate::handle::MvOptions;
 use crate::journal::{RecordError, RecordJournal, SlotsBasis, located_record, records_seen};
 use crate::planner::PlanRequest;
 use projection::record::{InstanceNamespace as Namespace, RecordBody, RecordKeys};
 
 /// What to adopt.
 #[derive(Debug, Clone, Copy)]
-pub struct AdoptRequest<'a> {
+pub(crate) struct AdoptRequest<'a> {
     /// The declared address to adopt the object for.
-    pub address: &'a str,
+    pub(crate) address: &'a InstanceAddress,
     /// The bind candidate's id (required for marker-path instances).
-    pub id: Option<&'a str>,
+    pub(crate) id: Option<&'a str>,
 }
 
 /// What to rename.
 #[derive(Debug, Clone, Copy)]
-pub struct MvRequest<'a> {
+pub(crate) struct MvRequest<'a> {
     /// The address the object carries now.
-    pub old: &'a str,
+    pub(crate) old: &'a InstanceAddress,
     /// The address it should carry.
-    pub new: &'a str,
-    /// Only check; write nothing.
-    pub dry_run: bool,
-    /// Allow a NEW that the configuration does not declare.
-    pub allow_missing_config: bool,
+    pub(crate) new: &'a InstanceAddress,
+    /// A dry run, a NEW the configuration does not declare.
+    pub(crate) options: MvOptions,
 }
 
 /// What an adoption or rename did.
@@ -69,14 +68,6 @@ impl OwnershipOutcome {
     pub fn succeeded(&self) -> bool {
         self.diagnostics.is_empty()
     }
-}
-
-fn parse(text: &str) -> Result<InstanceAddress, crate::Error> {
-    text.parse()
-        .map_err(|e: admission::Error| crate::Error::InvalidAddress {
-            input: text.to_owned(),
-            reason: e.to_string(),
-        })
 }
 
 fn at_address(
@@ -167,22 +158,20 @@ async fn marked(
 /// marker-path instance, by writing this estate's markers on it (a tags-only update, with the slot a count
 /// member would get) and the records the estate needs to find it again (`located`, the slot high-water
 /// mark), with compare-and-swap. Refusals come back as `adopt-refused`, and nothing is written for one.
-#[tracing::instrument(skip_all, fields(address = request.address), err)]
-pub async fn adopt(
+#[tracing::instrument(skip_all, fields(address = %request.address), err)]
+pub(crate) async fn adopt(
     config: &PlanRequest<'_>,
     provider: &dyn Provider,
+    catalog: &Catalog,
     store: Arc<dyn Store>,
     request: &AdoptRequest<'_>,
 ) -> Result<OwnershipOutcome, crate::Error> {
-    let address = parse(request.address)?;
-    let catalog = provider
-        .schemas()
-        .clone()
-        .merged(admission::catalog::builtin());
+    let address = request.address.clone();
+    let address_text = address.to_string();
     let (parsed, linted) =
-        admission::lint::check(config.files, config.inputs, &catalog, config.estate_flag);
-    let refusals = Refusals(request.address);
-    let view = AdoptView::new(&linted, &catalog, &address);
+        admission::lint::check(config.files, config.inputs, catalog, config.estate_flag);
+    let refusals = Refusals(&address_text);
+    let view = AdoptView::new(&linted, catalog, &address);
     let live = match view.read_live(provider, config, request).await {
         Ok(live) => live,
         Err(outcome) => return Ok(outcome),
@@ -210,14 +199,14 @@ pub async fn adopt(
         let model = crate::planner::declared_model(
             &parsed,
             &variables,
-            &catalog,
+            catalog,
             &linted.instances,
             &region,
         )?;
         let scope = CacheScope::new();
         let cache = scope.cache(Arc::clone(&store), keys.prefix());
         let projection = crate::planner::projection_config(config);
-        projection::project(provider, &cache, &estate, &model, &projection).await?
+        projection::project(provider, catalog, &cache, &estate, &model, &projection).await?
     };
     if incomplete(&projected, &address) {
         return Ok(refusals.fail(&"a listing or read of the discovery failed"));
@@ -381,7 +370,7 @@ impl<'a> AdoptView<'a> {
         config: &PlanRequest<'_>,
         request: &AdoptRequest<'_>,
     ) -> Result<AdoptLive, OwnershipOutcome> {
-        let fail = |e: &dyn std::fmt::Display| Refusals(request.address).fail(e);
+        let fail = |e: &dyn std::fmt::Display| Refusals(&request.address.to_string()).fail(e);
         let mut live = AdoptLive {
             target: None,
             at_identity: None,
@@ -543,24 +532,22 @@ fn count_slot(
 
 /// Renames: rewrites the address marker of the one live object of this estate at OLD to NEW (tags only)
 /// and moves OLD's records to NEW with compare-and-swap. Refusals come back as `mv-refused`.
-#[tracing::instrument(skip_all, fields(old = request.old, new = request.new), err)]
-pub async fn mv(
+#[tracing::instrument(skip_all, fields(old = %request.old, new = %request.new), err)]
+pub(crate) async fn mv(
     config: &PlanRequest<'_>,
     provider: &dyn Provider,
+    catalog: &Catalog,
     store: Arc<dyn Store>,
     request: &MvRequest<'_>,
 ) -> Result<OwnershipOutcome, crate::Error> {
-    let old = parse(request.old)?;
-    let new = parse(request.new)?;
-    let catalog = provider
-        .schemas()
-        .clone()
-        .merged(admission::catalog::builtin());
+    let old = request.old.clone();
+    let new = request.new.clone();
+    let old_text = old.to_string();
     let (_, linted) =
-        admission::lint::check(config.files, config.inputs, &catalog, config.estate_flag);
+        admission::lint::check(config.files, config.inputs, catalog, config.estate_flag);
     let estate = linted.estate.as_deref().and_then(|e| Estate::new(e).ok());
     let refuse = |summary: String| {
-        OwnershipOutcome::refused(Code::MvRefused, summary, "nothing was changed", request.old)
+        OwnershipOutcome::refused(Code::MvRefused, summary, "nothing was changed", &old_text)
     };
     let taggable = catalog.get(old.type_name()).is_some_and(|s| s.taggable);
     let found = match &estate {
@@ -577,7 +564,7 @@ pub async fn mv(
         at_old: found.at_old,
         new_claimed: found.new_claimed,
         new_declared: linted.instances.iter().any(|d| d.address == new),
-        allow_missing_config: request.allow_missing_config,
+        allow_missing_config: request.options.allow_missing_config,
     };
     let id = match check_rename(&facts) {
         Ok(id) => id,
@@ -586,14 +573,14 @@ pub async fn mv(
     let Some(estate) = estate else {
         return Ok(refuse("no estate name".to_owned()));
     };
-    if request.dry_run {
+    if request.options.dry_run {
         return Ok(OwnershipOutcome {
             id: Some(id),
             diagnostics: Vec::new(),
         });
     }
     if let Some(obj) = &found.object
-        && let Err(outcome) = retag(config, provider, obj, &old, &new, request).await
+        && let Err(outcome) = retag(config, provider, obj, &old, &new).await
     {
         return Ok(outcome);
     }
@@ -602,7 +589,7 @@ pub async fn mv(
         RecordKeys::new(config.key_prefix, &estate)?,
         BTreeMap::new(),
     );
-    let diagnostics = move_records(&journal, &old, &new, request).await?;
+    let diagnostics = move_records(&journal, &old, &new).await?;
     Ok(OwnershipOutcome {
         id: Some(id),
         diagnostics,
@@ -693,10 +680,14 @@ async fn retag(
     obj: &LiveObject,
     old: &InstanceAddress,
     new: &InstanceAddress,
-    request: &MvRequest<'_>,
 ) -> Result<(), OwnershipOutcome> {
     let refuse = |summary: String| {
-        OwnershipOutcome::refused(Code::MvRefused, summary, "nothing was changed", request.old)
+        OwnershipOutcome::refused(
+            Code::MvRefused,
+            summary,
+            "nothing was changed",
+            &old.to_string(),
+        )
     };
     let escaped = marker::escape_address(new).map_err(|e| refuse(e.to_string()))?;
     let mut change =
@@ -713,7 +704,7 @@ async fn retag(
                 Code::MvRefused,
                 format!("retagging {} failed: {e}", obj.id),
                 "nothing was changed; retry",
-                request.old,
+                &old.to_string(),
             )
         })
 }
@@ -723,7 +714,6 @@ async fn move_records(
     journal: &RecordJournal,
     old: &InstanceAddress,
     new: &InstanceAddress,
-    request: &MvRequest<'_>,
 ) -> Result<Vec<Diagnostic>, crate::Error> {
     let mut diagnostics = Vec::new();
     for ns in [
@@ -753,7 +743,7 @@ async fn move_records(
                     "check the record store, then `liveplan records`, and retry",
                 ),
             };
-            diagnostics.push(d.with_address(request.new));
+            diagnostics.push(d.with_address(new.to_string()));
         }
     }
     Ok(diagnostics)

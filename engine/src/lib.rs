@@ -1,14 +1,18 @@
 //! Plan and apply: the desired configuration diffed against the live system, and the plan applied through
 //! the execution graph.
 //!
-//! - [`plan()`] parses, lints, reads the live system and the estate's records (one bulk trip), and diffs:
-//!   a [`Plan`] with every change, report and diagnostic.
+//! An [`Engine`] is built once from a provider and a record store; its methods are the operations:
+//!
+//! - [`Engine::plan`] parses, lints, reads the live system and the estate's records (one bulk trip), and
+//!   diffs: a [`Plan`] with every change, report and diagnostic.
 //! - [`render`] turns a plan into the human text and the `--json` document, byte-identical for the same
 //!   inputs.
 //! - [`graph`] builds the execution graph of a plan.
-//! - [`apply()`] runs a [`ReviewedPlan`] through the provider with a parallelism limit and cancellation,
-//!   writing create intents, markers and records with compare-and-swap, and reporting [`ApplyEvent`]s.
-//! - [`adopt()`] and [`mv()`] are the explicit ownership operations.
+//! - [`Engine::apply`] runs a [`ReviewedPlan`] through the provider with a parallelism limit and
+//!   cancellation, writing create intents, markers and records with compare-and-swap, and reporting
+//!   [`ApplyEvent`]s.
+//! - [`Engine::adopt`] and [`Engine::mv`] are the explicit ownership operations.
+//! - [`validate`] is the configuration's own findings, with no live system at all.
 //!
 //! Planning writes nothing anywhere; applying writes only through the provider and the store's
 //! compare-and-swap. This crate never prints and never installs a tracing subscriber: the CLI does.
@@ -18,6 +22,7 @@ mod apply;
 mod builtin;
 mod error;
 pub mod graph;
+mod handle;
 mod journal;
 mod model;
 mod planner;
@@ -25,14 +30,13 @@ mod refs;
 pub mod render;
 mod summary;
 
-pub use adopt::{AdoptRequest, MvRequest, OwnershipOutcome, adopt, mv};
-pub use apply::{ApplyConfig, ApplyEvent, ApplyEventKind, ApplyOutcome, EventSink, apply};
+pub use adopt::OwnershipOutcome;
+pub use apply::{ApplyConfig, ApplyEvent, ApplyEventKind, ApplyOutcome, EventSink};
 pub use error::{Error, kms_denied};
+pub use handle::{Engine, MvOptions, Sources, Validation, full_catalog, validate};
 pub use model::{
-    Action, BindCandidate, Cost, ForeignObject, OwnedUndeclared, Plan, PlanContext, RenameHint,
-    RenameTarget, ReplaceOrder, ResourceChange, ReviewedPlan, UndeclaredAction, UnownedObject,
-    UnownedVerdict,
+    Action, BindCandidate, Cost, ForeignObject, OwnedUndeclared, Plan, RenameHint, RenameTarget,
+    ReplaceOrder, ResourceChange, ReviewedPlan, UndeclaredAction, UnownedObject, UnownedVerdict,
 };
-pub use planner::{PlanRequest, plan};
 pub use projection::RetryPolicy;
 pub use summary::Summary;

@@ -133,7 +133,7 @@ impl ResourceChange {
 /// Its `Debug` names the variables but never shows their values, and counts the live objects instead of
 /// listing their tags: resolved variables and live tags carry no sensitivity marks.
 #[derive(Clone, Default)]
-pub struct PlanContext {
+pub(crate) struct PlanContext {
     /// The parsed configuration.
     pub config: Config,
     /// The variables' values.
@@ -219,10 +219,58 @@ pub struct Plan {
     /// What the plan cost.
     pub cost: Cost,
     /// What apply needs.
-    pub context: Arc<PlanContext>,
+    pub(crate) context: Arc<PlanContext>,
 }
 
 impl Plan {
+    /// A plan of no changes holding only `diagnostics` (sorted here): what is shown when no plan could be
+    /// made.
+    pub(crate) fn of_diagnostics(estate: String, mut diagnostics: Vec<Diagnostic>) -> Plan {
+        diagnostics.sort_by(|a, b| {
+            a.sort_key()
+                .cmp(&b.sort_key())
+                .then_with(|| a.summary.cmp(&b.summary))
+        });
+        Plan {
+            estate,
+            changes: Vec::new(),
+            foreign: Vec::new(),
+            bind_candidates: Vec::new(),
+            unowned: Vec::new(),
+            owned_undeclared: Vec::new(),
+            rename_hints: Vec::new(),
+            diagnostics,
+            cost: Cost::default(),
+            context: Arc::new(PlanContext::default()),
+        }
+    }
+
+    /// Whether applying has record work even when no instance changes: outputs to show and record,
+    /// deposed records naming objects already gone, intents of creates found live, records of removed
+    /// outputs.
+    pub fn has_record_work(&self) -> bool {
+        self.context.has_record_work()
+    }
+
+    /// The live object the plan bound to `address`, as it was read.
+    pub fn prior(&self, address: &InstanceAddress) -> Option<&LiveObject> {
+        self.context.priors.get(address)
+    }
+
+    /// Every bound live object, by instance, in address order.
+    pub fn priors(&self) -> impl Iterator<Item = (&InstanceAddress, &LiveObject)> {
+        self.context.priors.iter()
+    }
+
+    /// Whether the configuration declares output `name` sensitive.
+    pub fn output_is_sensitive(&self, name: &str) -> bool {
+        self.context
+            .config
+            .outputs
+            .get(name)
+            .is_some_and(|o| o.sensitive)
+    }
+
     /// Whether the plan can be applied: no error diagnostic.
     pub fn applicable(&self) -> bool {
         !self

@@ -15,6 +15,7 @@
 //!
 //! ```
 //! use fixtures::{SimCloud, SimConfig};
+//! use admission::Provider as _;
 //! use projection::{Binding, Declared, DeclaredInstance, DeclaredValue, ProjectionConfig};
 //! use staterecord::{CacheScope, MemoryStore};
 //!
@@ -31,7 +32,7 @@
 //! let estate = admission::Estate::new("acme").unwrap();
 //! let records = CacheScope::new().cache(std::sync::Arc::new(MemoryStore::new()), "acme/");
 //! let config = ProjectionConfig::at(1_700_000_000);
-//! let p = projection::project(&cloud, &records, &estate, &declared, &config).await?;
+//! let p = projection::project(&cloud, cloud.schemas(), &records, &estate, &declared, &config).await?;
 //!
 //! let data = p.instance(&"aws_s3_bucket.data".parse().unwrap()).unwrap();
 //! assert_eq!(data.binding.object().map(|o| o.id.as_str()), Some("acme-data"));

@@ -107,7 +107,7 @@ pub async fn run(common: &Common, term: &Terminal, auto_approve: bool) -> anyhow
     if let Some(exit) = settle_before_apply(common, term, &plan, &summary, auto_approve)? {
         return Ok(exit);
     }
-    let (Some(live), Some(store)) = (planned.live, planned.store) else {
+    let Some(engine) = planned.engine else {
         anyhow::bail!("the plan was made without a live system or a record store");
     };
     let reviewed = plan.review()?;
@@ -120,12 +120,11 @@ pub async fn run(common: &Common, term: &Terminal, auto_approve: bool) -> anyhow
     let config = engine::ApplyConfig {
         parallelism: NonZeroUsize::new(common.parallelism as usize).unwrap_or(NonZeroUsize::MIN),
         cancel: cancel.clone(),
-        retry: engine::RetryPolicy::default(),
         events: Some(view.sink()),
         progress_interval: PROGRESS_INTERVAL,
     };
     let mut interrupts = Interrupts::listen();
-    let applying = engine::apply(&reviewed, live.provider, store, config);
+    let applying = engine.apply(&reviewed, config);
     let result = until_done(applying, &mut interrupts, &view, &cancel).await;
     view.finish();
     let mut outcome = result.context("the apply could not run")?;
@@ -186,7 +185,7 @@ fn settle_before_apply(
     // Terraform shows them after every apply, or records to settle (deposed records naming objects already
     // gone, intents of interrupted creates whose objects were found, records of removed outputs);
     // otherwise there is nothing to run.
-    let engine_has_work = plan.context.has_record_work();
+    let engine_has_work = plan.has_record_work();
     if summary.is_empty() && !engine_has_work {
         if common.json {
             println!(
@@ -295,10 +294,9 @@ fn report_text(
         term.line(&term.green(&format!("Apply complete! {counts}")));
     }
     if !outcome.outputs.is_empty() {
-        let config = &reviewed.plan().context.config;
         let mut text = format!("\n{}\n\n", term.bold("Outputs:"));
         for (name, value) in &outcome.outputs {
-            let sensitive = config.outputs.get(name).is_some_and(|o| o.sensitive);
+            let sensitive = reviewed.plan().output_is_sensitive(name);
             if sensitive {
                 text.push_str(&format!("{name} = (sensitive value)\n"));
             } else {

@@ -5,30 +5,24 @@
 //! `--json`, for a machine. None of them prompts, and `plan`, `validate`, `graph` and `records` never
 //! write anything: not to the cloud, not to the store, not to the sim file.
 
-use std::sync::Arc;
-
-use admission::{Catalog, Code, Diagnostic, Severity};
+use admission::{Catalog, Code, Diagnostic, InstanceAddress, Severity};
 use anyhow::Context as _;
-use engine::Plan;
 use engine::render::{self, RenderOptions};
-use engine::{Cost, PlanContext};
+use engine::{Engine, MvOptions, Plan, Validation};
 use fixtures::{SimCloud, SimConfig};
 use serde_json::json;
-use staterecord::{CacheScope, Store};
 
-use super::target::{self, Access, Inputs, Live};
+use super::target::{self, Access, Inputs};
 use super::terminal::Terminal;
 use super::{Common, Exit};
 
-/// A plan with the live system and the store it was made against (absent when they could not be
-/// opened, in which case the plan holds the diagnostic saying why).
+/// A plan with the engine (the live system and the store) it was made with: absent when they could not
+/// be opened, in which case the plan holds the diagnostic saying why.
 pub struct Planned {
     /// The plan.
     pub plan: Plan,
-    /// The live system.
-    pub live: Option<Live>,
-    /// The record store.
-    pub store: Option<Arc<dyn Store>>,
+    /// The engine over the live system and the store.
+    pub engine: Option<Engine>,
 }
 
 /// Opens the target and plans. A live system or store that cannot be opened or read gives a plan holding
@@ -44,8 +38,7 @@ pub async fn make_plan(
         Err(d) => {
             return Ok(Planned {
                 plan: refused_plan(common, inputs, d),
-                live: None,
-                store: None,
+                engine: None,
             });
         }
     };
@@ -54,19 +47,12 @@ pub async fn make_plan(
         Err(d) => {
             return Ok(Planned {
                 plan: refused_plan(common, inputs, d),
-                live: Some(live),
-                store: None,
+                engine: None,
             });
         }
     };
-    let plan = match engine::plan(
-        &inputs.request(common),
-        live.provider.as_ref(),
-        Arc::clone(&store),
-        &CacheScope::new(),
-    )
-    .await
-    {
+    let engine = inputs.engine(common, &live, store);
+    let plan = match engine.plan(inputs.sources(common)).await {
         Ok(plan) => plan,
         // An unreadable record store or a configuration the lint let through but the projection cannot
         // use: reported like any other finding, so `plan --json` still prints one plan.
@@ -74,13 +60,12 @@ pub async fn make_plan(
     };
     Ok(Planned {
         plan,
-        live: Some(live),
-        store: Some(store),
+        engine: Some(engine),
     })
 }
 
-/// The resource types a configuration may use, known without opening the live system: those of the
-/// provider it selects (the AWS provider's, or the simulated cloud's) and the engine's record-backed types.
+/// The resource types of the provider a configuration selects (the AWS provider's, or the simulated
+/// cloud's), known without opening the live system.
 fn offline_catalog(inputs: &Inputs) -> Catalog {
     use admission::Provider as _;
     #[cfg(feature = "aws")]
@@ -88,49 +73,31 @@ fn offline_catalog(inputs: &Inputs) -> Catalog {
         .provider_kind()
         .is_some_and(|(kind, _)| kind == admission::config::ProviderKind::Aws)
     {
-        return liveplan::aws::catalog().merged(admission::catalog::builtin());
+        return liveplan::aws::catalog();
     }
     #[cfg(not(feature = "aws"))]
     let _ = inputs;
-    SimCloud::new(SimConfig::default())
-        .schemas()
-        .clone()
-        .merged(admission::catalog::builtin())
+    SimCloud::new(SimConfig::default()).schemas().clone()
+}
+
+/// The configuration's own findings, made without the live system.
+fn offline_validation(common: &Common, inputs: &Inputs) -> Validation {
+    engine::validate(inputs.sources(common), &offline_catalog(inputs))
 }
 
 /// A plan that could not be made (the live system or the store could not be opened or read): the lint's
 /// findings plus `problem`, and no changes.
 fn refused_plan(common: &Common, inputs: &Inputs, problem: Diagnostic) -> Plan {
-    let (_, linted) = admission::lint::check(
-        &inputs.files,
-        &inputs.variables,
-        &offline_catalog(inputs),
-        common.estate.as_deref(),
-    );
-    let mut diagnostics = linted.diagnostics;
-    diagnostics.push(problem);
-    plan_of(linted.estate.unwrap_or_default(), diagnostics)
+    offline_validation(common, inputs).into_refused_plan(problem)
 }
 
-/// A plan of nothing, holding `diagnostics` (sorted here).
-fn plan_of(estate: String, mut diagnostics: Vec<Diagnostic>) -> Plan {
-    diagnostics.sort_by(|a, b| {
-        a.sort_key()
-            .cmp(&b.sort_key())
-            .then_with(|| a.summary.cmp(&b.summary))
-    });
-    Plan {
-        estate,
-        changes: Vec::new(),
-        foreign: Vec::new(),
-        bind_candidates: Vec::new(),
-        unowned: Vec::new(),
-        owned_undeclared: Vec::new(),
-        rename_hints: Vec::new(),
-        diagnostics,
-        cost: Cost::default(),
-        context: Arc::new(PlanContext::default()),
-    }
+/// An address given on the command line, or the error saying why it is none.
+fn address(text: &str) -> Result<InstanceAddress, engine::Error> {
+    text.parse()
+        .map_err(|e: admission::Error| engine::Error::InvalidAddress {
+            input: text.to_owned(),
+            reason: e.to_string(),
+        })
 }
 
 /// Prints a plan: the JSON document with `--json`, else the human text.
@@ -163,7 +130,11 @@ pub async fn plan(
                 format!("{e:#}"),
                 "run liveplan in the configuration directory, or name it with -C DIR",
             );
-            show_plan(common, term, &plan_of(String::new(), vec![problem]));
+            show_plan(
+                common,
+                term,
+                &Validation::default().into_refused_plan(problem),
+            );
             return Ok(Exit::Failure);
         }
         Err(e) => return Err(e),
@@ -213,13 +184,8 @@ fn has_errors(diagnostics: &[Diagnostic]) -> bool {
 pub async fn validate(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
     let inputs = Inputs::read(common)?;
     inputs.require_configuration()?;
-    let (_, linted) = admission::lint::check(
-        &inputs.files,
-        &inputs.variables,
-        &offline_catalog(&inputs),
-        common.estate.as_deref(),
-    );
-    let valid = !linted.has_errors();
+    let linted = offline_validation(common, &inputs);
+    let valid = linted.valid();
     if common.json {
         let doc = json!({
             "valid": valid,
@@ -296,13 +262,11 @@ pub async fn adopt(
         Ok(store) => store,
         Err(d) => return setup_failure(common, term, &d),
     };
-    let outcome = engine::adopt(
-        &inputs.request(common),
-        live.provider.as_ref(),
-        store,
-        &engine::AdoptRequest { address, id },
-    )
-    .await?;
+    let target = self::address(address)?;
+    let outcome = inputs
+        .engine(common, &live, store)
+        .adopt(inputs.sources(common), &target, id)
+        .await?;
     let done = format!(
         "Adopted {} as {address}: the next plan binds it.",
         outcome.id.as_deref().unwrap_or("the object")
@@ -314,14 +278,16 @@ pub async fn adopt(
 pub async fn mv(
     common: &Common,
     term: &Terminal,
-    request: &engine::MvRequest<'_>,
+    old: &str,
+    new: &str,
+    options: MvOptions,
 ) -> anyhow::Result<Exit> {
     let inputs = Inputs::read(common)?;
     let live = match target::open_live(common, &inputs).await {
         Ok(live) => live,
         Err(d) => return setup_failure(common, term, &d),
     };
-    let access = if request.dry_run {
+    let access = if options.dry_run {
         Access::Read
     } else {
         Access::Write
@@ -330,21 +296,16 @@ pub async fn mv(
         Ok(store) => store,
         Err(d) => return setup_failure(common, term, &d),
     };
-    let outcome = engine::mv(
-        &inputs.request(common),
-        live.provider.as_ref(),
-        store,
-        request,
-    )
-    .await?;
+    let (from, to) = (address(old)?, address(new)?);
+    let outcome = inputs
+        .engine(common, &live, store)
+        .mv(inputs.sources(common), &from, &to, options)
+        .await?;
     let id = outcome.id.as_deref().unwrap_or("the object");
-    let done = if request.dry_run {
-        format!(
-            "Would move {id} from {} to {} (dry run: nothing was changed).",
-            request.old, request.new
-        )
+    let done = if options.dry_run {
+        format!("Would move {id} from {old} to {new} (dry run: nothing was changed).")
     } else {
-        format!("Moved {id} from {} to {}.", request.old, request.new)
+        format!("Moved {id} from {old} to {new}.")
     };
     ownership_outcome(common, term, &outcome, &done)
 }
@@ -370,12 +331,7 @@ pub async fn graph(common: &Common, term: &Terminal, debug: bool) -> anyhow::Res
 /// `liveplan records`: the estate's records, one line each.
 pub async fn records(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
     let inputs = Inputs::read(common)?;
-    let (_, linted) = admission::lint::check(
-        &inputs.files,
-        &inputs.variables,
-        &offline_catalog(&inputs),
-        common.estate.as_deref(),
-    );
+    let linted = offline_validation(common, &inputs);
     let Some(estate) = linted.estate.clone() else {
         let estate_problems: Vec<Diagnostic> = linted
             .diagnostics

@@ -191,13 +191,11 @@ pub async fn run(cli: Cli) -> Exit {
             dry_run,
             allow_missing_config,
         } => {
-            let request = engine::MvRequest {
-                old,
-                new,
+            let options = engine::MvOptions {
                 dry_run: *dry_run,
                 allow_missing_config: *allow_missing_config,
             };
-            commands::mv(&cli.common, &term, &request).await
+            commands::mv(&cli.common, &term, old, new, options).await
         }
         Command::Graph { debug } => commands::graph(&cli.common, &term, *debug).await,
         Command::Records => commands::records(&cli.common, &term).await,

@@ -126,14 +126,16 @@ impl Inputs {
         }
     }
 
-    /// The engine's view of these inputs.
-    pub fn request<'a>(&'a self, common: &'a Common) -> engine::PlanRequest<'a> {
-        engine::PlanRequest {
-            estate_flag: common.estate.as_deref(),
-            read_concurrency: common.read_concurrency as usize,
-            key_prefix: &self.key_prefix,
-            ..engine::PlanRequest::new(&self.files, &self.variables)
-        }
+    /// What the engine reads of these inputs: the files, the variables and `--estate`.
+    pub fn sources<'a>(&'a self, common: &'a Common) -> engine::Sources<'a> {
+        engine::Sources::new(&self.files, &self.variables).with_estate(common.estate.as_deref())
+    }
+
+    /// The engine over `live` and `store` with the command line's settings.
+    pub fn engine(&self, common: &Common, live: &Live, store: Arc<dyn Store>) -> engine::Engine {
+        engine::Engine::new(Arc::clone(&live.provider), store)
+            .with_read_concurrency(common.read_concurrency as usize)
+            .with_key_prefix(&self.key_prefix)
     }
 
     /// A static string setting of the configuration (provider region, record store setting).

@@ -9,10 +9,10 @@ use std::sync::Arc;
 use admission::Provider;
 use admission::config::{SourceFile, VariableInputs};
 use engine::render::{self, RenderOptions};
-use engine::{ApplyConfig, Plan, PlanRequest, RetryPolicy};
+use engine::{ApplyConfig, Engine, Plan, RetryPolicy, Sources};
 use liveplan::aws::{AwsProvider, AwsProviderConfig};
 use staterecord::testkit::emulator::S3Emulator;
-use staterecord::{CacheScope, MemoryStore, Store};
+use staterecord::{MemoryStore, Store};
 
 async fn connect() -> Arc<AwsProvider> {
     S3Emulator::from_env()
@@ -25,31 +25,26 @@ async fn connect() -> Arc<AwsProvider> {
     )
 }
 
-async fn plan(provider: &AwsProvider, store: &Arc<dyn Store>, config: &str) -> Plan {
+fn engine(provider: &Arc<AwsProvider>, store: &Arc<dyn Store>) -> Engine {
+    Engine::new(Arc::clone(provider) as Arc<dyn Provider>, Arc::clone(store))
+        .with_retry(RetryPolicy::immediate(4))
+}
+
+async fn plan(provider: &Arc<AwsProvider>, store: &Arc<dyn Store>, config: &str) -> Plan {
     let files = [SourceFile::new("main.tf", config)];
     let inputs = VariableInputs::default();
-    let request = PlanRequest {
-        retry: RetryPolicy::immediate(4),
-        ..PlanRequest::new(&files, &inputs)
-    };
-    engine::plan(&request, provider, Arc::clone(store), &CacheScope::new())
+    engine(provider, store)
+        .plan(Sources::new(&files, &inputs))
         .await
         .expect("the plan runs")
 }
 
 async fn apply(provider: &Arc<AwsProvider>, store: &Arc<dyn Store>, plan: Plan) {
     let reviewed = plan.review().expect("the plan is applicable");
-    let outcome = engine::apply(
-        &reviewed,
-        Arc::clone(provider) as Arc<dyn Provider>,
-        Arc::clone(store),
-        ApplyConfig {
-            retry: RetryPolicy::immediate(4),
-            ..ApplyConfig::default()
-        },
-    )
-    .await
-    .expect("the apply runs");
+    let outcome = engine(provider, store)
+        .apply(&reviewed, ApplyConfig::default())
+        .await
+        .expect("the apply runs");
     let diagnostics: Vec<String> = outcome.diagnostics.iter().map(|d| d.to_string()).collect();
     assert_eq!(diagnostics, Vec::<String>::new(), "the apply succeeds");
 }

@@ -81,10 +81,8 @@ resource "aws_s3_bucket" "logs" {
 
     // The engine reads back exactly the string that was set, not an interpolation.
     let cloud = SimCloud::from_json(r#"{"resources": []}"#, SimConfig::default()).unwrap();
-    let plan = config
-        .plan(&cloud, Arc::new(MemoryStore::new()))
-        .await
-        .expect("the plan runs");
+    let engine = liveplan::Engine::new(Arc::new(cloud), Arc::new(MemoryStore::new()));
+    let plan = config.plan(&engine).await.expect("the plan runs");
     assert!(plan.diagnostics.is_empty(), "{:?}", plan.diagnostics);
     let bucket = plan
         .changes
@@ -97,8 +95,10 @@ resource "aws_s3_bucket" "logs" {
 
 #[tokio::test]
 async fn embed_configuration_problems_come_back_as_the_plans_diagnostics() {
-    let cloud = SimCloud::from_json(r#"{"resources": []}"#, SimConfig::default()).unwrap();
+    let cloud =
+        Arc::new(SimCloud::from_json(r#"{"resources": []}"#, SimConfig::default()).unwrap());
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let engine = liveplan::Engine::new(Arc::clone(&cloud) as _, store);
     let config = Configuration::new("Not An Estate")
         .resource(Resource::new("aws_vpc", "main").set("cidr_block", "10.0.0.0/16"))
         .resource(
@@ -106,7 +106,7 @@ async fn embed_configuration_problems_come_back_as_the_plans_diagnostics() {
                 .set("vpc_id", Argument::reference("aws_vpc", "other", "id"))
                 .set("cidr_block", "10.0.1.0/24"),
         );
-    let plan = config.plan(&cloud, store).await.expect("the plan runs");
+    let plan = config.plan(&engine).await.expect("the plan runs");
     let codes: Vec<&str> = plan.diagnostics.iter().map(|d| d.code.as_str()).collect();
     assert_eq!(codes, ["invalid-estate", "unknown-reference"]);
     assert!(!plan.applicable());

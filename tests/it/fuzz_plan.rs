@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use liveplan::render::{self, RenderOptions};
 use liveplan::{
-    Action, CacheScope, MemoryStore, PlanRequest, RetryPolicy, SimCloud, SimConfig, SourceFile,
-    Store, VariableInputs,
+    Action, Engine, MemoryStore, RetryPolicy, SimCloud, SimConfig, SourceFile, Sources, Store,
+    VariableInputs,
 };
 use proptest::prelude::*;
 use serde_json::{Value as Json, json};
@@ -26,12 +26,9 @@ fn plan(main_tf: &str, live: &Json) -> Option<liveplan::Plan> {
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
     let files = [SourceFile::new("main.tf", main_tf)];
     let inputs = VariableInputs::default();
-    let request = PlanRequest {
-        retry: RetryPolicy::immediate(2),
-        ..PlanRequest::new(&files, &inputs)
-    };
+    let engine = Engine::new(Arc::new(cloud), store).with_retry(RetryPolicy::immediate(2));
     runtime()
-        .block_on(liveplan::plan(&request, &cloud, store, &CacheScope::new()))
+        .block_on(engine.plan(Sources::new(&files, &inputs)))
         .ok()
 }
 

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use liveplan::render::{self, RenderOptions};
-use liveplan::{MemoryStore, PlanRequest, SimCloud, SimConfig, SourceFile, Store, VariableInputs};
+use liveplan::{MemoryStore, SimCloud, SimConfig, SourceFile, Store, VariableInputs};
 use serde_json::{Value as Json, json};
 
 use crate::reliability_support::{EstateDir, Run};
@@ -267,15 +267,11 @@ async fn secrets_sentinel_never_shows_in_the_debug_repr_of_a_plan_or_its_outcome
         .push(liveplan::admission::config::VarInput::Var(format!(
             "token={SENTINEL}"
         )));
-    let request = PlanRequest::new(&files, &inputs);
-    let plan = liveplan::plan(
-        &request,
-        cloud.as_ref(),
-        Arc::clone(&store),
-        &liveplan::CacheScope::new(),
-    )
-    .await
-    .expect("the plan runs");
+    let engine = liveplan::Engine::new(Arc::clone(&cloud) as _, Arc::clone(&store));
+    let plan = engine
+        .plan(liveplan::Sources::new(&files, &inputs))
+        .await
+        .expect("the plan runs");
     assert!(
         plan.applicable(),
         "{}",
@@ -285,8 +281,7 @@ async fn secrets_sentinel_never_shows_in_the_debug_repr_of_a_plan_or_its_outcome
         ("changes", format!("{:?}", plan.changes)),
         ("pretty changes", format!("{:#?}", plan.changes)),
         ("diagnostics", format!("{:?}", plan.diagnostics)),
-        ("priors", format!("{:?}", plan.context.priors)),
-        ("declared", format!("{:?}", plan.context.declared)),
+        ("priors", format!("{:?}", plan.priors().collect::<Vec<_>>())),
         ("whole plan", format!("{plan:?}")),
         ("pretty whole plan", format!("{plan:#?}")),
     ] {
@@ -296,15 +291,13 @@ async fn secrets_sentinel_never_shows_in_the_debug_repr_of_a_plan_or_its_outcome
             around(&shown, SENTINEL)
         );
     }
-    let provider: Arc<dyn liveplan::Provider> = cloud.clone();
-    let outcome = liveplan::apply(
-        &plan.review().expect("applicable"),
-        provider,
-        Arc::clone(&store),
-        liveplan::ApplyConfig::default(),
-    )
-    .await
-    .expect("the apply runs");
+    let outcome = engine
+        .apply(
+            &plan.review().expect("applicable"),
+            liveplan::ApplyConfig::default(),
+        )
+        .await
+        .expect("the apply runs");
     assert!(outcome.succeeded(), "{:?}", outcome.diagnostics);
     let shown = format!("{outcome:?} {outcome:#?}");
     assert!(

@@ -149,6 +149,7 @@ async fn tracing_one_plan_has_a_span_per_provider_call_naming_operation_and_esta
     ask_each_time();
     let cloud = SimCloud::from_json(LIVE, SimConfig::default()).expect("a valid snapshot");
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let engine = liveplan::Engine::new(Arc::new(cloud), store);
     let config = Configuration::new("acme-net")
         .resource(Resource::new("aws_s3_bucket", "logs").set("bucket", "acme-logs"))
         .resource(
@@ -161,10 +162,7 @@ async fn tracing_one_plan_has_a_span_per_provider_call_naming_operation_and_esta
     // The first plan registers every span's call site while tests on other threads may be registering
     // theirs (one registered by another thread mid-rebuild could keep a stale "never"); the capture below
     // then recomputes their interest with nothing racing it. A plan writes nothing.
-    config
-        .plan(&cloud, Arc::clone(&store))
-        .await
-        .expect("the plan runs");
+    config.plan(&engine).await.expect("the plan runs");
     let capture = Capture::default();
     let subscriber = tracing_subscriber::registry().with(capture.clone());
     let plan = {
@@ -172,7 +170,7 @@ async fn tracing_one_plan_has_a_span_per_provider_call_naming_operation_and_esta
         let _guard = tracing::subscriber::set_default(subscriber);
         // A test that reached a callsite first with no subscriber may have cached it as disabled.
         tracing::callsite::rebuild_interest_cache();
-        config.plan(&cloud, store).await.expect("the plan runs")
+        config.plan(&engine).await.expect("the plan runs")
     };
     let spans = capture.0.lock().unwrap().clone();
 
@@ -266,13 +264,10 @@ async fn tracing_apply_runs_each_provider_call_inside_its_graph_operation_and_es
         let cloud =
             Arc::new(SimCloud::from_json(r#"{"resources": []}"#, SimConfig::default()).unwrap());
         let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
-        let plan = config
-            .plan(cloud.as_ref(), Arc::clone(&store))
-            .await
-            .unwrap();
+        let engine = liveplan::Engine::new(cloud, store);
+        let plan = config.plan(&engine).await.unwrap();
         let reviewed = plan.review().expect("applicable");
-        let provider: Arc<dyn liveplan::Provider> = cloud.clone();
-        let run = liveplan::apply(&reviewed, provider, store, liveplan::ApplyConfig::default());
+        let run = engine.apply(&reviewed, liveplan::ApplyConfig::default());
         let (outcome, spans) = if runs.is_empty() {
             (run.await, Vec::new())
         } else {

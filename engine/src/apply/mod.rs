@@ -55,8 +55,6 @@ pub struct ApplyConfig {
     pub parallelism: NonZeroUsize,
     /// Cancelling stops new operations from starting; those in flight finish and write their records.
     pub cancel: CancellationToken,
-    /// How throttled calls are retried.
-    pub retry: RetryPolicy,
     /// Where events go, if anywhere.
     pub events: Option<EventSink>,
     /// How often a running operation reports progress.
@@ -67,7 +65,6 @@ impl fmt::Debug for ApplyConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ApplyConfig")
             .field("parallelism", &self.parallelism)
-            .field("retry", &self.retry)
             .field("events", &self.events.is_some())
             .field("progress_interval", &self.progress_interval)
             .finish_non_exhaustive()
@@ -79,7 +76,6 @@ impl Default for ApplyConfig {
         ApplyConfig {
             parallelism: NonZeroUsize::new(10).unwrap_or(NonZeroUsize::MIN),
             cancel: CancellationToken::new(),
-            retry: RetryPolicy::default(),
             events: None,
             progress_interval: Duration::from_secs(10),
         }
@@ -134,13 +130,15 @@ fn gdiag(
     GraphDiagnostic::error(code.as_str(), summary, detail).with_address(address)
 }
 
-/// Applies a reviewed plan through `provider`, writing records to `store` (read past any cache).
+/// Applies a reviewed plan through `provider`, writing records to `store` (read past any cache), retrying
+/// throttled calls by `retry`.
 #[tracing::instrument(skip_all, fields(estate = %plan.plan().estate), err)]
-pub async fn apply(
+pub(crate) async fn apply(
     plan: &ReviewedPlan,
     provider: Arc<dyn Provider>,
     store: Arc<dyn Store>,
     config: ApplyConfig,
+    retry: RetryPolicy,
 ) -> Result<ApplyOutcome, crate::Error> {
     // Every record an apply writes is its estate's: on S3 the objects carry the estate's tag, so that one
     // bucket's records can be told apart by estate (lifecycle rules, access policies, cost reports).
@@ -148,7 +146,7 @@ pub async fn apply(
         admission::marker::ESTATE_TAG.to_owned(),
         plan.plan().estate.clone(),
     )]);
-    staterecord::with_object_tags(tags, apply_plan(plan, provider, store, config)).await
+    staterecord::with_object_tags(tags, apply_plan(plan, provider, store, config, retry)).await
 }
 
 async fn apply_plan(
@@ -156,10 +154,11 @@ async fn apply_plan(
     provider: Arc<dyn Provider>,
     store: Arc<dyn Store>,
     config: ApplyConfig,
+    retry: RetryPolicy,
 ) -> Result<ApplyOutcome, crate::Error> {
     let p = plan.plan();
     let graph = graph::build(p).map_err(|e| crate::Error::InvalidGraph(e.to_string()))?;
-    let ops = Arc::new(Executor::new(p, provider, &store, &config)?);
+    let ops = Arc::new(Executor::new(p, provider, &store, &config, retry)?);
     let in_graph: BTreeSet<InstanceAddress> = ops.changes.keys().cloned().collect();
     let compiled = graph
         .compile(Arc::clone(&ops) as Arc<dyn Operations<EngineFamily>>)
@@ -220,6 +219,7 @@ impl Executor {
         provider: Arc<dyn Provider>,
         store: &Arc<dyn Store>,
         config: &ApplyConfig,
+        retry: RetryPolicy,
     ) -> Result<Executor, crate::Error> {
         let ctx = Arc::clone(&p.context);
         let estate = admission::Estate::new(p.estate.clone())
@@ -243,7 +243,7 @@ impl Executor {
             changes,
             deposed_changes,
             provider,
-            retry: config.retry.clone(),
+            retry,
             events: config.events.clone(),
             progress_interval: config.progress_interval,
             results: Mutex::new(BTreeMap::new()),

@@ -40,9 +40,10 @@ use reports::Projected;
 pub(crate) use declared::declared_model;
 pub(crate) use tags::tag_value;
 
-/// What to plan: the configuration files, the variable inputs, the estate flag and how to read.
+/// What to plan: the configuration files, the variable inputs, the estate flag and how to read (the
+/// [`Engine`](crate::Engine)'s settings).
 #[derive(Debug, Clone)]
-pub struct PlanRequest<'a> {
+pub(crate) struct PlanRequest<'a> {
     /// The `*.tf` files.
     pub files: &'a [SourceFile],
     /// Variable values from files, the environment and the command line.
@@ -55,20 +56,6 @@ pub struct PlanRequest<'a> {
     pub read_concurrency: usize,
     /// The record key prefix (empty, or ending with `/`).
     pub key_prefix: &'a str,
-}
-
-impl<'a> PlanRequest<'a> {
-    /// A request with the defaults: the default retry policy, 16 reads in flight, no key prefix.
-    pub fn new(files: &'a [SourceFile], inputs: &'a VariableInputs) -> PlanRequest<'a> {
-        PlanRequest {
-            files,
-            inputs,
-            estate_flag: None,
-            retry: RetryPolicy::default(),
-            read_concurrency: 16,
-            key_prefix: "",
-        }
-    }
 }
 
 /// How a request's projection reads: the same for a plan and for the checks of an adoption, so that
@@ -89,21 +76,18 @@ fn now_secs() -> u64 {
         .unwrap_or(0)
 }
 
-/// Plans: parses and lints the configuration, projects the live system and the estate's records (one bulk
-/// trip through a run cache of `scope`), and diffs. Writes nothing anywhere.
+/// Plans: parses and lints the configuration against `catalog` (every type known), projects the live
+/// system and the estate's records (one bulk trip through a run cache of its own), and diffs. Writes
+/// nothing anywhere.
 #[tracing::instrument(skip_all, fields(estate = tracing::field::Empty), err)]
-pub async fn plan(
+pub(crate) async fn plan(
     request: &PlanRequest<'_>,
     provider: &dyn Provider,
+    catalog: &Catalog,
     store: Arc<dyn Store>,
-    scope: &CacheScope,
 ) -> Result<Plan, crate::Error> {
-    let catalog = provider
-        .schemas()
-        .clone()
-        .merged(admission::catalog::builtin());
     let (config, linted) =
-        admission::lint::check(request.files, request.inputs, &catalog, request.estate_flag);
+        admission::lint::check(request.files, request.inputs, catalog, request.estate_flag);
     let (variables, _) = admission::config::resolve_variables(&config, request.inputs);
     let region = provider.region();
     let estate_name = linted.estate.clone().unwrap_or_default();
@@ -115,18 +99,19 @@ pub async fn plan(
         &blocks,
         &config,
         &variables,
-        &catalog,
+        catalog,
         region.clone(),
         estate.clone(),
         &linted.instances,
     );
     let mut projected: Option<Projection> = None;
     if let (false, Some(estate)) = (linted.has_errors(), &estate) {
-        let declared = declared_model(&config, &variables, &catalog, &linted.instances, &region)?;
+        let declared = declared_model(&config, &variables, catalog, &linted.instances, &region)?;
         let keys = projection::RecordKeys::new(request.key_prefix, estate)?;
-        let cache = scope.cache(store, keys.prefix());
+        let cache = CacheScope::new().cache(store, keys.prefix());
         let mut p = projection::project(
             provider,
+            catalog,
             &cache,
             estate,
             &declared,
@@ -153,7 +138,7 @@ pub async fn plan(
         estate: estate_name,
         config,
         variables,
-        catalog,
+        catalog: catalog.clone(),
         region,
         instances: linted.instances,
         blocks,

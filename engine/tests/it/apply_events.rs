@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use engine::{ApplyConfig, ApplyEvent, RetryPolicy};
+use engine::{ApplyConfig, ApplyEvent};
 use expect_test::expect;
 use fixtures::{FaultKind, FaultPlan, SimCloud, SimConfig, Trigger};
 
@@ -40,7 +40,6 @@ async fn a_slow_create_reports_progress_every_interval() {
             plan,
             ApplyConfig {
                 events: Some(sink),
-                retry: RetryPolicy::immediate(3),
                 ..ApplyConfig::default()
             },
         )

@@ -515,8 +515,8 @@ async fn a_removed_output_loses_its_record() {
     // With no output left, an apply with nothing to change still drops the record.
     let plan = world.plan(CBD).await;
     assert!(plan.summary().is_empty());
-    assert!(plan.context.has_record_work());
+    assert!(plan.has_record_work());
     world.apply(plan).await;
     assert_eq!(outputs(world.record_keys().await), Vec::<String>::new());
-    assert!(!world.plan(CBD).await.context.has_record_work());
+    assert!(!world.plan(CBD).await.has_record_work());
 }

@@ -4,8 +4,7 @@
 //! address. Every record such an instance needs (its create intent, its record-backed object, its count
 //! block's slots, an output of a long name) must be written, read back by the next plan, and deleted.
 
-use admission::config::{SourceFile, VariableInputs};
-use engine::{MvRequest, PlanRequest, RetryPolicy};
+use engine::MvOptions;
 use expect_test::expect;
 use staterecord::key::MAX_KEY_LEN;
 
@@ -135,27 +134,9 @@ async fn a_long_for_each_key_applies_converges_and_is_destroyed() {
 
 /// Moves the VPC and the random id of `old` (a `for_each` key) to `new`, under `config`.
 async fn mv(world: &Bench, config: &str, old: &str, new: &str) {
-    let files = [SourceFile::new("main.tf", config)];
-    let inputs = VariableInputs::default();
-    let request = PlanRequest {
-        retry: RetryPolicy::immediate(3),
-        ..PlanRequest::new(&files, &inputs)
-    };
     for block in ["aws_vpc.main", "random_id.suffix"] {
         let (old, new) = (format!("{block}[{old:?}]"), format!("{block}[{new:?}]"));
-        let outcome = engine::mv(
-            &request,
-            world.cloud.as_ref(),
-            world.store.clone(),
-            &MvRequest {
-                old: &old,
-                new: &new,
-                dry_run: false,
-                allow_missing_config: false,
-            },
-        )
-        .await
-        .expect("mv runs");
+        let outcome = world.mv(config, &old, &new, MvOptions::default()).await;
         assert!(outcome.succeeded(), "{old}: {:?}", outcome.diagnostics);
     }
     let plan = world.plan(config).await;

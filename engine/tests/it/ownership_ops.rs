@@ -1,17 +1,9 @@
 //! `adopt` and `mv` end to end on the simulated cloud.
 
-use admission::config::{SourceFile, VariableInputs};
-use engine::{AdoptRequest, MvRequest, PlanRequest, RetryPolicy};
+use engine::MvOptions;
 use expect_test::expect;
 
 use crate::support::{Bench, live_tags, text};
-
-fn request<'a>(files: &'a [SourceFile], inputs: &'a VariableInputs) -> PlanRequest<'a> {
-    PlanRequest {
-        retry: RetryPolicy::immediate(3),
-        ..PlanRequest::new(files, inputs)
-    }
-}
 
 const BUCKET: &str = r#"
 live {
@@ -34,19 +26,7 @@ async fn adopting_an_unowned_bucket_binds_it_with_no_change() {
     let plan = world.plan(BUCKET).await;
     assert!(plan.summary().is_empty());
     assert_eq!(plan.unowned.len(), 1);
-    let files = [SourceFile::new("main.tf", BUCKET)];
-    let inputs = VariableInputs::default();
-    let outcome = engine::adopt(
-        &request(&files, &inputs),
-        world.cloud.as_ref(),
-        world.store.clone(),
-        &AdoptRequest {
-            address: "aws_s3_bucket.data",
-            id: None,
-        },
-    )
-    .await
-    .expect("adopt runs");
+    let outcome = world.adopt(BUCKET, "aws_s3_bucket.data", None).await;
     assert!(outcome.succeeded(), "{:?}", outcome.diagnostics);
     expect![[r#"
         aws_s3_bucket acme-data [Team=data tofu-address=aws_s3_bucket.data tofu-estate=acme]
@@ -67,19 +47,7 @@ async fn adopting_another_estates_bucket_is_refused() {
             "tags": { "tofu-estate": "other", "tofu-address": "aws_s3_bucket.data" } }
         ]}"#,
     );
-    let files = [SourceFile::new("main.tf", BUCKET)];
-    let inputs = VariableInputs::default();
-    let outcome = engine::adopt(
-        &request(&files, &inputs),
-        world.cloud.as_ref(),
-        world.store.clone(),
-        &AdoptRequest {
-            address: "aws_s3_bucket.data",
-            id: None,
-        },
-    )
-    .await
-    .expect("adopt runs");
+    let outcome = world.adopt(BUCKET, "aws_s3_bucket.data", None).await;
     let lines: Vec<String> = outcome
         .diagnostics
         .iter()
@@ -112,53 +80,22 @@ resource "aws_vpc" "main" {
     );
     let plan = world.plan(config).await;
     assert_eq!(plan.rename_hints.len(), 1);
-    let files = [SourceFile::new("main.tf", config)];
-    let inputs = VariableInputs::default();
-    let outcome = engine::mv(
-        &request(&files, &inputs),
-        world.cloud.as_ref(),
-        world.store.clone(),
-        &MvRequest {
-            old: "aws_vpc.old",
-            new: "aws_vpc.main",
-            dry_run: false,
-            allow_missing_config: false,
-        },
-    )
-    .await
-    .expect("mv runs");
+    let outcome = world
+        .mv(config, "aws_vpc.old", "aws_vpc.main", MvOptions::default())
+        .await;
     assert!(outcome.succeeded(), "{:?}", outcome.diagnostics);
     assert_eq!(outcome.id.as_deref(), Some("vpc-00000001"));
     assert!(world.plan(config).await.summary().is_empty());
-    let refused = engine::mv(
-        &request(&files, &inputs),
-        world.cloud.as_ref(),
-        world.store.clone(),
-        &MvRequest {
-            old: "aws_vpc.old",
-            new: "aws_vpc.main",
-            dry_run: false,
-            allow_missing_config: false,
-        },
-    )
-    .await
-    .expect("mv runs");
+    let refused = world
+        .mv(config, "aws_vpc.old", "aws_vpc.main", MvOptions::default())
+        .await;
     assert_eq!(refused.diagnostics[0].code, admission::Code::MvRefused);
 }
 
 /// Adopts `address` (with `id`, if given) under `config`, returning the diagnostics one line each
 /// (summary, then detail), empty when it succeeded.
 async fn adopt(world: &Bench, config: &str, address: &str, id: Option<&str>) -> String {
-    let files = [SourceFile::new("main.tf", config)];
-    let inputs = VariableInputs::default();
-    let outcome = engine::adopt(
-        &request(&files, &inputs),
-        world.cloud.as_ref(),
-        world.store.clone(),
-        &AdoptRequest { address, id },
-    )
-    .await
-    .expect("adopt runs");
+    let outcome = world.adopt(config, address, id).await;
     outcome
         .diagnostics
         .iter()
@@ -296,7 +233,10 @@ resource "aws_subnet" "s" {
         .converge(&config.replace("count      = 2", "count      = 1"))
         .await;
     let plan = world.plan(config).await;
-    let vpc = &plan.context.priors[&"aws_vpc.main".parse().unwrap()].id;
+    let vpc = &plan
+        .prior(&"aws_vpc.main".parse().unwrap())
+        .expect("the VPC is bound")
+        .id;
     let id = hand_made(
         &world,
         "aws_subnet",

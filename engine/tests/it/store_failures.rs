@@ -110,14 +110,11 @@ fn refusing_world(kms: bool, refuses: Refuses) -> (Bench, Arc<RefusingStore>) {
 async fn plan_error(world: &Bench) -> engine::Error {
     let files = [admission::config::SourceFile::new("main.tf", VPC)];
     let inputs = admission::config::VariableInputs::default();
-    engine::plan(
-        &engine::PlanRequest::new(&files, &inputs),
-        world.cloud.as_ref(),
-        Arc::clone(&world.store),
-        &staterecord::CacheScope::new(),
-    )
-    .await
-    .expect_err("the records cannot be read")
+    world
+        .engine(3)
+        .plan(engine::Sources::new(&files, &inputs))
+        .await
+        .expect_err("the records cannot be read")
 }
 
 #[tokio::test]
@@ -186,21 +183,14 @@ async fn mv_names_a_store_failure_as_such_not_as_another_runs_change() {
     world.converge(old).await;
     let new = old.replace("\"old\"", "\"new\"");
     store.refuse.store(true, Ordering::SeqCst);
-    let files = [admission::config::SourceFile::new("main.tf", new.as_str())];
-    let inputs = admission::config::VariableInputs::default();
-    let outcome = engine::mv(
-        &engine::PlanRequest::new(&files, &inputs),
-        world.cloud.as_ref(),
-        Arc::clone(&world.store),
-        &engine::MvRequest {
-            old: "random_id.old",
-            new: "random_id.new",
-            dry_run: false,
-            allow_missing_config: false,
-        },
-    )
-    .await
-    .expect("mv runs");
+    let outcome = world
+        .mv(
+            &new,
+            "random_id.old",
+            "random_id.new",
+            engine::MvOptions::default(),
+        )
+        .await;
     let codes: Vec<&str> = outcome
         .diagnostics
         .iter()

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use admission::config::{SourceFile, VariableInputs};
 use engine::render::{self, RenderOptions};
-use engine::{ApplyConfig, Plan, PlanRequest, RetryPolicy};
+use engine::{ApplyConfig, Engine, Plan, RetryPolicy, Sources};
 use fixtures::{SimCloud, SimConfig, testkit};
-use staterecord::{CacheScope, MemoryStore, Store};
+use staterecord::{MemoryStore, Store};
 
 pub use fixtures::testkit::failing;
 
@@ -34,22 +34,20 @@ impl Bench {
         Bench::new(r#"{"resources": []}"#)
     }
 
+    /// The engine over this bench's cloud and store, retrying up to `attempts` times without waiting.
+    pub fn engine(&self, attempts: u32) -> Engine {
+        Engine::new(Arc::clone(&self.cloud) as _, Arc::clone(&self.store))
+            .with_retry(RetryPolicy::immediate(attempts))
+    }
+
     /// Plans `config` (one `main.tf`).
     pub async fn plan(&self, config: &str) -> Plan {
         let files = [SourceFile::new("main.tf", config)];
         let inputs = VariableInputs::default();
-        let request = PlanRequest {
-            retry: RetryPolicy::immediate(4),
-            ..PlanRequest::new(&files, &inputs)
-        };
-        engine::plan(
-            &request,
-            self.cloud.as_ref(),
-            Arc::clone(&self.store),
-            &CacheScope::new(),
-        )
-        .await
-        .expect("the plan runs")
+        self.engine(4)
+            .plan(Sources::new(&files, &inputs))
+            .await
+            .expect("the plan runs")
     }
 }
 
@@ -64,12 +62,21 @@ pub fn json(plan: &Plan) -> String {
 }
 
 impl Bench {
-    /// Reviews and applies a plan with the given config, collecting events.
+    /// Reviews and applies a plan with the given config and three attempts per call, collecting events.
     pub async fn apply_with(&self, plan: Plan, config: ApplyConfig) -> engine::ApplyOutcome {
+        self.apply_attempts(plan, config, 3).await
+    }
+
+    /// Reviews and applies a plan with the given config and `attempts` attempts per call.
+    pub async fn apply_attempts(
+        &self,
+        plan: Plan,
+        config: ApplyConfig,
+        attempts: u32,
+    ) -> engine::ApplyOutcome {
         let reviewed = plan.review().expect("the plan is applicable");
-        let provider: Arc<dyn admission::Provider> =
-            Arc::clone(&self.cloud) as Arc<dyn admission::Provider>;
-        engine::apply(&reviewed, provider, Arc::clone(&self.store), config)
+        self.engine(attempts)
+            .apply(&reviewed, config)
             .await
             .expect("the apply runs")
     }
@@ -80,7 +87,6 @@ impl Bench {
             plan,
             ApplyConfig {
                 events: Some(journal.sink()),
-                retry: RetryPolicy::immediate(3),
                 ..ApplyConfig::default()
             },
         )
@@ -103,7 +109,6 @@ impl Bench {
         let config = ApplyConfig {
             parallelism: std::num::NonZeroUsize::MIN,
             cancel,
-            retry: RetryPolicy::immediate(3),
             events: Some(events),
             ..ApplyConfig::default()
         };
@@ -112,14 +117,43 @@ impl Bench {
 
     /// Reviews and applies a plan with instant retries.
     pub async fn apply(&self, plan: Plan) -> engine::ApplyOutcome {
-        self.apply_with(
-            plan,
-            ApplyConfig {
-                retry: RetryPolicy::immediate(4),
-                ..ApplyConfig::default()
-            },
-        )
-        .await
+        self.apply_attempts(plan, ApplyConfig::default(), 4).await
+    }
+
+    /// Adopts the object for `address` (the bind candidate `id`, if given) under `config` (one `main.tf`).
+    pub async fn adopt(
+        &self,
+        config: &str,
+        address: &str,
+        id: Option<&str>,
+    ) -> engine::OwnershipOutcome {
+        let files = [SourceFile::new("main.tf", config)];
+        let inputs = VariableInputs::default();
+        let address = address.parse().expect("a valid address");
+        self.engine(3)
+            .adopt(Sources::new(&files, &inputs), &address, id)
+            .await
+            .expect("adopt runs")
+    }
+
+    /// Renames `old` to `new` under `config` (one `main.tf`).
+    pub async fn mv(
+        &self,
+        config: &str,
+        old: &str,
+        new: &str,
+        options: engine::MvOptions,
+    ) -> engine::OwnershipOutcome {
+        let files = [SourceFile::new("main.tf", config)];
+        let inputs = VariableInputs::default();
+        let (old, new) = (
+            old.parse().expect("a valid address"),
+            new.parse().expect("a valid address"),
+        );
+        self.engine(3)
+            .mv(Sources::new(&files, &inputs), &old, &new, options)
+            .await
+            .expect("mv runs")
     }
 
     /// The record keys in the store.

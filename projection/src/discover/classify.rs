@@ -259,9 +259,15 @@ mod tests {
             .unwrap();
         let config = ProjectionConfig::at(0);
         let catalog = admission::catalog::aws_like();
-        let scope =
-            Scope::new(&estate, &declared, catalog, &config, "us-east-1".to_owned()).unwrap();
-        let mut verdicts = Verdicts::new(&scope.catalog);
+        let scope = Scope::new(
+            &estate,
+            &declared,
+            &catalog,
+            &config,
+            "us-east-1".to_owned(),
+        )
+        .unwrap();
+        let mut verdicts = Verdicts::new(scope.catalog);
         judge_client_named(&scope, &mut verdicts, &address, Some(found));
         let binding = verdicts.instances.remove(&address).unwrap().binding;
         (binding, verdicts.findings)

@@ -89,6 +89,7 @@ mod verdicts;
 
 use std::collections::BTreeMap;
 
+use admission::Catalog;
 use admission::marker::Estate;
 use admission::provider::Provider;
 use staterecord::Store;
@@ -140,12 +141,14 @@ impl ProjectionConfig {
 
 /// Builds the projection of `declared` for `estate`: reads the records from `store` (pass the plan's
 /// [`RunCache`](staterecord::RunCache)) and the live system through `provider`, and binds them.
+/// `catalog` is every type the plan knows: the provider's schemas and the record-backed types.
 ///
 /// Nothing is written anywhere. Findings are diagnostics in the result; only an unreadable record store
 /// or a declared model that breaks its own rules is an error.
 #[tracing::instrument(skip_all, fields(estate = %estate), err)]
 pub async fn project(
     provider: &dyn Provider,
+    catalog: &Catalog,
     store: &dyn Store,
     estate: &Estate,
     declared: &Declared,
@@ -153,17 +156,13 @@ pub async fn project(
 ) -> Result<Projection, ProjectionError> {
     let calls_before = provider.api_calls();
     let keys = RecordKeys::new(&config.key_prefix, estate)?;
-    let catalog = provider
-        .schemas()
-        .clone()
-        .merged(admission::catalog::builtin());
     let scope = Scope::new(estate, declared, catalog, config, provider.region())?;
     let mut reader = Reader::new(provider, estate, config);
     // The records and the first stage of discovery need nothing of each other: the one store trip runs
     // while the listings wait for their answers.
     let (bulk, records) = futures::join!(reader.fetch_bulk(&scope), load_records(store, &keys));
     let (mut evidence, failures) = Evidence::new(&scope, bulk, records?);
-    let mut verdicts = Verdicts::new(&scope.catalog);
+    let mut verdicts = Verdicts::new(scope.catalog);
     classify::withhold_unread(&scope, &evidence, failures, &mut verdicts);
     classify::classify_listed(&scope, &mut evidence, &mut verdicts);
     // Classification took the objects it sorted; from here on the evidence is only read.

@@ -25,8 +25,8 @@ pub(crate) struct Scope<'a> {
     pub(crate) estate: &'a Estate,
     /// What the configuration declares.
     pub(crate) declared: &'a Declared,
-    /// The provider's schemas over the built-in catalog.
-    pub(crate) catalog: Catalog,
+    /// Every type the plan knows: the provider's schemas and the record-backed types.
+    pub(crate) catalog: &'a Catalog,
     /// The knobs of this projection.
     pub(crate) config: &'a ProjectionConfig,
     /// The provider's region.
@@ -41,7 +41,7 @@ impl<'a> Scope<'a> {
     pub(crate) fn new(
         estate: &'a Estate,
         declared: &'a Declared,
-        catalog: Catalog,
+        catalog: &'a Catalog,
         config: &'a ProjectionConfig,
         region: String,
     ) -> Result<Scope<'a>, ProjectionError> {

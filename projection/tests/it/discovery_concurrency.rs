@@ -104,9 +104,16 @@ async fn reads_overlap_up_to_the_read_concurrency_and_no_further() {
         retry: RetryPolicy::immediate(1),
         ..ProjectionConfig::at(NOW)
     };
-    let p = projection::project(&gauge, &MemoryStore::new(), &estate(), &declared, &config)
-        .await
-        .unwrap();
+    let p = projection::project(
+        &gauge,
+        &catalog(&gauge),
+        &MemoryStore::new(),
+        &estate(),
+        &declared,
+        &config,
+    )
+    .await
+    .unwrap();
     assert_eq!(
         p.instances
             .values()
@@ -159,9 +166,16 @@ async fn reads_that_need_no_listing_run_beside_the_listings_and_add_no_call() {
         declared.add(named(&address, "name", &name)).unwrap();
     }
     let gauge = Gauge::new(cloud(live));
-    let p = projection::project(&gauge, &MemoryStore::new(), &estate(), &declared, &config())
-        .await
-        .unwrap();
+    let p = projection::project(
+        &gauge,
+        &catalog(&gauge),
+        &MemoryStore::new(),
+        &estate(),
+        &declared,
+        &config(),
+    )
+    .await
+    .unwrap();
     assert_eq!(
         p.instances
             .values()

@@ -74,9 +74,16 @@ pub async fn run_with(
     let keys = RecordKeys::new("", &estate()).unwrap();
     let cache = CacheScope::new().cache(counting.clone(), keys.prefix());
     cloud.reset_api_calls();
-    let projection = projection::project(cloud, &cache, &estate(), declared, &config())
-        .await
-        .expect("a projection");
+    let projection = projection::project(
+        cloud,
+        &catalog(cloud),
+        &cache,
+        &estate(),
+        declared,
+        &config(),
+    )
+    .await
+    .expect("a projection");
     Run {
         projection,
         store_trips: counting.counts().total as u64,
@@ -129,4 +136,12 @@ pub fn diag(
         address.map(str::to_owned),
         ids.iter().map(|s| (*s).to_owned()).collect(),
     )
+}
+
+/// Every type a plan over `provider` knows: the provider's and the record-backed ones.
+pub fn catalog(provider: &dyn admission::Provider) -> admission::Catalog {
+    provider
+        .schemas()
+        .clone()
+        .merged(admission::catalog::builtin())
 }

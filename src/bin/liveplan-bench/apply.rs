@@ -16,14 +16,14 @@ use std::time::{Duration, Instant};
 use admission::InstanceAddress;
 use admission::config::{SourceFile, VariableInputs};
 use anyhow::{Context, bail, ensure};
-use engine::{Action, ApplyConfig, Plan, PlanRequest, RetryPolicy};
+use engine::{Action, ApplyConfig, Plan, Sources};
 use fixtures::{LatencyTimer, SimCloud, SimConfig};
 use serde_json::json;
-use staterecord::{CacheScope, MemoryStore, Store};
+use staterecord::{MemoryStore, Store};
 
 use crate::estate::{self, Block, Keying};
 use crate::latent::LatentStore;
-use crate::plan::round3;
+use crate::plan::{bench_engine, round3};
 use crate::report::Report;
 
 /// The knobs of the apply benchmark.
@@ -99,18 +99,16 @@ pub async fn apply_create(options: ApplyOptions) -> anyhow::Result<Report> {
     let latent = Arc::new(LatentStore::new(Arc::clone(&store), options.store_latency));
     cloud.reset_api_calls();
     let started = Instant::now();
-    let outcome = engine::apply(
-        &reviewed,
-        Arc::clone(&cloud) as Arc<dyn admission::Provider>,
-        Arc::clone(&latent) as Arc<dyn Store>,
-        ApplyConfig {
-            parallelism: options.parallelism,
-            retry: RetryPolicy::immediate(4),
-            ..ApplyConfig::default()
-        },
-    )
-    .await
-    .context("applying the greenfield estate")?;
+    let outcome = bench_engine(Arc::clone(&cloud) as _, Arc::clone(&latent) as _, 16)
+        .apply(
+            &reviewed,
+            ApplyConfig {
+                parallelism: options.parallelism,
+                ..ApplyConfig::default()
+            },
+        )
+        .await
+        .context("applying the greenfield estate")?;
     let wall = started.elapsed();
     if !outcome.succeeded() {
         let first = outcome
@@ -199,18 +197,10 @@ async fn plan_greenfield(
 ) -> anyhow::Result<(engine::ReviewedPlan, usize)> {
     let files = [SourceFile::new("main.tf", configuration)];
     let inputs = VariableInputs::default();
-    let request = PlanRequest {
-        retry: RetryPolicy::immediate(4),
-        ..PlanRequest::new(&files, &inputs)
-    };
-    let plan = engine::plan(
-        &request,
-        cloud.as_ref(),
-        Arc::clone(store),
-        &CacheScope::new(),
-    )
-    .await
-    .context("planning the greenfield estate")?;
+    let plan = bench_engine(Arc::clone(cloud) as _, Arc::clone(store), 16)
+        .plan(Sources::new(&files, &inputs))
+        .await
+        .context("planning the greenfield estate")?;
     let creates = plan.summary().add;
     ensure!(
         creates == n,

@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 use admission::config::{SourceFile, VariableInputs};
 use anyhow::{Context, bail, ensure};
 use clap::ValueEnum;
-use engine::{ApplyConfig, Plan, PlanRequest, RetryPolicy};
+use engine::{ApplyConfig, Engine, Plan, RetryPolicy, Sources};
 use fixtures::{LatencyTimer, SimCloud, SimConfig, Snapshot};
 use serde_json::json;
-use staterecord::{CacheScope, CountingStore, LocalStore, Store};
+use staterecord::{CountingStore, LocalStore, Store};
 
 use crate::estate::{self, Keying, Mix};
 use crate::probe;
@@ -45,16 +45,16 @@ pub struct Converged {
     pub store: Arc<dyn Store>,
 }
 
-fn plan_request<'a>(
-    files: &'a [SourceFile],
-    inputs: &'a VariableInputs,
+/// The engine of every benchmark plan: `provider` and `store`, retries without waiting, `read_concurrency`
+/// reads in flight.
+pub fn bench_engine(
+    provider: Arc<dyn admission::Provider>,
+    store: Arc<dyn Store>,
     read_concurrency: usize,
-) -> PlanRequest<'a> {
-    PlanRequest {
-        retry: RetryPolicy::immediate(4),
-        read_concurrency,
-        ..PlanRequest::new(files, inputs)
-    }
+) -> Engine {
+    Engine::new(provider, store)
+        .with_retry(RetryPolicy::immediate(4))
+        .with_read_concurrency(read_concurrency)
 }
 
 /// Plans and applies `configuration` on an empty cloud with no latency, one operation at a time, writing
@@ -63,28 +63,22 @@ pub async fn converge(configuration: &str, store: Arc<dyn Store>) -> anyhow::Res
     let cloud = Arc::new(SimCloud::new(SimConfig::default()));
     let files = [SourceFile::new("main.tf", configuration)];
     let inputs = VariableInputs::default();
-    let request = plan_request(&files, &inputs, 16);
-    let plan = engine::plan(
-        &request,
-        cloud.as_ref(),
-        Arc::clone(&store),
-        &CacheScope::new(),
-    )
-    .await
-    .context("planning the estate to converge")?;
+    let engine = bench_engine(Arc::clone(&cloud) as _, Arc::clone(&store), 16);
+    let plan = engine
+        .plan(Sources::new(&files, &inputs))
+        .await
+        .context("planning the estate to converge")?;
     let reviewed = plan.review().context("the generated estate has errors")?;
-    let outcome = engine::apply(
-        &reviewed,
-        Arc::clone(&cloud) as Arc<dyn admission::Provider>,
-        Arc::clone(&store),
-        ApplyConfig {
-            parallelism: NonZeroUsize::MIN,
-            retry: RetryPolicy::immediate(4),
-            ..ApplyConfig::default()
-        },
-    )
-    .await
-    .context("applying the estate to converge")?;
+    let outcome = engine
+        .apply(
+            &reviewed,
+            ApplyConfig {
+                parallelism: NonZeroUsize::MIN,
+                ..ApplyConfig::default()
+            },
+        )
+        .await
+        .context("applying the estate to converge")?;
     if !outcome.succeeded() {
         let first = outcome
             .diagnostics
@@ -127,32 +121,33 @@ pub async fn measure_plan(
     converged: &Converged,
     options: PlanOptions,
 ) -> anyhow::Result<MeasuredPlan> {
-    let cloud = SimCloud::from_snapshot(
-        &converged.snapshot,
-        SimConfig {
-            latency: options.latency,
-            timer: LatencyTimer::Precise,
-            ..SimConfig::default()
-        },
-    )
-    .context("loading the converged snapshot")?;
+    let cloud = Arc::new(
+        SimCloud::from_snapshot(
+            &converged.snapshot,
+            SimConfig {
+                latency: options.latency,
+                timer: LatencyTimer::Precise,
+                ..SimConfig::default()
+            },
+        )
+        .context("loading the converged snapshot")?,
+    );
     let counting = Arc::new(CountingStore::new(Arc::clone(&converged.store), None));
     let files = [SourceFile::new("main.tf", configuration)];
     let inputs = VariableInputs::default();
-    let request = plan_request(&files, &inputs, options.read_concurrency);
-    let scope = CacheScope::new();
+    let engine = bench_engine(
+        Arc::clone(&cloud) as _,
+        Arc::clone(&counting) as Arc<dyn Store>,
+        options.read_concurrency,
+    );
     let rss_before = probe::rss_bytes()?;
     let peak_reset = probe::reset_peak_rss();
     let cpu_before = probe::cpu_time()?;
     let started = Instant::now();
-    let plan = engine::plan(
-        &request,
-        &cloud,
-        Arc::clone(&counting) as Arc<dyn Store>,
-        &scope,
-    )
-    .await
-    .context("planning the converged estate")?;
+    let plan = engine
+        .plan(Sources::new(&files, &inputs))
+        .await
+        .context("planning the converged estate")?;
     let wall = started.elapsed();
     let cpu = probe::cpu_time()?.saturating_sub(cpu_before);
     let peak_rss = probe::peak_rss_bytes()?;
