@@ -104,16 +104,7 @@ async fn reads_overlap_up_to_the_read_concurrency_and_no_further() {
         retry: RetryPolicy::immediate(1),
         ..ProjectionConfig::at(NOW)
     };
-    let p = projection::project(
-        &gauge,
-        &catalog(&gauge),
-        &MemoryStore::new(),
-        &estate(),
-        &declared,
-        &config,
-    )
-    .await
-    .unwrap();
+    let p = project_over(&gauge, &declared, &config).await.unwrap();
     assert_eq!(
         p.instances
             .values()
@@ -166,16 +157,7 @@ async fn reads_that_need_no_listing_run_beside_the_listings_and_add_no_call() {
         declared.add(named(&address, "name", &name)).unwrap();
     }
     let gauge = Gauge::new(cloud(live));
-    let p = projection::project(
-        &gauge,
-        &catalog(&gauge),
-        &MemoryStore::new(),
-        &estate(),
-        &declared,
-        &config(),
-    )
-    .await
-    .unwrap();
+    let p = project_over(&gauge, &declared, &config()).await.unwrap();
     assert_eq!(
         p.instances
             .values()
@@ -199,4 +181,21 @@ async fn reads_that_need_no_listing_run_beside_the_listings_and_add_no_call() {
             ("tagging:GetResources".to_owned(), 1),
         ])
     );
+}
+
+/// One projection of `declared` over `gauge` with an empty record store.
+async fn project_over(
+    gauge: &Gauge,
+    declared: &Declared,
+    config: &ProjectionConfig,
+) -> Result<projection::Projection, projection::ProjectionError> {
+    projection::project(
+        gauge,
+        &catalog(gauge),
+        &MemoryStore::new(),
+        &estate(),
+        declared,
+        config,
+    )
+    .await
 }
