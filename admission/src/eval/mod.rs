@@ -37,7 +37,7 @@ mod template;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 
-pub(crate) use operators::{primitive_text, to_bool, to_number};
+pub(crate) use operators::{primitive_text, quoted, to_bool, to_number};
 
 use crate::config::{Config, Expr, Loc};
 use crate::diag::{Code, Diagnostic};
