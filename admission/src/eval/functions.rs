@@ -81,23 +81,23 @@ fn call_marked(
             arity(1, 1)?;
             keys_values(name == "keys", &args[0], loc)?
         }
-        "concat" => concat(&args, loc)?,
-        "merge" => merge(&args, loc)?,
+        "concat" => concat(args, loc)?,
+        "merge" => merge(args, loc)?,
         "lookup" => {
             arity(2, 3)?;
-            lookup(&args, loc)?
+            lookup(args, loc)?
         }
         "element" => {
             arity(2, 2)?;
-            element(&args, loc)?
+            element(args, loc)?
         }
         "contains" => {
             arity(2, 2)?;
-            contains(&args, loc)?
+            contains(args, loc)?
         }
         "coalesce" => {
             arity(1, usize::MAX)?;
-            coalesce(&args, loc)?
+            coalesce(args, loc)?
         }
         "tolist" | "toset" | "tomap" => {
             arity(1, 1)?;
@@ -126,7 +126,7 @@ fn call_marked(
             };
             Value::Unknown(ty)
         }
-        _ => call_known(name, &args, loc)?,
+        _ => call_known(name, args, loc)?,
     };
     Ok(out.mark_sensitive_if(marked))
 }
