@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
+use super::redact::unquoted;
 use super::{EvalError, bad, primitive_text, quoted, to_bool, to_number};
 use crate::config::Loc;
 use crate::diag::{Code, Diagnostic};
@@ -129,48 +130,6 @@ fn call_marked(
         _ => call_known(name, args, loc)?,
     };
     Ok(out.mark_sensitive_if(marked))
-}
-
-/// `e` as it may be shown: when its message quotes the text of a sensitive argument (a function that
-/// forgot to say `(sensitive)`), the message says only which function refused its sensitive arguments.
-fn unquoted(name: &str, e: EvalError, args: &[Value]) -> EvalError {
-    let EvalError::Invalid(mut d) = e else {
-        return e;
-    };
-    let mut secrets = Vec::new();
-    for a in args {
-        sensitive_texts(a, false, &mut secrets);
-    }
-    let quotes = |text: &str| {
-        secrets.iter().any(|s| {
-            let escaped = format!("{s:?}");
-            text.contains(s.as_str()) || text.contains(escaped.trim_matches('"'))
-        })
-    };
-    if quotes(&d.summary) || quotes(&d.detail) {
-        d.summary = format!("invalid expression: {name}() cannot use its (sensitive) arguments");
-        d.detail = "fix the expression so that its operands have the types it needs".to_owned();
-    }
-    EvalError::Invalid(d)
-}
-
-/// The texts of the primitive values under a sensitive mark in `v` (`marked`: `v` is under one).
-fn sensitive_texts(v: &Value, marked: bool, out: &mut Vec<String>) {
-    match v {
-        Value::Sensitive(inner) => sensitive_texts(inner, true, out),
-        Value::List(items) => items.iter().for_each(|x| sensitive_texts(x, marked, out)),
-        Value::Set(items) => items.iter().for_each(|x| sensitive_texts(x, marked, out)),
-        Value::Map(entries) => {
-            for (k, x) in entries {
-                if marked && !k.is_empty() {
-                    out.push(k.clone());
-                }
-                sensitive_texts(x, marked, out);
-            }
-        }
-        other if marked => out.extend(primitive_text(other).filter(|t| !t.is_empty())),
-        _ => {}
-    }
 }
 
 /// Calls one of the functions that need every argument wholly known, with known `args`.

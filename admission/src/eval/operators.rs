@@ -17,16 +17,6 @@ pub(crate) fn primitive_text(v: &Value) -> Option<String> {
     }
 }
 
-/// A value's text as an error message quotes it: `"text"`, or `(sensitive)` when the value it came from
-/// carries a sensitive mark: an error never quotes a secret.
-pub(crate) fn quoted(text: &str, sensitive: bool) -> String {
-    if sensitive {
-        "(sensitive)".to_owned()
-    } else {
-        format!("{text:?}")
-    }
-}
-
 /// A known value as a number (numbers, and strings holding one, as Terraform converts).
 pub(crate) fn to_number(v: &Value, loc: &Loc) -> Result<Number, EvalError> {
     match v.peel() {
