@@ -465,7 +465,7 @@ impl ResourceTypeSchema {
                     {
                         problems.push(AttributeProblem::NotAllowed {
                             name: name.clone(),
-                            value: s.to_owned(),
+                            value: (!value.contains_sensitive()).then(|| s.to_owned()),
                             allowed: a.allowed.clone(),
                         });
                     }
@@ -527,8 +527,8 @@ pub enum AttributeProblem {
     NotAllowed {
         /// The attribute.
         name: String,
-        /// The value set.
-        value: String,
+        /// The value set; `None` when it is sensitive (never quoted).
+        value: Option<String>,
         /// The values accepted.
         allowed: Vec<String>,
     },
@@ -563,9 +563,12 @@ impl std::fmt::Display for AttributeProblem {
                 value,
                 allowed,
             } => {
+                let shown = value
+                    .as_ref()
+                    .map_or_else(|| "(sensitive)".to_owned(), |v| format!("{v:?}"));
                 write!(
                     f,
-                    "{name:?} is {value:?}; expected one of {}",
+                    "{name:?} is {shown}; expected one of {}",
                     allowed.join(", ")
                 )
             }

@@ -1,7 +1,11 @@
 //! A sentinel secret never leaves the process: not through plan text or JSON, apply output (human and
 //! JSON events), the graph (DOT and debug text), the record listing, error messages, the `Debug` repr of
-//! a plan, or the log at TRACE level. The secrets: a sensitive variable written into a tag, the value
-//! of a `random_id` behind a sensitive output, and an access key's secret (returned once, at create).
+//! a plan, the log at TRACE level, or a file the CLI writes outside the record store (where secrets are
+//! kept, never printed) and the simulated cloud's file (the live system, which holds what was applied).
+//! The secrets: a sensitive variable written into arguments, a tag, a tag key, a map lookup, a failing
+//! function call and an output, rotated once; the value of a `random_id` behind a sensitive output; and
+//! an access key's secret (returned once, at create). No command prints a secret: there is no `output`
+//! command, the one surface that would be allowed to.
 
 use std::sync::Arc;
 
@@ -358,4 +362,233 @@ resource "aws_s3_bucket" "b" {
             &[SECRET_KEY.to_owned(), SESSION_TOKEN.to_owned()],
         );
     }
+}
+
+/// Everything a sensitive variable can be used in that applies: arguments (a template and a JSON
+/// document), a tag, a tag key, a map lookup whose key is the secret, and an output.
+const EVERYWHERE: &str = r#"
+live {
+  estate = "rot"
+}
+
+variable "token" {
+  type      = string
+  sensitive = true
+}
+
+locals {
+  by_token = { (var.token) = "found", other = "x" }
+  plain    = { a = "b" }
+}
+
+resource "aws_iam_role" "r" {
+  name               = "rot-role"
+  assume_role_policy = jsonencode({ Version = "2012-10-17", Statement = [], Sid = var.token })
+  description        = "token ${var.token}"
+}
+
+resource "aws_s3_bucket" "b" {
+  bucket = "rot-bucket"
+  tags   = { Token = var.token }
+}
+
+resource "aws_vpc" "v" {
+  cidr_block = "10.0.0.0/16"
+  tags       = { (var.token) = "key", Name = "rot" }
+}
+
+resource "terraform_data" "lookups" {
+  input = [local.by_token[var.token], lookup(local.plain, var.token, "default")]
+}
+
+output "token" {
+  value     = "${var.token}-out"
+  sensitive = true
+}
+"#;
+
+/// Configurations that fail on a sensitive value: before anything is read (a function call, a missing
+/// map key, a value outside its allowed set) and at apply (a provider that quotes the argument back).
+const FAILS_AT_PLAN: &str = r#"
+live {
+  estate = "bad"
+}
+
+variable "token" {
+  type      = string
+  sensitive = true
+}
+
+locals {
+  plain = { a = "b" }
+}
+
+resource "aws_vpc" "v" {
+  cidr_block = cidrsubnet(var.token, 8, 1)
+}
+
+resource "terraform_data" "missing" {
+  input = local.plain[var.token]
+}
+
+resource "aws_s3_bucket_versioning" "v" {
+  bucket = "bad-bucket"
+  status = var.token
+}
+"#;
+
+const FAILS_AT_APPLY: &str = r#"
+live {
+  estate = "refused"
+}
+
+variable "token" {
+  type      = string
+  sensitive = true
+}
+
+resource "aws_vpc" "v" {
+  cidr_block = var.token
+}
+
+resource "aws_iam_role" "r" {
+  name               = "refused-role"
+  assume_role_policy = var.token
+}
+"#;
+
+/// Every file under the estate directory but the configuration, the record store and the simulated
+/// cloud's file: none may hold a secret.
+fn assert_no_file_holds(estate: &EstateDir, secrets: &[String]) {
+    let root = estate.path();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("the directory reads") {
+            let path = entry.expect("a directory entry").path();
+            let rel = path.strip_prefix(root).expect("under the estate");
+            if rel.starts_with(".liveplan/records")
+                || rel == std::path::Path::new(".liveplan/cloud.json")
+            {
+                continue;
+            }
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let text =
+                String::from_utf8_lossy(&std::fs::read(&path).expect("readable")).into_owned();
+            for secret in secrets {
+                assert!(
+                    !text.contains(secret.as_str()),
+                    "{} holds {secret}",
+                    rel.display()
+                );
+            }
+        }
+    }
+}
+
+/// The acceptance test of secrets: the sentinel in every use above, applied, then rotated and applied
+/// again, shows in no output of any command at the most verbose log level, in no file the CLI writes
+/// outside the record store, and neither does the rotated value.
+#[test]
+fn secrets_sentinel_a_rotated_secret_never_shows_wherever_it_is_used() {
+    let secrets = vec![SENTINEL.to_owned(), ROTATED.to_owned()];
+    let estate = EstateDir::new(EVERYWHERE);
+    let commands: [&[&str]; 11] = [
+        &["validate"],
+        &["plan"],
+        &["plan", "--json"],
+        &["plan", "--verbose"],
+        &["plan", "--json", "--verbose"],
+        &["graph"],
+        &["graph", "--debug"],
+        &["records"],
+        &["apply", "--auto-approve"],
+        &["plan", "--json", "--verbose"],
+        &["apply", "--auto-approve", "--json"],
+    ];
+    for token in [SENTINEL, ROTATED] {
+        for args in commands {
+            let out = run(&estate, args, token, true);
+            out.expect_code(0);
+            assert_hidden(&format!("{} ({token})", args.join(" ")), &out, &secrets);
+        }
+        let plan = run(&estate, &["plan", "--detailed-exitcode"], token, false);
+        plan.expect_code(0);
+        assert_no_file_holds(&estate, &secrets);
+    }
+    // The rotation was an update of every use, masked on both sides; the first apply said so too.
+    let estate = EstateDir::new(EVERYWHERE);
+    run(&estate, &["apply", "--auto-approve"], SENTINEL, false).expect_code(0);
+    let rotated = run(&estate, &["plan"], ROTATED, true);
+    rotated.expect_code(0);
+    for line in [
+        "      ~ assume_role_policy = (sensitive value) -> (sensitive value)",
+        "      ~ description        = (sensitive value) -> (sensitive value)",
+        "      ~ tags                 = (sensitive value) -> (sensitive value)",
+    ] {
+        assert!(
+            rotated.stdout.lines().any(|l| l == line),
+            "{line:?} in:\n{}",
+            rotated.stdout
+        );
+    }
+    assert_hidden("rotated plan", &rotated, &secrets);
+    let applied = run(&estate, &["apply", "--auto-approve"], ROTATED, true);
+    applied.expect_code(0);
+    assert!(
+        applied.stdout.contains("token = (sensitive value)"),
+        "{}",
+        applied.stdout
+    );
+    assert_hidden("rotated apply", &applied, &secrets);
+}
+
+/// Errors that meet the sentinel (a function call, a missing map key, a value outside its allowed set,
+/// a provider that quotes its argument back) say `(sensitive)` or leave the provider's message out, in
+/// every command, at the most verbose log level.
+#[test]
+fn secrets_sentinel_never_shows_in_errors_of_functions_keys_or_the_provider() {
+    let sentinel = vec![SENTINEL.to_owned()];
+    let estate = EstateDir::new(FAILS_AT_PLAN);
+    for args in [
+        &["validate"][..],
+        &["plan"],
+        &["plan", "--json"],
+        &["graph"],
+        &["apply", "--auto-approve"],
+        &["apply", "--auto-approve", "--json"],
+    ] {
+        let out = run(&estate, args, SENTINEL, true);
+        out.expect_code(1);
+        let both = format!("{}{}", out.stdout, out.stderr);
+        for shown in [
+            "cidrsubnet(): (sensitive) is not a CIDR prefix",
+            "the map has no key (sensitive)",
+            "is (sensitive); expected one of Enabled, Suspended",
+        ] {
+            assert!(
+                both.contains(shown),
+                "{}: {shown:?} in:\n{both}",
+                args.join(" ")
+            );
+        }
+        assert_hidden(&args.join(" "), &out, &sentinel);
+    }
+    let estate = EstateDir::new(FAILS_AT_APPLY);
+    for args in [
+        &["apply", "--auto-approve"][..],
+        &["apply", "--auto-approve", "--json"],
+    ] {
+        let out = run(&estate, args, SENTINEL, true);
+        out.expect_code(1);
+        assert!(
+            out.stdout.contains("the provider's message is not shown"),
+            "{}",
+            out.stdout
+        );
+        assert_hidden(&args.join(" "), &out, &sentinel);
+    }
+    assert_no_file_holds(&estate, &sentinel);
 }

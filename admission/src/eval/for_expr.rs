@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Bindings, EvalError, Evaluator, Instance, bad, primitive_text, to_bool};
+use super::{Bindings, EvalError, Evaluator, Instance, bad, primitive_text, quoted, to_bool};
 use crate::config::{ForExpr, Loc};
 use crate::value::{Type, Value};
 
@@ -75,7 +75,8 @@ impl Evaluator<'_> {
                     None => list.push(value),
                     Some(key_expr) => {
                         let key = self.eval_in(key_expr, inst, b, d)?;
-                        inner_marked |= key.contains_sensitive();
+                        let key_marked = key.contains_sensitive();
+                        inner_marked |= key_marked;
                         match key.peel() {
                             Value::Unknown(_) => unknown = true,
                             other => {
@@ -85,10 +86,11 @@ impl Evaluator<'_> {
                                 if fe.grouping {
                                     groups.entry(key).or_default().push(value);
                                 } else if map.insert(key.clone(), value).is_some() {
+                                    let shown = quoted(&key, key_marked);
                                     return Err(bad(
                                         &key_expr.loc,
                                         format!(
-                                            "duplicate key {key:?} in a `for` expression (add `...` to group)"
+                                            "duplicate key {shown} in a `for` expression (add `...` to group)"
                                         ),
                                     ));
                                 }

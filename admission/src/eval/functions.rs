@@ -8,7 +8,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use super::{EvalError, bad, primitive_text, to_bool, to_number};
+use super::redact::unquoted;
+use super::{EvalError, bad, primitive_text, quoted, to_bool, to_number};
 use crate::config::Loc;
 use crate::diag::{Code, Diagnostic};
 use crate::value::{Number, Type, Value};
@@ -45,9 +46,20 @@ pub const FUNCTIONS: &[&str] = &[
 const RANGE_LIMIT: usize = 1024;
 
 /// Calls the function `name` with `args`; `impure` answers `uuid()` and `timestamp()` (unknown without it).
+/// Its error never quotes a sensitive argument.
 pub(crate) fn call(
     name: &str,
     args: Vec<Value>,
+    loc: &Loc,
+    impure: Option<&dyn super::ImpureValues>,
+) -> Result<Value, EvalError> {
+    call_marked(name, &args, loc, impure).map_err(|e| unquoted(name, e, &args))
+}
+
+/// [`call`], its error as the function words it.
+fn call_marked(
+    name: &str,
+    args: &[Value],
     loc: &Loc,
     impure: Option<&dyn super::ImpureValues>,
 ) -> Result<Value, EvalError> {
@@ -70,23 +82,23 @@ pub(crate) fn call(
             arity(1, 1)?;
             keys_values(name == "keys", &args[0], loc)?
         }
-        "concat" => concat(&args, loc)?,
-        "merge" => merge(&args, loc)?,
+        "concat" => concat(args, loc)?,
+        "merge" => merge(args, loc)?,
         "lookup" => {
             arity(2, 3)?;
-            lookup(&args, loc)?
+            lookup(args, loc)?
         }
         "element" => {
             arity(2, 2)?;
-            element(&args, loc)?
+            element(args, loc)?
         }
         "contains" => {
             arity(2, 2)?;
-            contains(&args, loc)?
+            contains(args, loc)?
         }
         "coalesce" => {
             arity(1, usize::MAX)?;
-            coalesce(&args, loc)?
+            coalesce(args, loc)?
         }
         "tolist" | "toset" | "tomap" => {
             arity(1, 1)?;
@@ -115,7 +127,7 @@ pub(crate) fn call(
             };
             Value::Unknown(ty)
         }
-        _ => call_known(name, &args, loc)?,
+        _ => call_known(name, args, loc)?,
     };
     Ok(out.mark_sensitive_if(marked))
 }
@@ -296,7 +308,10 @@ fn lookup(args: &[Value], loc: &Loc) -> Result<Value, EvalError> {
             (None, Some(default)) => Ok(default.clone()),
             (None, None) => Err(bad(
                 loc,
-                format!("lookup() found no key {key:?} and has no default"),
+                format!(
+                    "lookup() found no key {} and has no default",
+                    quoted(&key, args[1].contains_sensitive())
+                ),
             )),
         },
         _ => Err(bad(loc, "lookup() needs a map")),
@@ -520,6 +535,9 @@ fn jsonencode(v: &Value, loc: &Loc) -> Result<Value, EvalError> {
 
 fn cidrsubnet(args: &[Value], loc: &Loc) -> Result<Value, EvalError> {
     let prefix = string_arg(&args[0], loc)?;
+    // The messages below quote the prefix and the numbers only when they are not secrets.
+    let shown_prefix = quoted(&prefix, args[0].contains_sensitive());
+    let numbers_hidden = args[1].contains_sensitive() || args[2].contains_sensitive();
     let newbits = to_number(&args[1], loc)?.as_u64().ok_or_else(|| {
         bad(
             loc,
@@ -535,37 +553,47 @@ fn cidrsubnet(args: &[Value], loc: &Loc) -> Result<Value, EvalError> {
     let (addr, len) = prefix.split_once('/').ok_or_else(|| {
         bad(
             loc,
-            format!("cidrsubnet(): {prefix:?} is not a CIDR prefix"),
+            format!("cidrsubnet(): {shown_prefix} is not a CIDR prefix"),
         )
     })?;
-    let ip: IpAddr = addr
-        .parse()
-        .map_err(|_| bad(loc, format!("cidrsubnet(): {addr:?} is not an IP address")))?;
+    let ip: IpAddr = addr.parse().map_err(|_| {
+        let addr = quoted(addr, args[0].contains_sensitive());
+        bad(loc, format!("cidrsubnet(): {addr} is not an IP address"))
+    })?;
     let len: u32 = len.parse().map_err(|_| {
         bad(
             loc,
-            format!("cidrsubnet(): {prefix:?} has an invalid length"),
+            format!("cidrsubnet(): {shown_prefix} has an invalid length"),
         )
     })?;
     let width = if ip.is_ipv4() { 32 } else { 128 };
     if len > width {
         return Err(bad(
             loc,
-            format!("cidrsubnet(): {prefix:?} has a length over {width}"),
+            format!("cidrsubnet(): {shown_prefix} has a length over {width}"),
         ));
     }
     let new_len = u64::from(len) + newbits;
     if new_len > u64::from(width) {
         return Err(bad(
             loc,
-            format!("cidrsubnet(): {newbits} more bits do not fit in {prefix}"),
+            if numbers_hidden || args[0].contains_sensitive() {
+                "cidrsubnet(): the new bits do not fit in the (sensitive) prefix".to_owned()
+            } else {
+                format!("cidrsubnet(): {newbits} more bits do not fit in {prefix}")
+            },
         ));
     }
     let new_len = new_len as u32;
     if newbits < 64 && netnum >= (1u64 << newbits) {
         return Err(bad(
             loc,
-            format!("cidrsubnet(): network number {netnum} does not fit in {newbits} bits"),
+            if numbers_hidden {
+                "cidrsubnet(): the (sensitive) network number does not fit in the new bits"
+                    .to_owned()
+            } else {
+                format!("cidrsubnet(): network number {netnum} does not fit in {newbits} bits")
+            },
         ));
     }
     let base: u128 = match ip {

@@ -30,6 +30,7 @@ mod expr;
 mod for_expr;
 mod functions;
 mod operators;
+mod redact;
 mod roots;
 mod steps;
 mod template;
@@ -38,6 +39,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub(crate) use operators::{primitive_text, to_bool, to_number};
+pub(crate) use redact::quoted;
 
 use crate::config::{Config, Expr, Loc};
 use crate::diag::{Code, Diagnostic};

@@ -22,7 +22,7 @@ pub(crate) fn to_number(v: &Value, loc: &Loc) -> Result<Number, EvalError> {
     match v.peel() {
         Value::Number(n) => Ok(*n),
         Value::String(s) => s.parse::<Number>().map_err(|_| {
-            if v.is_sensitive() {
+            if v.contains_sensitive() {
                 bad(
                     loc,
                     "a number is required, found a (sensitive) string that is not one",

@@ -3,7 +3,7 @@
 //!
 //! A step never reads a resource itself; the root of a traversal is resolved in [`super::roots`].
 
-use super::{Bindings, EvalError, Evaluator, Instance, bad, primitive_text, to_number};
+use super::{Bindings, EvalError, Evaluator, Instance, bad, primitive_text, quoted, to_number};
 use crate::config::{Loc, Step};
 use crate::value::{Type, Value};
 
@@ -80,13 +80,24 @@ pub(super) fn index(v: Value, key: Value, loc: &Loc) -> Result<Value, EvalError>
     if v.is_unknown() || key.is_unknown() {
         return Ok(Value::unknown().mark_sensitive_if(marked));
     }
+    // A key computed from a secret is never quoted: the index or key is shown as `(sensitive)`.
+    let shown = |text: String| {
+        if key_marked {
+            "(sensitive)".to_owned()
+        } else {
+            text
+        }
+    };
     let out = match v {
         Value::List(items) => {
-            let n = to_number(&key, loc)?;
+            let n = to_number(&key.clone().mark_sensitive_if(key_marked), loc)?;
             let i = n.as_u64().ok_or_else(|| {
                 bad(
                     loc,
-                    format!("index {n} is not a whole number of at least 0"),
+                    format!(
+                        "index {} is not a whole number of at least 0",
+                        shown(n.to_string())
+                    ),
                 )
             })?;
             let len = items.len();
@@ -96,15 +107,21 @@ pub(super) fn index(v: Value, key: Value, loc: &Loc) -> Result<Value, EvalError>
                 .ok_or_else(|| {
                     bad(
                         loc,
-                        format!("index {i} is out of range for a list of {len} element(s)"),
+                        format!(
+                            "index {} is out of range for a list of {len} element(s)",
+                            shown(i.to_string())
+                        ),
                     )
                 })?
         }
         Value::Map(mut entries) => {
             let k = primitive_text(&key).ok_or_else(|| bad(loc, "a map key must be a string"))?;
-            entries
-                .remove(&k)
-                .ok_or_else(|| bad(loc, format!("the map has no key {k:?}")))?
+            entries.remove(&k).ok_or_else(|| {
+                bad(
+                    loc,
+                    format!("the map has no key {}", quoted(&k, key_marked)),
+                )
+            })?
         }
         Value::Set(_) => {
             return Err(bad(

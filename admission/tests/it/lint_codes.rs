@@ -485,6 +485,59 @@ fn lint_errors_never_quote_a_sensitive_value() {
     );
 }
 
+/// F13: each error path that quoted a sensitive value says `(sensitive)` instead: a CIDR prefix, a map
+/// key, a `lookup()` key, a list index, a duplicate `for` key, and a value outside its allowed set.
+#[test]
+fn lint_errors_of_functions_keys_and_allowed_values_never_quote_a_sensitive_value() {
+    let main = format!(
+        r#"{LIVE}variable "secret" {{
+  type      = string
+  default   = "s3ntinel-9"
+  sensitive = true
+}}
+variable "n" {{
+  type      = number
+  default   = 7
+  sensitive = true
+}}
+locals {{
+  m = {{ a = "x" }}
+}}
+resource "aws_vpc" "v" {{
+  cidr_block = cidrsubnet(var.secret, 8, 1)
+}}
+resource "terraform_data" "key" {{
+  input = local.m[var.secret]
+}}
+resource "terraform_data" "lookup" {{
+  input = lookup(local.m, var.secret)
+}}
+resource "terraform_data" "index" {{
+  input = ["a"][var.n]
+}}
+resource "terraform_data" "dup" {{
+  input = {{ for x in ["a", "b"] : var.secret => x }}
+}}
+resource "aws_s3_bucket_versioning" "v" {{
+  bucket = "b"
+  status = var.secret
+}}
+"#
+    );
+    check_with(
+        &main,
+        VariableInputs::default(),
+        None,
+        expect![[r#"
+            unsupported-construct main.tf:34:3 aws_s3_bucket_versioning.v: "status" is (sensitive); expected one of Enabled, Suspended
+            unsupported-construct main.tf:18:16 aws_vpc.v: invalid expression: cidrsubnet(): (sensitive) is not a CIDR prefix
+            unsupported-construct main.tf:30:35 terraform_data.dup: invalid expression: duplicate key (sensitive) in a `for` expression (add `...` to group)
+            unsupported-construct main.tf:27:17 terraform_data.index: invalid expression: index (sensitive) is out of range for a list of 1 element(s)
+            unsupported-construct main.tf:21:19 terraform_data.key: invalid expression: the map has no key (sensitive)
+            unsupported-construct main.tf:24:11 terraform_data.lookup: invalid expression: lookup() found no key (sensitive) and has no default"#]],
+    );
+}
+
 #[test]
 fn lint_dependency_cycle() {
     lint(

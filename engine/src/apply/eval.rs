@@ -364,6 +364,7 @@ impl Executor {
 /// the markers and every known tag stay exactly as reviewed. A value still unknown stays unknown, which
 /// the caller refuses.
 fn known_tags(planned: &Value, configured: Option<&Value>) -> Value {
+    let planned_marked = planned.is_sensitive();
     let Some(planned) = planned.as_map() else {
         return planned.clone();
     };
@@ -381,6 +382,7 @@ fn known_tags(planned: &Value, configured: Option<&Value>) -> Value {
             })
             .collect(),
     )
+    .mark_sensitive_if(planned_marked)
 }
 
 /// The tag change of an update: the reviewed one, plus the tags whose values were unknown at plan time

@@ -271,7 +271,10 @@ impl Executor {
             .await;
         let created = match created {
             Ok(o) => o,
-            Err(e) => return Err(self.create_refused(address, &e).await),
+            Err(e) => {
+                let e = withheld_if_sensitive(e, desired);
+                return Err(self.create_refused(address, &e).await);
+            }
         };
         self.journal
             .write_intent(address, IntentState::Done, &token, Some(&created.id))
@@ -471,6 +474,7 @@ impl Executor {
         })
         .await
         .map_err(|e| {
+            let e = withheld_if_sensitive(e, desired);
             gdiag(
                 Code::ApplyFailed,
                 format!("updating {address} failed: {e}"),
@@ -549,6 +553,22 @@ impl Executor {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(address.clone(), Some(object.clone()));
+    }
+}
+
+/// The provider's error as the apply may show it: when the call's arguments hold a sensitive value (any
+/// desired argument or tag marked), the API's own message is left out, since an API may quote an argument
+/// back in any form (whole, escaped, or a fragment of a JSON document); the operation and the kind of
+/// failure stay.
+fn withheld_if_sensitive(e: ProviderError, desired: &BTreeMap<String, Value>) -> ProviderError {
+    if e.message.is_empty() || !desired.values().any(Value::contains_sensitive) {
+        return e;
+    }
+    ProviderError {
+        message:
+            "the provider's message is not shown, since the call's arguments hold a sensitive value"
+                .to_owned(),
+        ..e
     }
 }
 

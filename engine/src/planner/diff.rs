@@ -51,6 +51,32 @@ fn ignored_attributes(lifecycle: &Lifecycle, schema: &ResourceTypeSchema) -> Ign
     ignored
 }
 
+/// Marks sensitive, on both sides of the diff, every attribute whose configured value carries a sensitive
+/// mark anywhere (or that the schema declares sensitive): the live read carries no mark, so without this the
+/// old value of a rotated secret, or the unchanged one of a no-op, would be shown. The whole attribute is
+/// hidden, not the marked paths alone: the old value's secret need not sit where the new value's does.
+fn hide_sensitive_attributes(
+    schema: &ResourceTypeSchema,
+    desired: &BTreeMap<String, Value>,
+    before: &mut BTreeMap<String, Value>,
+    after: &mut BTreeMap<String, Value>,
+) {
+    for (name, attr) in &schema.attributes {
+        if name == "tags" || name == "id" {
+            continue;
+        }
+        let hidden = attr.sensitive || desired.get(name).is_some_and(Value::contains_sensitive);
+        if !hidden {
+            continue;
+        }
+        for side in [&mut *before, &mut *after] {
+            if let Some(v) = side.remove(name) {
+                side.insert(name.clone(), v.sensitive());
+            }
+        }
+    }
+}
+
 impl Planner<'_> {
     /// The change of one instance.
     pub(super) fn diff(
@@ -186,6 +212,7 @@ impl Planner<'_> {
             }
             after.insert(name.clone(), want);
         }
+        hide_sensitive_attributes(schema, desired, &mut before, &mut after);
         (before, after)
     }
 

@@ -4,10 +4,11 @@
 //! The projection decides which objects these are; this module only turns its verdicts into changes and
 //! must never delete an object the projection withheld.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use admission::marker;
-use admission::{AdmissionPath, Code, Diagnostic, LiveObject, Slot, Value};
+use admission::schema::ResourceTypeSchema;
+use admission::{AdmissionPath, BlockAddress, Code, Diagnostic, LiveObject, Slot, Value};
 use projection::{Projection, Removal, UndeclaredAction};
 
 use super::evaluate::Planner;
@@ -17,9 +18,10 @@ use crate::model::{Action, ResourceChange};
 impl Planner<'_> {
     /// Deletes of owned objects no longer declared, count surplus and deposed leftovers.
     pub(super) fn removals(&mut self, p: &Projection) {
+        let hidden = self.hidden_by_block();
         for o in &p.owned_undeclared {
             if o.action == UndeclaredAction::Delete {
-                self.undeclared_delete(o, p);
+                self.undeclared_delete(o, p, hidden.get(o.address.block()));
             }
         }
         for d in p.deposed.iter().filter(|d| d.present) {
@@ -43,7 +45,12 @@ impl Planner<'_> {
 
     /// The delete of one owned object that is no longer declared or is a count surplus; the object is
     /// bound to its address, so that apply finds it.
-    fn undeclared_delete(&mut self, o: &projection::OwnedUndeclared, p: &Projection) {
+    fn undeclared_delete(
+        &mut self,
+        o: &projection::OwnedUndeclared,
+        p: &Projection,
+        hidden: Option<&Hidden>,
+    ) {
         let object = o.object.clone().unwrap_or_else(|| {
             let mut obj = LiveObject {
                 type_name: o.type_name.clone(),
@@ -87,6 +94,7 @@ impl Planner<'_> {
         if !object.tags.is_empty() {
             before.insert("tags".to_owned(), string_map(&object.tags));
         }
+        hide_in_delete(&mut before, self.schema(&o.type_name), hidden);
         let slot = object
             .tags
             .get(marker::SLOT_TAG)
@@ -112,4 +120,81 @@ impl Planner<'_> {
             .and_then(|s| s.admission)
             .unwrap_or(AdmissionPath::Marker)
     }
+}
+
+/// What a declared block's planned instances show as sensitive: attributes, and tag keys (or the tags
+/// whole). A surplus member of the block has no configured value of its own; its siblings' marks are the
+/// configuration's word on what the live read of it holds.
+#[derive(Default)]
+pub(super) struct Hidden {
+    attributes: BTreeSet<String>,
+    tag_keys: BTreeSet<String>,
+    all_tags: bool,
+}
+
+impl Planner<'_> {
+    /// The sensitive attributes and tag keys of each block, from its planned instances.
+    fn hidden_by_block(&self) -> HashMap<BlockAddress, Hidden> {
+        let mut out: HashMap<BlockAddress, Hidden> = HashMap::new();
+        for c in &self.changes {
+            let Some(after) = &c.after else { continue };
+            for (name, v) in after.iter().filter(|(_, v)| v.contains_sensitive()) {
+                let hidden = out.entry(c.address.block().clone()).or_default();
+                if name != "tags" {
+                    hidden.attributes.insert(name.clone());
+                } else if v.is_sensitive() {
+                    hidden.all_tags = true;
+                } else if let Some(tags) = v.as_map() {
+                    hidden.tag_keys.extend(
+                        tags.iter()
+                            .filter(|(_, t)| t.contains_sensitive())
+                            .map(|(k, _)| k.clone()),
+                    );
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Marks sensitive what a deleted object's live read holds of its schema's sensitive attributes and of its
+/// block's sensitive attributes and tags (`hidden`), so that a destroy never shows a secret its
+/// configuration marked.
+fn hide_in_delete(
+    before: &mut BTreeMap<String, Value>,
+    schema: Option<&ResourceTypeSchema>,
+    hidden: Option<&Hidden>,
+) {
+    let by_schema = schema
+        .into_iter()
+        .flat_map(|s| s.attributes.iter())
+        .filter(|(_, a)| a.sensitive)
+        .map(|(n, _)| n);
+    let by_block = hidden.into_iter().flat_map(|h| h.attributes.iter());
+    let names: BTreeSet<String> = by_schema.chain(by_block).cloned().collect();
+    for name in names.iter().filter(|n| *n != "id") {
+        if let Some(v) = before.remove(name) {
+            before.insert(name.clone(), v.sensitive());
+        }
+    }
+    let Some(h) = hidden else { return };
+    let Some(tags) = before.remove("tags") else {
+        return;
+    };
+    let tags = if h.all_tags {
+        tags.sensitive()
+    } else {
+        match tags {
+            Value::Map(m) => Value::Map(
+                m.into_iter()
+                    .map(|(k, v)| {
+                        let marked = h.tag_keys.contains(&k);
+                        (k, v.mark_sensitive_if(marked))
+                    })
+                    .collect(),
+            ),
+            other => other,
+        }
+    };
+    before.insert("tags".to_owned(), tags);
 }

@@ -64,21 +64,23 @@ impl Planner<'_> {
     }
 }
 
-/// Tags as a value, each marked sensitive where the configuration's value for its key is (or the whole
-/// configured map is), so that a secret written into a tag is never shown.
+/// Tags as a value, each marked sensitive where the configuration's value for its key is, so that a secret
+/// written into a tag is never shown. A configured map that is sensitive as a whole (a sensitive map, or a
+/// map with a key computed from a secret) hides the tags whole, keys included: a key may be the secret.
 pub(super) fn tags_value(tags: &BTreeMap<String, Value>, configured: Option<&Value>) -> Value {
     let all = configured.is_some_and(Value::is_sensitive);
     let marked = |k: &str| {
-        all || configured
+        configured
             .and_then(|c| c.peel().as_map())
             .and_then(|m| m.get(k))
             .is_some_and(Value::contains_sensitive)
     };
-    Value::Map(
+    let value = Value::Map(
         tags.iter()
-            .map(|(k, v)| (k.clone(), v.clone().mark_sensitive_if(marked(k))))
+            .map(|(k, v)| (k.clone(), v.clone().mark_sensitive_if(!all && marked(k))))
             .collect(),
-    )
+    );
+    value.mark_sensitive_if(all)
 }
 
 /// A configured tag value as the text the tag will hold: a string as it is, a number or a bool as

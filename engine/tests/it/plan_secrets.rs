@@ -98,3 +98,165 @@ async fn a_sentinel_secret_never_shows() {
     );
     let _ = Arc::clone(&world.store);
 }
+
+/// A role whose arguments carry `secret`, and a count block whose members do.
+fn rotating_config(secret: &str, count: u32) -> String {
+    format!(
+        r#"
+live {{
+  estate = "acme"
+}}
+
+variable "secret" {{
+  type      = string
+  default   = "{secret}"
+  sensitive = true
+}}
+
+resource "aws_iam_role" "r" {{
+  name               = "acme-role"
+  assume_role_policy = jsonencode({{ Version = "2012-10-17", Statement = [], Sid = var.secret }})
+  description        = "token ${{var.secret}}"
+}}
+
+resource "aws_iam_role" "many" {{
+  count              = {count}
+  name               = "acme-many-${{count.index}}"
+  assume_role_policy = "{{}}"
+  description        = "token ${{var.secret}}"
+}}
+"#
+    )
+}
+
+const ROTATED: &str = "r0tated-sentinel-2b4c";
+
+/// F12: after a rotation the old value is masked as well as the new one (text, JSON, the no-op's
+/// `before` of a verbose plan), and a count surplus being destroyed hides what its block marks.
+#[tokio::test]
+async fn a_rotated_secret_is_masked_on_both_sides_of_its_diff() {
+    let world = Bench::empty();
+    world.converge(&rotating_config(SENTINEL, 2)).await;
+    let unchanged = world.plan(&rotating_config(SENTINEL, 2)).await;
+    assert!(unchanged.summary().is_empty(), "{}", text(&unchanged));
+    let verbose = engine::render::json(&unchanged, engine::render::RenderOptions { verbose: true });
+    assert!(
+        !verbose.contains(SENTINEL) && verbose.contains("\"(sensitive)\""),
+        "the no-op's before hides the secret:\n{verbose}"
+    );
+    let rotated = world.plan(&rotating_config(ROTATED, 1)).await;
+    let shown = text(&rotated);
+    for line in [
+        "      ~ assume_role_policy = (sensitive value) -> (sensitive value)",
+        "      ~ description        = (sensitive value) -> (sensitive value)",
+        "      - description        = (sensitive value)",
+    ] {
+        assert!(shown.lines().any(|l| l == line), "{line:?} in:\n{shown}");
+    }
+    for (what, shown) in [("text", shown.clone()), ("json", json(&rotated))] {
+        assert!(
+            !shown.contains(SENTINEL) && !shown.contains(ROTATED),
+            "the rotated plan's {what} shows a secret:\n{shown}"
+        );
+    }
+    let journal = Journal::default();
+    let outcome = world.apply_journaled(rotated, &journal).await;
+    assert_eq!(diagnostics(&outcome), "");
+    let events = journal.lines().join("\n");
+    assert!(!events.contains(SENTINEL) && !events.contains(ROTATED));
+}
+
+/// F13: a tag key computed from a secret makes the tags sensitive whole, keys included, on a create and
+/// on the next plan of the applied object.
+#[tokio::test]
+async fn a_sensitive_tag_key_is_never_shown() {
+    let world = Bench::empty();
+    let config = format!(
+        r#"
+live {{
+  estate = "acme"
+}}
+
+variable "secret" {{
+  type      = string
+  default   = "{SENTINEL}"
+  sensitive = true
+}}
+
+resource "aws_vpc" "v" {{
+  cidr_block = "10.0.0.0/16"
+  tags       = {{ (var.secret) = "v", Name = "plain" }}
+}}
+"#
+    );
+    let plan = world.plan(&config).await;
+    let shown = text(&plan);
+    assert!(
+        shown
+            .lines()
+            .any(|l| l == "      + tags                 = (sensitive value)"),
+        "{shown}"
+    );
+    let graph = engine::graph::build(&plan).expect("acyclic");
+    for (what, shown) in [
+        ("text", shown.clone()),
+        ("json", json(&plan)),
+        ("debug", graph.debug_repr()),
+        ("dot", graph.to_dot()),
+    ] {
+        assert!(
+            !shown.contains(SENTINEL),
+            "the {what} shows the key:\n{shown}"
+        );
+    }
+    world.converge(&config).await;
+    let again = world.plan(&config).await;
+    assert!(again.summary().is_empty(), "{}", text(&again));
+    let verbose = engine::render::json(&again, engine::render::RenderOptions { verbose: true });
+    assert!(!verbose.contains(SENTINEL), "{verbose}");
+}
+
+/// F13: a provider that quotes a sensitive argument back in its refusal (the simulated cloud's `got
+/// "..."`) is reported with the operation and the kind of failure, its message withheld, in the
+/// diagnostic and in the apply's events.
+#[tokio::test]
+async fn a_provider_refusal_of_a_sensitive_argument_never_quotes_it() {
+    let world = Bench::empty();
+    let config = format!(
+        r#"
+live {{
+  estate = "acme"
+}}
+
+variable "secret" {{
+  type      = string
+  default   = "{SENTINEL}"
+  sensitive = true
+}}
+
+resource "aws_vpc" "v" {{
+  cidr_block = var.secret
+}}
+
+resource "aws_iam_role" "r" {{
+  name               = "acme-role"
+  assume_role_policy = var.secret
+}}
+"#
+    );
+    let plan = world.plan(&config).await;
+    let journal = Journal::default();
+    let outcome = world.apply_journaled(plan, &journal).await;
+    let shown = diagnostics(&outcome);
+    for line in [
+        "creating aws_vpc.v failed: ec2:CreateVpc: invalid argument: the provider's message is not shown, since the call's arguments hold a sensitive value",
+        "creating aws_iam_role.r failed: iam:CreateRole: invalid argument: the provider's message is not shown, since the call's arguments hold a sensitive value",
+    ] {
+        assert!(shown.contains(line), "{line:?} in:\n{shown}");
+    }
+    let events = journal.lines().join("\n");
+    assert!(
+        !shown.contains(SENTINEL) && !events.contains(SENTINEL),
+        "{shown}\n{events}"
+    );
+}
