@@ -11,7 +11,6 @@
 //! a pure function of its inputs (the process environment, too, is passed in by the caller).
 
 pub mod address;
-pub mod catalog;
 pub mod config;
 pub mod diag;
 pub mod error;
@@ -26,8 +25,8 @@ pub use ::provider::schema;
 /// Values with unknowns and the sensitive mark: the model of [`::provider`], under this crate's path.
 pub use ::provider::value;
 
+pub use ::provider::Catalog;
 pub use address::{BlockAddress, InstanceAddress, InstanceKey};
-pub use catalog::Catalog;
 pub use diag::{Code, Diagnostic, Severity, SourcePos};
 pub use error::Error;
 pub use marker::{Estate, Slot};

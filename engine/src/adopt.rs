@@ -175,10 +175,7 @@ pub async fn adopt(
     request: &AdoptRequest<'_>,
 ) -> Result<OwnershipOutcome, crate::Error> {
     let address = parse(request.address)?;
-    let catalog = provider
-        .schemas()
-        .clone()
-        .merged(admission::catalog::builtin());
+    let catalog = provider.schemas().clone().merged(crate::builtin_catalog());
     let (parsed, linted) =
         admission::lint::check(config.files, config.inputs, &catalog, config.estate_flag);
     let refusals = Refusals(request.address);
@@ -552,10 +549,7 @@ pub async fn mv(
 ) -> Result<OwnershipOutcome, crate::Error> {
     let old = parse(request.old)?;
     let new = parse(request.new)?;
-    let catalog = provider
-        .schemas()
-        .clone()
-        .merged(admission::catalog::builtin());
+    let catalog = provider.schemas().clone().merged(crate::builtin_catalog());
     let (_, linted) =
         admission::lint::check(config.files, config.inputs, &catalog, config.estate_flag);
     let estate = linted.estate.as_deref().and_then(|e| Estate::new(e).ok());

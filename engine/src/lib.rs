@@ -27,6 +27,7 @@ mod summary;
 
 pub use adopt::{AdoptRequest, MvRequest, OwnershipOutcome, adopt, mv};
 pub use apply::{ApplyConfig, ApplyEvent, ApplyEventKind, ApplyOutcome, EventSink, apply};
+pub use builtin::builtin_catalog;
 pub use error::{Error, kms_denied};
 pub use model::{
     Action, BindCandidate, Cost, ForeignObject, OwnedUndeclared, Plan, PlanContext, RenameHint,

@@ -200,7 +200,7 @@ impl AwsProvider {
 
 /// The types this provider serves: the two S3 types of the contract's catalog, and nothing else.
 pub fn catalog() -> Catalog {
-    admission::catalog::aws_like()
+    awscatalog::catalog()
         .iter()
         .filter(|s| s.type_name == BUCKET || s.type_name == BUCKET_VERSIONING)
         .cloned()

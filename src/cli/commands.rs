@@ -88,14 +88,14 @@ fn offline_catalog(inputs: &Inputs) -> Catalog {
         .provider_kind()
         .is_some_and(|(kind, _)| kind == admission::config::ProviderKind::Aws)
     {
-        return liveplan::aws::catalog().merged(admission::catalog::builtin());
+        return liveplan::aws::catalog().merged(engine::builtin_catalog());
     }
     #[cfg(not(feature = "aws"))]
     let _ = inputs;
     SimCloud::new(SimConfig::default())
         .schemas()
         .clone()
-        .merged(admission::catalog::builtin())
+        .merged(engine::builtin_catalog())
 }
 
 /// A plan that could not be made (the live system or the store could not be opened or read): the lint's

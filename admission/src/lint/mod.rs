@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub use expand::{ExpandedInstance, IdentityValue};
 pub use rules::count_index::{IndexUse, classify as classify_count_index};
 
-use crate::catalog::Catalog;
+use crate::Catalog;
 use crate::config::{Config, Expr, SourceFile, VariableInputs, parse_config, resolve_variables};
 use crate::diag::{Code, Diagnostic};
 use crate::eval::{AllUnknown, Evaluator, Instance};

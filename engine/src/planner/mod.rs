@@ -79,6 +79,7 @@ pub(crate) fn projection_config(request: &PlanRequest<'_>) -> ProjectionConfig {
         retry: request.retry.clone(),
         now: now_secs(),
         key_prefix: request.key_prefix.to_owned(),
+        record_types: crate::builtin_catalog(),
     }
 }
 
@@ -98,10 +99,7 @@ pub async fn plan(
     store: Arc<dyn Store>,
     scope: &CacheScope,
 ) -> Result<Plan, crate::Error> {
-    let catalog = provider
-        .schemas()
-        .clone()
-        .merged(admission::catalog::builtin());
+    let catalog = provider.schemas().clone().merged(crate::builtin_catalog());
     let (config, linted) =
         admission::lint::check(request.files, request.inputs, &catalog, request.estate_flag);
     let (variables, _) = admission::config::resolve_variables(&config, request.inputs);

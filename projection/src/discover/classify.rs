@@ -258,7 +258,7 @@ mod tests {
             )
             .unwrap();
         let config = ProjectionConfig::at(0);
-        let catalog = admission::catalog::aws_like();
+        let catalog = awscatalog::catalog();
         let scope =
             Scope::new(&estate, &declared, catalog, &config, "us-east-1".to_owned()).unwrap();
         let mut verdicts = Verdicts::new(&scope.catalog);

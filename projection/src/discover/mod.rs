@@ -89,6 +89,7 @@ mod verdicts;
 
 use std::collections::BTreeMap;
 
+use admission::Catalog;
 use admission::marker::Estate;
 use admission::provider::Provider;
 use staterecord::Store;
@@ -124,16 +125,21 @@ pub struct ProjectionConfig {
     pub now: u64,
     /// The record key prefix (empty, or ending with `/`).
     pub key_prefix: String,
+    /// The record-backed types the caller serves itself beside the provider's (the engine's
+    /// `engine::builtin_catalog()`); where the provider has a type of the same name, this schema wins.
+    pub record_types: Catalog,
 }
 
 impl ProjectionConfig {
-    /// The defaults (16 reads in flight, the default retry policy, no key prefix) at time `now`.
+    /// The defaults (16 reads in flight, the default retry policy, no key prefix, no record-backed
+    /// types) at time `now`.
     pub fn at(now: u64) -> ProjectionConfig {
         ProjectionConfig {
             read_concurrency: 16,
             retry: RetryPolicy::default(),
             now,
             key_prefix: String::new(),
+            record_types: Catalog::default(),
         }
     }
 }
@@ -156,7 +162,7 @@ pub async fn project(
     let catalog = provider
         .schemas()
         .clone()
-        .merged(admission::catalog::builtin());
+        .merged(config.record_types.clone());
     let scope = Scope::new(estate, declared, catalog, config, provider.region())?;
     let mut reader = Reader::new(provider, estate, config);
     // The records and the first stage of discovery need nothing of each other: the one store trip runs

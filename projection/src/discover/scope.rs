@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
+use admission::Catalog;
 use admission::address::{BlockAddress, InstanceAddress};
-use admission::catalog::Catalog;
 use admission::marker::Estate;
 use admission::path::AdmissionPath;
 use admission::schema::ResourceTypeSchema;

@@ -7,8 +7,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
+use admission::Catalog;
 use admission::address::{BlockAddress, InstanceAddress, InstanceKey};
-use admission::catalog::Catalog;
 use admission::marker::{MalformedReason, Slot, SlotMarker};
 use admission::path::AdmissionPath;
 use admission::provider::{LiveObject, ProviderError};

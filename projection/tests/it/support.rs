@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use admission::{Estate, InstanceAddress};
+use admission::schema::ResourceTypeSchema;
+use admission::{AdmissionPath, Catalog, Estate, InstanceAddress};
 use fixtures::SimCloud;
 use projection::record::RecordBody;
 use projection::{
@@ -38,9 +39,14 @@ pub fn tags_of<'a>(pairs: &'a [(&'static str, String)]) -> Vec<(&'static str, &'
     pairs.iter().map(|(k, v)| (*k, v.as_str())).collect()
 }
 
+/// The knobs of every projection of the tests: no waiting between retries, and the record-backed types
+/// the engine serves (the engine, which holds their schemas, depends on this crate).
 pub fn config() -> ProjectionConfig {
+    let record_backed = ["random_id", "terraform_data"]
+        .map(|t| ResourceTypeSchema::new(t, Some(AdmissionPath::Record)));
     ProjectionConfig {
         retry: RetryPolicy::immediate(3),
+        record_types: Catalog::new(record_backed),
         ..ProjectionConfig::at(NOW)
     }
 }
