@@ -47,8 +47,9 @@
 
 use std::sync::Arc;
 
-use admission::config::{SourceFile, VariableInputs};
-use admission::{Provider, Value};
+use admission::Value;
+use admission::{SourceFile, VariableInputs};
+use provider::Provider;
 use staterecord::{CacheScope, Store};
 
 /// The name of the file a [`Configuration`] is written to; diagnostics name positions in it.

@@ -7,11 +7,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use admission::config::Config;
-use admission::provider::TagChange;
-use admission::{
-    AdmissionPath, Catalog, Diagnostic, InstanceAddress, LiveObject, Severity, Slot, Value,
-};
+use admission::Config;
+use admission::{Diagnostic, InstanceAddress, Severity, Slot, Value};
+use provider::TagChange;
+use provider::{AdmissionPath, Catalog, LiveObject};
 
 use crate::summary::Summary;
 
@@ -147,7 +146,7 @@ pub struct PlanContext {
     /// The deposed objects (by id) of each instance.
     pub deposed: BTreeMap<InstanceAddress, Vec<LiveObject>>,
     /// Each declared instance's repetition (for `count.index` and `each.*`).
-    pub declared: BTreeMap<InstanceAddress, admission::eval::Instance>,
+    pub declared: BTreeMap<InstanceAddress, admission::Instance>,
     /// Deposed records naming objects that no longer exist: apply drops them from the record.
     pub stale_deposed: Vec<(InstanceAddress, String)>,
     /// Pending create intents (left by an interrupted apply) of instances bound to an object and not

@@ -5,9 +5,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use admission::config::{Config, Expr, ExprKind, Resource, Step};
-use admission::eval::{Evaluator, Instance};
 use admission::{BlockAddress, InstanceAddress, InstanceKey, Value};
+use admission::{Config, Expr, ExprKind, Resource, Step};
+use admission::{Evaluator, Instance};
 
 /// The resource blocks (`type.name`) an expression refers to, locals followed.
 pub fn expr_blocks(config: &Config, expr: &Expr, out: &mut BTreeSet<String>) {
@@ -380,7 +380,7 @@ where
     }
 }
 
-impl<V, A, M> admission::eval::ResourceResolver for BlockValues<'_, V, A, M>
+impl<V, A, M> admission::ResourceResolver for BlockValues<'_, V, A, M>
 where
     V: Fn(&InstanceAddress) -> Value,
     A: Fn(&InstanceAddress, &str) -> Option<Value>,

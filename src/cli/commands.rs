@@ -7,12 +7,13 @@
 
 use std::sync::Arc;
 
-use admission::{Catalog, Code, Diagnostic, Severity};
+use admission::{Code, Diagnostic, Severity};
 use anyhow::Context as _;
 use engine::Plan;
 use engine::render::{self, RenderOptions};
 use engine::{Cost, PlanContext};
 use fixtures::{SimCloud, SimConfig};
+use provider::Catalog;
 use serde_json::json;
 use staterecord::{CacheScope, Store};
 
@@ -82,11 +83,11 @@ pub async fn make_plan(
 /// The resource types a configuration may use, known without opening the live system: those of the
 /// provider it selects (the AWS provider's, or the simulated cloud's) and the engine's record-backed types.
 fn offline_catalog(inputs: &Inputs) -> Catalog {
-    use admission::Provider as _;
+    use provider::Provider as _;
     #[cfg(feature = "aws")]
     if inputs
         .provider_kind()
-        .is_some_and(|(kind, _)| kind == admission::config::ProviderKind::Aws)
+        .is_some_and(|(kind, _)| kind == admission::ProviderKind::Aws)
     {
         return liveplan::aws::catalog().merged(engine::builtin_catalog());
     }
@@ -101,7 +102,7 @@ fn offline_catalog(inputs: &Inputs) -> Catalog {
 /// A plan that could not be made (the live system or the store could not be opened or read): the lint's
 /// findings plus `problem`, and no changes.
 fn refused_plan(common: &Common, inputs: &Inputs, problem: Diagnostic) -> Plan {
-    let (_, linted) = admission::lint::check(
+    let (_, linted) = admission::check(
         &inputs.files,
         &inputs.variables,
         &offline_catalog(inputs),
@@ -213,7 +214,7 @@ fn has_errors(diagnostics: &[Diagnostic]) -> bool {
 pub async fn validate(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
     let inputs = Inputs::read(common)?;
     inputs.require_configuration()?;
-    let (_, linted) = admission::lint::check(
+    let (_, linted) = admission::check(
         &inputs.files,
         &inputs.variables,
         &offline_catalog(&inputs),
@@ -370,7 +371,7 @@ pub async fn graph(common: &Common, term: &Terminal, debug: bool) -> anyhow::Res
 /// `liveplan records`: the estate's records, one line each.
 pub async fn records(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
     let inputs = Inputs::read(common)?;
-    let (_, linted) = admission::lint::check(
+    let (_, linted) = admission::check(
         &inputs.files,
         &inputs.variables,
         &offline_catalog(&inputs),

@@ -14,7 +14,6 @@ use std::path::Path;
 
 use crate::value::Type;
 
-pub use crate::value::convert;
 pub use expr::{BinaryOp, Expr, ExprKind, ForExpr, Loc, Step, TemplatePart, UnaryOp};
 pub use parse::{parse_config, parse_expression};
 pub use vars::{VarInput, VariableInputs, resolve_variables, var_file_names};

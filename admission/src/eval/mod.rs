@@ -14,10 +14,7 @@
 //!
 //! ```
 //! use std::collections::BTreeMap;
-//! use admission::config::parse_expression;
-//! use admission::eval::{Evaluator, Instance};
-//! use admission::config::Config;
-//! use admission::value::Value;
+//! use admission::{Config, Evaluator, Instance, Value, parse_expression};
 //!
 //! let config = Config::default();
 //! let vars = BTreeMap::new();

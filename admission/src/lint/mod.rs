@@ -20,13 +20,12 @@ mod rules;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use expand::{ExpandedInstance, IdentityValue};
-pub use rules::count_index::{IndexUse, classify as classify_count_index};
 
-use crate::Catalog;
 use crate::config::{Config, Expr, SourceFile, VariableInputs, parse_config, resolve_variables};
 use crate::diag::{Code, Diagnostic};
 use crate::eval::{AllUnknown, Evaluator, Instance};
 use crate::value::Value;
+use ::provider::Catalog;
 
 /// What the lint judges.
 #[derive(Debug, Clone, Copy)]

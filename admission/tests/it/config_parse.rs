@@ -1,6 +1,6 @@
 //! Parsing `*.tf` files into the configuration model, and refusing what lies outside the subset.
 
-use admission::config::{IgnoreChanges, ProviderKind, RecordStoreKind, SourceFile, parse_config};
+use admission::{IgnoreChanges, ProviderKind, RecordStoreKind, SourceFile, parse_config};
 use expect_test::{Expect, expect};
 
 /// Parses the files and renders every diagnostic as `code file:line:col summary`, one per line.
@@ -111,7 +111,7 @@ output "vpc_id" {
     let subnet = config.resource("aws_subnet", "this").unwrap();
     assert!(matches!(
         subnet.repetition,
-        admission::config::Repetition::ForEach(_)
+        admission::Repetition::ForEach(_)
     ));
     assert_eq!(subnet.depends_on[0].0, ["aws_vpc", "main"]);
     assert_eq!(

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use admission::config::{SourceFile, VarInput, VariableInputs, parse_config, resolve_variables};
-use admission::lint::{LintInput, check, lint};
+use admission::{LintInput, check, lint};
+use admission::{SourceFile, VarInput, VariableInputs, parse_config, resolve_variables};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::Config as ProptestConfig;

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use admission::config::{SourceFile, VarInput, VariableInputs};
-use admission::lint::check;
+use admission::check;
+use admission::{SourceFile, VarInput, VariableInputs};
 use expect_test::{Expect, expect};
 
 /// Runs parse + variables + lint on `main.tf` and renders every diagnostic as

@@ -14,11 +14,12 @@ mod markers;
 /// The catalog the lint judges the tests' configurations against: the AWS types, and the record-backed
 /// `random_id` and `terraform_data` as the engine serves them (written here: the engine depends on this
 /// crate).
-pub fn contract() -> admission::Catalog {
-    use admission::schema::{AttributeSchema, ResourceTypeSchema};
-    use admission::{AdmissionPath, Type, Value};
+pub fn contract() -> provider::Catalog {
+    use admission::{Type, Value};
+    use provider::AdmissionPath;
+    use provider::schema::{AttributeSchema, ResourceTypeSchema};
     let record = Some(AdmissionPath::Record);
-    awscatalog::catalog().merged(admission::Catalog::new([
+    awscatalog::catalog().merged(provider::Catalog::new([
         ResourceTypeSchema::new("random_id", record)
             .with_attribute(AttributeSchema::required("byte_length", Type::Number).force_new())
             .with_attribute(
@@ -42,12 +43,9 @@ pub fn contract() -> admission::Catalog {
 }
 
 /// Parse, variables and lint of one `main.tf` with `inputs`, against the contract's catalog.
-pub fn lint_main(
-    main: &str,
-    inputs: &admission::config::VariableInputs,
-) -> admission::lint::Linted {
-    admission::lint::check(
-        &[admission::config::SourceFile::new("main.tf", main)],
+pub fn lint_main(main: &str, inputs: &admission::VariableInputs) -> admission::Linted {
+    admission::check(
+        &[admission::SourceFile::new("main.tf", main)],
         inputs,
         &contract(),
         None,
@@ -55,7 +53,7 @@ pub fn lint_main(
     .1
 }
 
-use admission::AdmissionPath;
+use provider::AdmissionPath;
 
 #[test]
 fn admission_path_names_match_the_plan_json_contract() {

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::PoisonError;
 
-use admission::eval::Evaluator;
+use admission::Evaluator;
 use admission::{Code, Diagnostic, InstanceAddress, Value};
 use projection::record::{OutputRecord, RecordBody};
 
@@ -98,7 +98,7 @@ impl Executor {
             .with_impure(&draws);
         let mut out = Vec::new();
         for o in self.ctx.config.outputs.values() {
-            let value = ev.eval(&o.value, &admission::eval::Instance::Single);
+            let value = ev.eval(&o.value, &admission::Instance::Single);
             if let Some(e) = draws.take_failure() {
                 diagnostics.push(
                     Diagnostic::new(

@@ -6,16 +6,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use admission::config::{Config, Resource};
-use admission::eval::Evaluator;
-use admission::lint::ExpandedInstance;
+use admission::Evaluator;
+use admission::ExpandedInstance;
 use admission::marker::Estate;
-use admission::schema::ResourceTypeSchema;
-use admission::{
-    AdmissionPath, BlockAddress, Catalog, Code, Diagnostic, InstanceAddress, InstanceKey,
-    LiveObject, Slot, Value,
-};
+use admission::{BlockAddress, Code, Diagnostic, InstanceAddress, InstanceKey, Slot, Value};
+use admission::{Config, Resource};
 use projection::{Binding, Projection};
+use provider::schema::ResourceTypeSchema;
+use provider::{AdmissionPath, Catalog, LiveObject};
 
 use crate::model::{Action, ResourceChange};
 use crate::refs;

@@ -7,8 +7,9 @@
 use std::collections::BTreeMap;
 
 use admission::marker;
-use admission::{AdmissionPath, Code, Diagnostic, LiveObject, Slot, Value};
+use admission::{Code, Diagnostic, Slot, Value};
 use projection::{Projection, Removal, UndeclaredAction};
+use provider::{AdmissionPath, LiveObject};
 
 use super::evaluate::Planner;
 use super::tags::string_map;

@@ -2,13 +2,13 @@
 
 use std::collections::BTreeMap;
 
+use admission::Type;
 use admission::Value;
-use admission::schema::{AttributeMode, AttributeProblem, BindMatch, Comparison, IdScheme};
-use admission::value::Type;
 use expect_test::expect;
+use provider::schema::{AttributeMode, AttributeProblem, BindMatch, Comparison, IdScheme};
 
 /// The whole table of the contract: the AWS types and the engine's record-backed ones.
-fn contract() -> admission::Catalog {
+fn contract() -> provider::Catalog {
     awscatalog::catalog().merged(engine::builtin_catalog())
 }
 

@@ -4,7 +4,7 @@
 //! address. Every record such an instance needs (its create intent, its record-backed object, its count
 //! block's slots, an output of a long name) must be written, read back by the next plan, and deleted.
 
-use admission::config::{SourceFile, VariableInputs};
+use admission::{SourceFile, VariableInputs};
 use engine::{MvRequest, PlanRequest, RetryPolicy};
 use expect_test::expect;
 use staterecord::key::MAX_KEY_LEN;

@@ -108,8 +108,8 @@ fn refusing_world(kms: bool, refuses: Refuses) -> (Bench, Arc<RefusingStore>) {
 }
 
 async fn plan_error(world: &Bench) -> engine::Error {
-    let files = [admission::config::SourceFile::new("main.tf", VPC)];
-    let inputs = admission::config::VariableInputs::default();
+    let files = [admission::SourceFile::new("main.tf", VPC)];
+    let inputs = admission::VariableInputs::default();
     engine::plan(
         &engine::PlanRequest::new(&files, &inputs),
         world.cloud.as_ref(),
@@ -186,8 +186,8 @@ async fn mv_names_a_store_failure_as_such_not_as_another_runs_change() {
     world.converge(old).await;
     let new = old.replace("\"old\"", "\"new\"");
     store.refuse.store(true, Ordering::SeqCst);
-    let files = [admission::config::SourceFile::new("main.tf", new.as_str())];
-    let inputs = admission::config::VariableInputs::default();
+    let files = [admission::SourceFile::new("main.tf", new.as_str())];
+    let inputs = admission::VariableInputs::default();
     let outcome = engine::mv(
         &engine::PlanRequest::new(&files, &inputs),
         world.cloud.as_ref(),

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use admission::config::{SourceFile, VariableInputs};
+use admission::{SourceFile, VariableInputs};
 use engine::render::{self, RenderOptions};
 use engine::{ApplyConfig, Plan, PlanRequest, RetryPolicy};
 use fixtures::{SimCloud, SimConfig, testkit};
@@ -67,8 +67,8 @@ impl Bench {
     /// Reviews and applies a plan with the given config, collecting events.
     pub async fn apply_with(&self, plan: Plan, config: ApplyConfig) -> engine::ApplyOutcome {
         let reviewed = plan.review().expect("the plan is applicable");
-        let provider: Arc<dyn admission::Provider> =
-            Arc::clone(&self.cloud) as Arc<dyn admission::Provider>;
+        let provider: Arc<dyn provider::Provider> =
+            Arc::clone(&self.cloud) as Arc<dyn provider::Provider>;
         engine::apply(&reviewed, provider, Arc::clone(&self.store), config)
             .await
             .expect("the apply runs")

@@ -7,10 +7,10 @@
 
 use std::borrow::Cow;
 
-use admission::address::InstanceAddress;
+use admission::InstanceAddress;
 use admission::marker::{self, MalformedReason, Ownership, SLOT_TAG, Slot};
-use admission::path::AdmissionPath;
-use admission::provider::{LiveObject, ProviderError};
+use provider::AdmissionPath;
+use provider::{LiveObject, ProviderError};
 
 use super::diagnostics::{Finding, Unread};
 use super::evidence::{Evidence, ObjectKey};

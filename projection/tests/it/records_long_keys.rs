@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use admission::diag::Code;
+use admission::Code;
 use admission::marker::{MAX_ADDRESS_CHARS, check_address_length, escape_address};
 use admission::{BlockAddress, Estate, InstanceAddress, InstanceKey};
 use projection::b64;

@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use admission::diag::Code;
+use admission::Code;
 use admission::{Estate, InstanceAddress};
 use projection::record::{
     DeposedRecord, InstanceNamespace, IntentRecord, IntentState, RecordBody, SlotsRecord,

@@ -3,14 +3,15 @@
 
 use std::sync::Arc;
 
-use admission::schema::ResourceTypeSchema;
-use admission::{AdmissionPath, Catalog, Estate, InstanceAddress};
+use admission::{Estate, InstanceAddress};
 use fixtures::SimCloud;
 use projection::record::RecordBody;
 use projection::{
     Declared, DeclaredInstance, DeclaredValue, Projection, ProjectionConfig, RecordKeys,
     RetryPolicy,
 };
+use provider::schema::ResourceTypeSchema;
+use provider::{AdmissionPath, Catalog};
 use staterecord::{CacheScope, CountingStore, MemoryStore, Store};
 
 pub use fixtures::testkit::{cloud, cloud_with, res};

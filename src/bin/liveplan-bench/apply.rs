@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use admission::InstanceAddress;
-use admission::config::{SourceFile, VariableInputs};
+use admission::{SourceFile, VariableInputs};
 use anyhow::{Context, bail, ensure};
 use engine::{Action, ApplyConfig, Plan, PlanRequest, RetryPolicy};
 use fixtures::{LatencyTimer, SimCloud, SimConfig};
@@ -101,7 +101,7 @@ pub async fn apply_create(options: ApplyOptions) -> anyhow::Result<Report> {
     let started = Instant::now();
     let outcome = engine::apply(
         &reviewed,
-        Arc::clone(&cloud) as Arc<dyn admission::Provider>,
+        Arc::clone(&cloud) as Arc<dyn provider::Provider>,
         Arc::clone(&latent) as Arc<dyn Store>,
         ApplyConfig {
             parallelism: options.parallelism,

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use admission::config::{SourceFile, VariableInputs};
+use admission::{SourceFile, VariableInputs};
 use anyhow::{Context, bail, ensure};
 use clap::ValueEnum;
 use engine::{ApplyConfig, Plan, PlanRequest, RetryPolicy};
@@ -75,7 +75,7 @@ pub async fn converge(configuration: &str, store: Arc<dyn Store>) -> anyhow::Res
     let reviewed = plan.review().context("the generated estate has errors")?;
     let outcome = engine::apply(
         &reviewed,
-        Arc::clone(&cloud) as Arc<dyn admission::Provider>,
+        Arc::clone(&cloud) as Arc<dyn provider::Provider>,
         Arc::clone(&store),
         ApplyConfig {
             parallelism: NonZeroUsize::MIN,
