@@ -167,7 +167,7 @@ impl PlanContext {
         self.records
             .outputs
             .keys()
-            .filter(|name| !self.config.outputs.contains_key(*name))
+            .filter(|name| !self.config.outputs().contains_key(*name))
             .map(String::as_str)
     }
 
@@ -175,7 +175,7 @@ impl PlanContext {
     /// deposed records naming objects already gone, intents of creates found live, records of removed
     /// outputs.
     pub fn has_record_work(&self) -> bool {
-        !self.config.outputs.is_empty()
+        !self.config.outputs().is_empty()
             || !self.stale_deposed.is_empty()
             || !self.settled_intents.is_empty()
             || self.removed_outputs().next().is_some()

@@ -298,7 +298,7 @@ fn report_text(
         let config = &reviewed.plan().context.config;
         let mut text = format!("\n{}\n\n", term.bold("Outputs:"));
         for (name, value) in &outcome.outputs {
-            let sensitive = config.outputs.get(name).is_some_and(|o| o.sensitive);
+            let sensitive = config.outputs().get(name).is_some_and(|o| o.sensitive);
             if sensitive {
                 text.push_str(&format!("{name} = (sensitive value)\n"));
             } else {

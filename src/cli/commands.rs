@@ -195,8 +195,8 @@ fn diagnostics_text(diagnostics: &[Diagnostic]) -> String {
         if let Some(a) = &d.address {
             out.push_str(&format!("  on {a}\n"));
         }
-        if !d.ids.is_empty() {
-            out.push_str(&format!("  objects: {}\n", d.ids.join(", ")));
+        if !d.ids().is_empty() {
+            out.push_str(&format!("  objects: {}\n", d.ids().join(", ")));
         }
         if !d.detail.is_empty() {
             out.push_str(&format!("  {}\n", d.detail));

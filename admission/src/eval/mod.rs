@@ -293,7 +293,7 @@ impl<'a> Evaluator<'a> {
             }
             return v.clone();
         }
-        let Some(attr) = self.config.locals.get(name) else {
+        let Some(attr) = self.config.locals().get(name) else {
             return Err(unknown_ref(
                 loc,
                 format!("local `{name}` is not declared"),
@@ -335,7 +335,7 @@ impl<'a> Evaluator<'a> {
                 if path.len() >= 2
                     && path[0] == "local"
                     && seen.insert(path[1].clone())
-                    && let Some(attr) = self.config.locals.get(&path[1])
+                    && let Some(attr) = self.config.locals().get(&path[1])
                 {
                     todo.push(&attr.expr);
                 }

@@ -90,16 +90,16 @@ output "vpc_id" {
     assert_eq!(config.providers.len(), 1);
     assert_eq!(config.providers[0].kind, ProviderKind::Sim);
     assert_eq!(
-        config.variables.keys().collect::<Vec<_>>(),
+        config.variables().keys().collect::<Vec<_>>(),
         ["cidr", "secret"]
     );
-    assert!(config.variables["secret"].sensitive);
-    assert!(config.variables["secret"].default.is_none());
+    assert!(config.variables()["secret"].sensitive);
+    assert!(config.variables()["secret"].default.is_none());
     assert_eq!(
-        config.variables["cidr"].description.as_deref(),
+        config.variables()["cidr"].description.as_deref(),
         Some("VPC range")
     );
-    assert_eq!(config.locals.keys().collect::<Vec<_>>(), ["name"]);
+    assert_eq!(config.locals().keys().collect::<Vec<_>>(), ["name"]);
     let vpc = config.resource("aws_vpc", "main").unwrap();
     assert!(vpc.lifecycle.create_before_destroy && vpc.lifecycle.prevent_destroy);
     let IgnoreChanges::Paths(paths) = &vpc.lifecycle.ignore_changes else {
@@ -118,7 +118,7 @@ output "vpc_id" {
         subnet.attrs.keys().collect::<Vec<_>>(),
         ["cidr_block", "vpc_id"]
     );
-    assert!(config.outputs["vpc_id"].sensitive);
+    assert!(config.outputs()["vpc_id"].sensitive);
 }
 
 #[test]
@@ -243,6 +243,6 @@ output "o" {
         main.tf:15:1 output `o` is declared twice: declare it once"#]]
     .assert_eq(&text.join("\n"));
     // The first declaration of each name is kept.
-    assert_eq!(config.resources.len(), 1);
-    assert_eq!(config.locals["l"].loc.line, 5);
+    assert_eq!(config.resources().len(), 1);
+    assert_eq!(config.locals()["l"].loc.line, 5);
 }

@@ -35,7 +35,7 @@ pub(super) struct BlockShape {
 /// The shape of every declared resource block with declared instances.
 pub(super) fn block_shapes(ctx: &PlanContext) -> HashMap<String, BlockShape> {
     ctx.config
-        .resources
+        .resources()
         .iter()
         .enumerate()
         .map(|(resource, res)| {
@@ -136,7 +136,7 @@ impl Executor {
         let mut reads = Reads::default();
         for (block, keys) in needed {
             let shape = self.blocks.get(&block)?;
-            let res = self.ctx.config.resources.get(shape.resource)?;
+            let res = self.ctx.config.resources().get(shape.resource)?;
             let instances = self.members(&block);
             match keys {
                 None => {

@@ -158,7 +158,7 @@ fn declare_blocks(
     catalog: &Catalog,
     instances: &[ExpandedInstance],
 ) -> Result<(), crate::Error> {
-    for res in &config.resources {
+    for res in config.resources() {
         let Ok(block) = res.address().parse::<BlockAddress>() else {
             continue;
         };

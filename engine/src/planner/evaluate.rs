@@ -177,7 +177,7 @@ impl Planner<'_> {
         self.changes.reserve(self.declared.len());
         // Only the values of blocks some block reads are ever looked up; the others are not kept.
         let read: BTreeSet<String> = config
-            .resources
+            .resources()
             .iter()
             .flat_map(|r| refs::resource_blocks(config, r))
             .collect();

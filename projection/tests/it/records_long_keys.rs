@@ -229,7 +229,7 @@ async fn a_digest_key_whose_record_names_another_address_reads_as_no_record() {
     let warned: Vec<(Code, Vec<String>)> = set
         .diagnostics
         .iter()
-        .map(|d| (d.code, d.ids.clone()))
+        .map(|d| (d.code, d.ids().to_vec()))
         .collect();
     assert_eq!(
         warned,

@@ -114,7 +114,13 @@ pub fn bare(address: &str) -> DeclaredInstance {
 pub fn codes(p: &Projection) -> Vec<(String, Option<String>, Vec<String>)> {
     p.diagnostics
         .iter()
-        .map(|d| (d.code.as_str().to_owned(), d.address.clone(), d.ids.clone()))
+        .map(|d| {
+            (
+                d.code.as_str().to_owned(),
+                d.address.clone(),
+                d.ids().to_vec(),
+            )
+        })
         .collect()
 }
 
