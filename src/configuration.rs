@@ -46,7 +46,7 @@
 //! schemas: the lint does that when it is planned, and reports problems as diagnostics.
 
 use admission::Value;
-use admission::config::{SourceFile, VariableInputs};
+use admission::{SourceFile, VariableInputs};
 
 /// The name of the file a [`Configuration`] is written to; diagnostics name positions in it.
 pub const FILE_NAME: &str = "configuration.tf";

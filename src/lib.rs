@@ -100,7 +100,8 @@
 //! # The crates
 //!
 //! The flat re-exports above cover a plan and an apply. Everything else is in the workspace crates,
-//! re-exported whole: [`admission`] (configuration model, values, the provider protocol, the lint),
+//! re-exported whole: [`provider`] (values, schemas, the provider protocol and its conformance checks),
+//! [`admission`] (the configuration language: model, evaluation, the lint, addresses, markers),
 //! [`projection`] (discovery and binding), [`engine`] (plan, apply, rendering, adopt and mv),
 //! [`execgraph`] (the execution graph), [`staterecord`] (the record stores) and [`fixtures`] (the
 //! simulated cloud and the golden cases).
@@ -116,17 +117,11 @@ pub use engine;
 pub use execgraph;
 pub use fixtures;
 pub use projection;
+pub use provider;
 pub use staterecord;
 
-pub use admission::config::{SourceFile, VariableInputs};
-pub use admission::provider::{
-    ApiCallCounter, CreateRequest, ListPage, ListRequest, TagChange, UpdateRequest,
-};
-pub use admission::schema::AttributeSchema;
-pub use admission::{
-    AdmissionPath, Catalog, Code, Diagnostic, Estate, InstanceAddress, LiveObject, Provider,
-    ProviderError, ProviderErrorKind, ResourceTypeSchema, Severity, Type, Value,
-};
+pub use admission::{Code, Diagnostic, Estate, InstanceAddress, Severity, Type, Value};
+pub use admission::{SourceFile, VariableInputs};
 pub use configuration::{Argument, Configuration, ConfigurationError, Resource};
 pub use engine::render;
 pub use engine::{
@@ -134,6 +129,14 @@ pub use engine::{
     OwnershipOutcome, Plan, ResourceChange, RetryPolicy, ReviewedPlan, Sources, Summary,
 };
 pub use fixtures::{SimCloud, SimConfig};
+pub use provider::schema::AttributeSchema;
+pub use provider::{
+    AdmissionPath, Catalog, LiveObject, Provider, ProviderError, ProviderErrorKind,
+    ResourceTypeSchema,
+};
+pub use provider::{
+    ApiCallCounter, CreateRequest, ListPage, ListRequest, TagChange, UpdateRequest,
+};
 pub use staterecord::{LocalStore, MemoryStore, Store, StoreError};
 
 /// Why a plan or an apply started through the facade could not run.

@@ -9,7 +9,7 @@
 //! this module must never escape or decode tag values.
 //!
 //! ```
-//! use admission::address::{InstanceAddress, InstanceKey};
+//! use admission::{InstanceAddress, InstanceKey};
 //!
 //! let a: InstanceAddress = r#"aws_subnet.this["a"]"#.parse().unwrap();
 //! assert_eq!(a.block().type_name(), "aws_subnet");

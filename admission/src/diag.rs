@@ -187,8 +187,8 @@ pub struct Diagnostic {
     pub detail: String,
     /// The resource instance address concerned, if any.
     pub address: Option<String>,
-    /// The live object ids concerned, sorted.
-    pub ids: Vec<String>,
+    /// The live object ids concerned, sorted ([`Diagnostic::with_ids`] sorts them).
+    ids: Vec<String>,
     /// Where in the configuration, if the problem is there.
     pub pos: Option<SourcePos>,
 }
@@ -223,6 +223,11 @@ impl Diagnostic {
     pub fn at(mut self, pos: SourcePos) -> Self {
         self.pos = Some(pos);
         self
+    }
+
+    /// The live object ids concerned, sorted.
+    pub fn ids(&self) -> &[String] {
+        &self.ids
     }
 
     /// The severity, fixed by the code.

@@ -2,7 +2,7 @@
 //!
 //! These are programming-level refusals (an address that does not parse, an unknown value sent to JSON, a
 //! slot outside the grammar); the user-facing problems of a configuration are [`crate::Diagnostic`]s, and a
-//! live system's failures are [`crate::provider::ProviderError`]s. This module must never grow a variant that
+//! live system's failures are [`ProviderError`](::provider::ProviderError)s. This module must never grow a variant that
 //! wraps a foreign error without naming the condition.
 
 use thiserror::Error;

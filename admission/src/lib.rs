@@ -1,37 +1,69 @@
-//! The configuration model and the rules that decide what may enter stateless mode.
+//! The configuration language: what a directory of `*.tf` files declares, how its expressions evaluate,
+//! and the rules that decide what may enter stateless mode.
 //!
-//! This crate holds the model every other crate speaks: values with unknowns and sensitivity marks
-//! ([`value`]), resource addresses ([`address`]), the ownership-marker grammar ([`marker`]), resource type
-//! schemas and the contract's catalog ([`schema`], [`catalog`]), the provider protocol a live system implements
-//! ([`provider`]), the parsed configuration ([`config`]), expression evaluation ([`eval`]), the admission lint
-//! ([`lint`]) and diagnostics with their stable codes ([`diag`]).
+//! The crate's API is the list below; its modules are private but for [`marker`]:
+//! - the configuration model, as written: [`Config`] with its [`Resource`] blocks, variables, locals and
+//!   outputs, the expression model ([`Expr`], [`ExprKind`], [`Loc`]), [`parse_config`], and the variable
+//!   inputs with Terraform's precedence ([`VariableInputs`], [`resolve_variables`]);
+//! - evaluation of expressions into values ([`Evaluator`], with the [`ResourceResolver`] and
+//!   [`ImpureValues`] its caller supplies);
+//! - the admission lint ([`lint()`], and [`check`] for parse, variables and lint in one go) and the
+//!   [`ExpandedInstance`]s it expands `count` and `for_each` into;
+//! - resource addresses whose parse and display are exact inverses ([`BlockAddress`], [`InstanceAddress`],
+//!   [`InstanceKey`]);
+//! - the ownership-marker grammar ([`marker`], a namespace of free functions and tag keys, with [`Estate`]
+//!   and [`Slot`] also here);
+//! - diagnostics with their stable codes ([`Diagnostic`], [`Code`], [`Severity`]) and the crate's
+//!   [`Error`].
+//!
+//! It re-exports the value model of the `provider` crate ([`Value`], [`Type`], [`Number`], [`ValuePath`]),
+//! which every expression evaluates to, so that the language's users name values from here. The rest of
+//! the provider seam (schemas, the [`Catalog`](::provider::Catalog) the lint judges types against, the
+//! `Provider` protocol) is named from `provider` itself; no resource type is defined here: the AWS types
+//! are the `awscatalog` crate's, the record-backed ones the engine's.
+//!
+//! ```
+//! use admission::{SourceFile, VariableInputs};
+//!
+//! let main = SourceFile::new("main.tf", r#"
+//! live {
+//!   estate = "acme"
+//! }
+//! resource "aws_s3_bucket" "data" {
+//!   bucket = "acme-data"
+//! }
+//! "#);
+//! let (config, linted) = admission::check(&[main], &VariableInputs::default(), &awscatalog::catalog(), None);
+//! assert_eq!(config.resources().len(), 1);
+//! assert!(!linted.has_errors());
+//! assert_eq!(linted.instances[0].address.to_string(), "aws_s3_bucket.data");
+//! ```
 //!
 //! It never calls a cloud, never touches a store and never prints. Its one read of the file system is
-//! [`config::read_dir`], which loads a configuration directory's `*.tf` and variable files; everything else is
-//! a pure function of its inputs (the process environment, too, is passed in by the caller).
+//! [`read_dir`], which loads a configuration directory's `*.tf` and variable files; everything else is a
+//! pure function of its inputs (the process environment, too, is passed in by the caller).
 
-pub mod address;
-pub mod catalog;
-pub mod config;
-pub mod diag;
-pub mod error;
-pub mod eval;
-pub mod lint;
+mod address;
+mod config;
+mod diag;
+mod error;
+mod eval;
+mod lint;
 pub mod marker;
-pub mod path;
-pub mod provider;
 
-/// Resource type schemas: the model of [`::provider`], under this crate's path.
-pub use ::provider::schema;
-/// Values with unknowns and the sensitive mark: the model of [`::provider`], under this crate's path.
-pub use ::provider::value;
+// The provider seam's modules under this crate's paths, for its own code.
+use ::provider::{schema, value};
 
+pub use ::provider::{Number, Type, Value, ValuePath};
 pub use address::{BlockAddress, InstanceAddress, InstanceKey};
-pub use catalog::Catalog;
+pub use config::{
+    Attr, BinaryOp, Config, ConfigDir, Expr, ExprKind, ForExpr, IgnoreChanges, Lifecycle,
+    LiveBlock, Loc, Output, ProviderBlock, ProviderKind, RecordStoreBlock, RecordStoreKind,
+    Repetition, Resource, SourceFile, Step, TemplatePart, UnaryOp, VarInput, Variable,
+    VariableInputs, parse_config, parse_expression, read_dir, resolve_variables, var_file_names,
+};
 pub use diag::{Code, Diagnostic, Severity, SourcePos};
 pub use error::Error;
+pub use eval::{AllUnknown, EvalError, Evaluator, ImpureValues, Instance, ResourceResolver};
+pub use lint::{ExpandedInstance, IdentityValue, LintInput, Linted, check, lint};
 pub use marker::{Estate, Slot};
-pub use path::AdmissionPath;
-pub use provider::{LiveObject, Provider, ProviderError, ProviderErrorKind};
-pub use schema::ResourceTypeSchema;
-pub use value::{Number, Type, Value, ValuePath};

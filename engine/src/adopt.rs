@@ -14,12 +14,10 @@ use admission::marker::{
     self, AdoptFacts, AdoptRefusal, DeclarationMatch, Estate, ObjectAtAddress, Ownership,
     RenameFacts, check_adopt, check_rename,
 };
-use admission::provider::{Identity, ListRequest, TagChange, TagFilter, TagQuery};
-use admission::{
-    AdmissionPath, Catalog, Code, Diagnostic, InstanceAddress, InstanceKey, LiveObject, Provider,
-    ProviderError, Slot,
-};
+use admission::{Code, Diagnostic, InstanceAddress, InstanceKey, Slot};
 use projection::{Binding, Projection};
+use provider::{AdmissionPath, Catalog, LiveObject, Provider, ProviderError};
+use provider::{Identity, ListRequest, TagChange, TagFilter, TagQuery};
 use staterecord::{CacheScope, Store};
 
 use crate::handle::MvOptions;
@@ -169,7 +167,7 @@ pub(crate) async fn adopt(
     let address = request.address.clone();
     let address_text = address.to_string();
     let (parsed, linted) =
-        admission::lint::check(config.files, config.inputs, catalog, config.estate_flag);
+        admission::check(config.files, config.inputs, catalog, config.estate_flag);
     let refusals = Refusals(&address_text);
     let view = AdoptView::new(&linted, catalog, &address);
     let live = match view.read_live(provider, config, request).await {
@@ -194,7 +192,7 @@ pub(crate) async fn adopt(
     // over.
     let keys = RecordKeys::new(config.key_prefix, &estate)?;
     let projected = {
-        let (variables, _) = admission::config::resolve_variables(&parsed, config.inputs);
+        let (variables, _) = admission::resolve_variables(&parsed, config.inputs);
         let region = provider.region();
         let model = crate::planner::declared_model(
             &parsed,
@@ -280,7 +278,7 @@ impl Refusals<'_> {
         )
     }
 
-    fn configuration_errors(&self, linted: &admission::lint::Linted) -> OwnershipOutcome {
+    fn configuration_errors(&self, linted: &admission::Linted) -> OwnershipOutcome {
         let mut outcome = self.refuse_with("the configuration has errors".to_owned());
         outcome.diagnostics[0].detail =
             "adopt checks the object against the configuration: fix the errors (liveplan validate lists \
@@ -322,7 +320,7 @@ struct AdoptView<'a> {
     address: &'a InstanceAddress,
     estate: Option<Estate>,
     declared: bool,
-    schema: Option<&'a admission::ResourceTypeSchema>,
+    schema: Option<&'a provider::ResourceTypeSchema>,
     /// The identity the configuration declares, for a client-named instance.
     identity: Option<String>,
     client_named: bool,
@@ -340,16 +338,14 @@ struct AdoptLive {
 
 impl<'a> AdoptView<'a> {
     fn new(
-        linted: &'a admission::lint::Linted,
-        catalog: &'a admission::Catalog,
+        linted: &'a admission::Linted,
+        catalog: &'a provider::Catalog,
         address: &'a InstanceAddress,
     ) -> AdoptView<'a> {
         let declared = linted.instances.iter().find(|d| &d.address == address);
         let schema = catalog.get(address.type_name());
         let identity = declared.and_then(|d| match d.identity.first() {
-            Some((_, admission::lint::IdentityValue::Static(v))) => {
-                v.peel().as_str().map(str::to_owned)
-            }
+            Some((_, admission::IdentityValue::Static(v))) => v.peel().as_str().map(str::to_owned),
             _ => None,
         });
         AdoptView {
@@ -472,7 +468,7 @@ fn incomplete(projected: &Projection, address: &InstanceAddress) -> bool {
 /// `located` record (whose key comes back, to roll it back when the tags cannot be written).
 async fn write_adopted(
     journal: &RecordJournal,
-    schema: &admission::ResourceTypeSchema,
+    schema: &provider::ResourceTypeSchema,
     address: &InstanceAddress,
     target: &LiveObject,
     slot: Option<Slot>,
@@ -496,7 +492,7 @@ async fn write_adopted(
 /// none there) the next above every slot of the block, live, minted or recorded, so that none is reused.
 fn count_slot(
     projected: &Projection,
-    schema: &admission::ResourceTypeSchema,
+    schema: &provider::ResourceTypeSchema,
     address: &InstanceAddress,
 ) -> Result<Option<Slot>, String> {
     if !schema.taggable || !matches!(address.key(), InstanceKey::Int(_)) {
@@ -543,8 +539,7 @@ pub(crate) async fn mv(
     let old = request.old.clone();
     let new = request.new.clone();
     let old_text = old.to_string();
-    let (_, linted) =
-        admission::lint::check(config.files, config.inputs, catalog, config.estate_flag);
+    let (_, linted) = admission::check(config.files, config.inputs, catalog, config.estate_flag);
     let estate = linted.estate.as_deref().and_then(|e| Estate::new(e).ok());
     let refuse = |summary: String| {
         OwnershipOutcome::refused(Code::MvRefused, summary, "nothing was changed", &old_text)

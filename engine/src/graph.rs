@@ -10,11 +10,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
-use admission::provider::TagChange;
-use admission::{InstanceAddress, LiveObject, Value};
+use admission::{InstanceAddress, Value};
 use execgraph::{
     AnyResultRef, Builder, Diagnostic as GraphDiagnostic, Family, Graph, ResultRef, Unavailable,
 };
+use provider::LiveObject;
+use provider::TagChange;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::model::{Action, Plan, ReplaceOrder, ResourceChange};
@@ -268,7 +269,7 @@ fn strings_in<'v>(v: &'v Value, f: &mut dyn FnMut(&'v str)) {
 /// catalog does not describe count for any type, except values equal to the object's own id.
 fn referrers_by_id<'c>(
     changes: &[&'c ResourceChange],
-    catalog: &'c admission::Catalog,
+    catalog: &'c provider::Catalog,
 ) -> BTreeMap<(Option<&'c str>, &'c str), Vec<usize>> {
     let mut referrers: BTreeMap<(Option<&str>, &str), Vec<usize>> = BTreeMap::new();
     for (j, c) in changes.iter().enumerate() {
@@ -422,7 +423,7 @@ struct Deps {
 }
 
 impl Deps {
-    fn of(changes: &[&ResourceChange], catalog: &admission::Catalog) -> Deps {
+    fn of(changes: &[&ResourceChange], catalog: &provider::Catalog) -> Deps {
         let current: HashMap<&InstanceAddress, usize> = changes
             .iter()
             .enumerate()

@@ -12,9 +12,10 @@
 
 use std::sync::Arc;
 
-use admission::config::{SourceFile, VariableInputs};
-use admission::{Catalog, Diagnostic, InstanceAddress, Provider};
+use admission::{Diagnostic, InstanceAddress};
+use admission::{SourceFile, VariableInputs};
 use projection::RetryPolicy;
+use provider::{Catalog, Provider};
 use staterecord::Store;
 
 use crate::adopt::{AdoptRequest, MvRequest, OwnershipOutcome};
@@ -68,7 +69,7 @@ pub struct MvOptions {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use admission::config::{SourceFile, VariableInputs};
+/// use admission::{SourceFile, VariableInputs};
 /// use engine::{Engine, Sources};
 /// use fixtures::{SimCloud, SimConfig};
 /// use staterecord::MemoryStore;
@@ -254,7 +255,7 @@ impl Engine {
 
 /// `catalog` with the engine's record-backed types added: every type a plan may use.
 pub fn full_catalog(catalog: &Catalog) -> Catalog {
-    catalog.clone().merged(admission::catalog::builtin())
+    catalog.clone().merged(crate::builtin_catalog())
 }
 
 /// What the configuration says before any live system is read: the estate it names and the lint's
@@ -293,8 +294,7 @@ pub fn validate(sources: Sources<'_>, catalog: &Catalog) -> Validation {
 }
 
 fn validate_with(sources: Sources<'_>, full: &Catalog) -> Validation {
-    let (_, linted) =
-        admission::lint::check(sources.files, sources.inputs, full, sources.estate_flag);
+    let (_, linted) = admission::check(sources.files, sources.inputs, full, sources.estate_flag);
     Validation {
         estate: linted.estate,
         diagnostics: linted.diagnostics,

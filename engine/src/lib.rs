@@ -32,6 +32,7 @@ mod summary;
 
 pub use adopt::OwnershipOutcome;
 pub use apply::{ApplyConfig, ApplyEvent, ApplyEventKind, ApplyOutcome, EventSink};
+pub use builtin::builtin_catalog;
 pub use error::{Error, kms_denied};
 pub use handle::{Engine, MvOptions, Sources, Validation, full_catalog, validate};
 pub use model::{

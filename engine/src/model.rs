@@ -7,11 +7,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use admission::config::Config;
-use admission::provider::TagChange;
-use admission::{
-    AdmissionPath, Catalog, Diagnostic, InstanceAddress, LiveObject, Severity, Slot, Value,
-};
+use admission::Config;
+use admission::{Diagnostic, InstanceAddress, Severity, Slot, Value};
+use provider::TagChange;
+use provider::{AdmissionPath, Catalog, LiveObject};
 
 use crate::summary::Summary;
 
@@ -147,7 +146,7 @@ pub(crate) struct PlanContext {
     /// The deposed objects (by id) of each instance.
     pub deposed: BTreeMap<InstanceAddress, Vec<LiveObject>>,
     /// Each declared instance's repetition (for `count.index` and `each.*`).
-    pub declared: BTreeMap<InstanceAddress, admission::eval::Instance>,
+    pub declared: BTreeMap<InstanceAddress, admission::Instance>,
     /// Deposed records naming objects that no longer exist: apply drops them from the record.
     pub stale_deposed: Vec<(InstanceAddress, String)>,
     /// Pending create intents (left by an interrupted apply) of instances bound to an object and not
@@ -168,7 +167,7 @@ impl PlanContext {
         self.records
             .outputs
             .keys()
-            .filter(|name| !self.config.outputs.contains_key(*name))
+            .filter(|name| !self.config.outputs().contains_key(*name))
             .map(String::as_str)
     }
 
@@ -176,7 +175,7 @@ impl PlanContext {
     /// deposed records naming objects already gone, intents of creates found live, records of removed
     /// outputs.
     pub fn has_record_work(&self) -> bool {
-        !self.config.outputs.is_empty()
+        !self.config.outputs().is_empty()
             || !self.stale_deposed.is_empty()
             || !self.settled_intents.is_empty()
             || self.removed_outputs().next().is_some()
@@ -266,7 +265,7 @@ impl Plan {
     pub fn output_is_sensitive(&self, name: &str) -> bool {
         self.context
             .config
-            .outputs
+            .outputs()
             .get(name)
             .is_some_and(|o| o.sensitive)
     }

@@ -5,9 +5,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use admission::config::{Config, Expr, ExprKind, Resource, Step};
-use admission::eval::{Evaluator, Instance};
 use admission::{BlockAddress, InstanceAddress, InstanceKey, Value};
+use admission::{Config, Expr, ExprKind, Resource, Step};
+use admission::{Evaluator, Instance};
 
 /// The resource blocks (`type.name`) an expression refers to, locals followed.
 pub fn expr_blocks(config: &Config, expr: &Expr, out: &mut BTreeSet<String>) {
@@ -45,7 +45,7 @@ pub fn resource_blocks(config: &Config, res: &Resource) -> BTreeSet<String> {
 /// declaration.
 pub fn block_order(config: &Config) -> Vec<&Resource> {
     let deps: BTreeMap<String, BTreeSet<String>> = config
-        .resources
+        .resources()
         .iter()
         .map(|r| (r.address(), resource_blocks(config, r)))
         .collect();
@@ -53,7 +53,7 @@ pub fn block_order(config: &Config) -> Vec<&Resource> {
     let mut order = Vec::new();
     loop {
         let mut progressed = false;
-        for r in &config.resources {
+        for r in config.resources() {
             let a = r.address();
             if done.contains(&a) {
                 continue;
@@ -68,7 +68,7 @@ pub fn block_order(config: &Config) -> Vec<&Resource> {
             break;
         }
     }
-    for r in &config.resources {
+    for r in config.resources() {
         if done.insert(r.address()) {
             order.push(r);
         }
@@ -148,7 +148,7 @@ impl<'c> BlockReads<'c> {
         for attr in res.attrs.values() {
             for (path, _) in attr.expr.references() {
                 if path.first().map(String::as_str) == Some("local")
-                    && let Some(local) = path.get(1).and_then(|n| config.locals.get(n))
+                    && let Some(local) = path.get(1).and_then(|n| config.locals().get(n))
                 {
                     expr_blocks(config, &local.expr, &mut through_locals);
                 }
@@ -380,7 +380,7 @@ where
     }
 }
 
-impl<V, A, M> admission::eval::ResourceResolver for BlockValues<'_, V, A, M>
+impl<V, A, M> admission::ResourceResolver for BlockValues<'_, V, A, M>
 where
     V: Fn(&InstanceAddress) -> Value,
     A: Fn(&InstanceAddress, &str) -> Option<Value>,

@@ -189,8 +189,8 @@ fn diagnostic_text(d: &Diagnostic, out: &mut String) {
     if let Some(a) = &d.address {
         let _ = writeln!(out, "  on {a}");
     }
-    if !d.ids.is_empty() {
-        let _ = writeln!(out, "  objects: {}", d.ids.join(", "));
+    if !d.ids().is_empty() {
+        let _ = writeln!(out, "  objects: {}", d.ids().join(", "));
     }
     if !d.detail.is_empty() {
         let _ = writeln!(out, "  {}", d.detail);
@@ -464,7 +464,7 @@ pub fn diagnostic_json(d: &Diagnostic) -> Json {
         "summary": d.summary,
         "detail": d.detail,
         "address": d.address,
-        "ids": d.ids,
+        "ids": d.ids(),
     });
     if let Some(pos) = &d.pos
         && let Some(map) = o.as_object_mut()

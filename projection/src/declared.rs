@@ -20,7 +20,7 @@
 
 use std::collections::BTreeMap;
 
-use admission::address::{BlockAddress, InstanceAddress, InstanceKey};
+use admission::{BlockAddress, InstanceAddress, InstanceKey};
 
 use crate::error::ProjectionError;
 

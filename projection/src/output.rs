@@ -7,12 +7,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use admission::address::InstanceAddress;
-use admission::diag::Diagnostic;
+use admission::Diagnostic;
+use admission::InstanceAddress;
+use admission::Value;
 use admission::marker::{Estate, Slot};
-use admission::path::AdmissionPath;
-use admission::provider::{LiveObject, TagChange};
-use admission::value::Value;
+use provider::AdmissionPath;
+use provider::{LiveObject, TagChange};
 
 use crate::record::{IntentRecord, RecordSet, Stored};
 use crate::verdict::UnownedVerdict;

@@ -30,10 +30,10 @@
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
-use admission::address::{BlockAddress, InstanceAddress};
-use admission::diag::{Code, Diagnostic};
 use admission::marker::{Estate, Slot};
-use admission::value::{Value, ValuePath};
+use admission::{BlockAddress, InstanceAddress};
+use admission::{Code, Diagnostic};
+use admission::{Value, ValuePath};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use staterecord::key::{MAX_KEY_LEN, MAX_SEGMENT_LEN};

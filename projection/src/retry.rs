@@ -11,7 +11,7 @@ use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use admission::ProviderError;
+use provider::ProviderError;
 
 /// How often and how patiently a provider call is retried.
 #[derive(Debug)]

@@ -5,8 +5,8 @@
 //!
 //! This module only classifies; it must never retry, sleep, log or decide what a caller does next.
 
-use admission::provider::{ProviderError, ProviderErrorKind};
 use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};
+use provider::{ProviderError, ProviderErrorKind};
 
 /// Why an [`AwsProvider`](super::AwsProvider) could not be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -5,7 +5,7 @@
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
-//! use admission::Provider;
+//! use provider::Provider;
 //! use liveplan::aws::{AwsProvider, AwsProviderConfig};
 //!
 //! // Credentials, AWS_REGION and AWS_ENDPOINT_URL come from the standard SDK environment.
@@ -60,14 +60,15 @@ mod tagging;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use admission::provider::{
-    ApiCallCounter, CreateRequest, Identity, ListPage, ListRequest, ProviderError,
-    ProviderErrorKind, TagChange, TagQuery, TaggedPage, UpdateRequest,
-};
-use admission::{Catalog, LiveObject, Provider, Value};
+use admission::Value;
 use async_trait::async_trait;
 use aws_sdk_s3::config::retry::RetryConfig;
 use aws_sdk_s3::config::timeout::TimeoutConfig;
+use provider::{
+    ApiCallCounter, CreateRequest, Identity, ListPage, ListRequest, ProviderError,
+    ProviderErrorKind, TagChange, TagQuery, TaggedPage, UpdateRequest,
+};
+use provider::{Catalog, LiveObject, Provider};
 
 pub use error::AwsError;
 
@@ -200,7 +201,7 @@ impl AwsProvider {
 
 /// The types this provider serves: the two S3 types of the contract's catalog, and nothing else.
 pub fn catalog() -> Catalog {
-    admission::catalog::aws_like()
+    awscatalog::catalog()
         .iter()
         .filter(|s| s.type_name == BUCKET || s.type_name == BUCKET_VERSIONING)
         .cloned()

@@ -8,15 +8,16 @@
 
 use std::collections::BTreeMap;
 
-use admission::provider::{
-    CreateRequest, ListPage, ListRequest, ProviderError, ProviderErrorKind, TagChange,
-    UpdateRequest,
-};
-use admission::{LiveObject, Value};
+use admission::Value;
 use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::types::{
     BucketLocationConstraint, BucketVersioningStatus, CreateBucketConfiguration, Tag, Tagging,
     VersioningConfiguration,
+};
+use provider::LiveObject;
+use provider::{
+    CreateRequest, ListPage, ListRequest, ProviderError, ProviderErrorKind, TagChange,
+    UpdateRequest,
 };
 
 use super::error::from_sdk;

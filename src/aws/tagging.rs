@@ -6,8 +6,8 @@
 //! point, a type it does not serve) is left out of the page, never guessed. This module must never filter
 //! by tags itself: the API does, and its index may lag (a deleted bucket can still be returned).
 
-use admission::provider::{ProviderError, TagQuery, TaggedPage, TaggedResource};
 use aws_sdk_resourcegroupstagging::types::TagFilter;
+use provider::{ProviderError, TagQuery, TaggedPage, TaggedResource};
 
 use super::error::from_sdk;
 use super::{AwsProvider, BUCKET};

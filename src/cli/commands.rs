@@ -5,11 +5,12 @@
 //! `--json`, for a machine. None of them prompts, and `plan`, `validate`, `graph` and `records` never
 //! write anything: not to the cloud, not to the store, not to the sim file.
 
-use admission::{Catalog, Code, Diagnostic, InstanceAddress, Severity};
+use admission::{Code, Diagnostic, InstanceAddress, Severity};
 use anyhow::Context as _;
 use engine::render::{self, RenderOptions};
 use engine::{Engine, MvOptions, Plan, Validation};
 use fixtures::{SimCloud, SimConfig};
+use provider::Catalog;
 use serde_json::json;
 
 use super::target::{self, Access, Inputs};
@@ -67,11 +68,11 @@ pub async fn make_plan(
 /// The resource types of the provider a configuration selects (the AWS provider's, or the simulated
 /// cloud's), known without opening the live system.
 fn offline_catalog(inputs: &Inputs) -> Catalog {
-    use admission::Provider as _;
+    use provider::Provider as _;
     #[cfg(feature = "aws")]
     if inputs
         .provider_kind()
-        .is_some_and(|(kind, _)| kind == admission::config::ProviderKind::Aws)
+        .is_some_and(|(kind, _)| kind == admission::ProviderKind::Aws)
     {
         return liveplan::aws::catalog();
     }
@@ -165,8 +166,8 @@ fn diagnostics_text(diagnostics: &[Diagnostic]) -> String {
         if let Some(a) = &d.address {
             out.push_str(&format!("  on {a}\n"));
         }
-        if !d.ids.is_empty() {
-            out.push_str(&format!("  objects: {}\n", d.ids.join(", ")));
+        if !d.ids().is_empty() {
+            out.push_str(&format!("  objects: {}\n", d.ids().join(", ")));
         }
         if !d.detail.is_empty() {
             out.push_str(&format!("  {}\n", d.detail));

@@ -10,13 +10,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use admission::config::{
-    Config, ProviderKind, RecordStoreKind, SourceFile, VarInput, VariableInputs,
-};
-use admission::eval::{Evaluator, Instance};
-use admission::{Code, Diagnostic, Provider, Value};
+use admission::{Code, Diagnostic, Value};
+use admission::{Config, ProviderKind, RecordStoreKind, SourceFile, VarInput, VariableInputs};
+use admission::{Evaluator, Instance};
 use anyhow::Context as _;
 use fixtures::{SimCloud, SimConfig};
+use provider::Provider;
 use staterecord::{LocalStore, MemoryStore, Store};
 
 use super::Common;
@@ -59,7 +58,7 @@ impl Inputs {
     /// Reads the configuration directory and every variable source.
     pub fn read(common: &Common) -> anyhow::Result<Inputs> {
         let dir = common.dir.clone();
-        let read = admission::config::read_dir(&dir).with_context(|| {
+        let read = admission::read_dir(&dir).with_context(|| {
             format!("cannot read the configuration directory {}", dir.display())
         })?;
         let mut cli = Vec::new();
@@ -93,8 +92,8 @@ impl Inputs {
             auto_files: read.var_files,
             cli,
         };
-        let (config, _) = admission::config::parse_config(&read.tf_files);
-        let (values, _) = admission::config::resolve_variables(&config, &variables);
+        let (config, _) = admission::parse_config(&read.tf_files);
+        let (values, _) = admission::resolve_variables(&config, &variables);
         let mut inputs = Inputs {
             dir,
             files: read.tf_files,
@@ -139,14 +138,14 @@ impl Inputs {
     }
 
     /// A static string setting of the configuration (provider region, record store setting).
-    fn setting(&self, attr: Option<&admission::config::Attr>) -> Option<Value> {
+    fn setting(&self, attr: Option<&admission::Attr>) -> Option<Value> {
         let attr = attr?;
         Evaluator::new(&self.config, &self.values)
             .eval(&attr.expr, &Instance::Single)
             .ok()
     }
 
-    fn setting_str(&self, attr: Option<&admission::config::Attr>) -> Option<String> {
+    fn setting_str(&self, attr: Option<&admission::Attr>) -> Option<String> {
         self.setting(attr)
             .and_then(|v| v.as_str().map(str::to_owned))
     }
@@ -309,7 +308,7 @@ fn open_local(path: &Path, access: Access) -> anyhow::Result<Arc<dyn Store>> {
 #[cfg(feature = "aws")]
 async fn open_s3(
     inputs: &Inputs,
-    block: &admission::config::RecordStoreBlock,
+    block: &admission::RecordStoreBlock,
 ) -> Result<Arc<dyn Store>, Diagnostic> {
     use staterecord::{BucketSetting, S3Store};
     let setting = |name: &str| inputs.setting_str(block.settings.get(name));
@@ -375,7 +374,7 @@ async fn open_s3(
 #[cfg(not(feature = "aws"))]
 async fn open_s3(
     _inputs: &Inputs,
-    _block: &admission::config::RecordStoreBlock,
+    _block: &admission::RecordStoreBlock,
 ) -> Result<Arc<dyn Store>, Diagnostic> {
     Err(Diagnostic::new(
         Code::BucketContract,

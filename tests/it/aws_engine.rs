@@ -6,11 +6,11 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use admission::Provider;
-use admission::config::{SourceFile, VariableInputs};
+use admission::{SourceFile, VariableInputs};
 use engine::render::{self, RenderOptions};
 use engine::{ApplyConfig, Engine, Plan, RetryPolicy, Sources};
 use liveplan::aws::{AwsProvider, AwsProviderConfig};
+use provider::Provider;
 use staterecord::testkit::emulator::S3Emulator;
 use staterecord::{MemoryStore, Store};
 

@@ -6,9 +6,10 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use admission::provider::{CreateRequest, ListRequest, TagFilter, TagQuery};
-use admission::{Provider, ProviderErrorKind, Value};
+use admission::Value;
 use liveplan::aws::{AwsError, AwsProvider, AwsProviderConfig, BucketTagging};
+use provider::{CreateRequest, ListRequest, TagFilter, TagQuery};
+use provider::{Provider, ProviderErrorKind};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id};
 use tracing_subscriber::layer::{Context, Layer, SubscriberExt};

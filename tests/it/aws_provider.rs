@@ -6,13 +6,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use admission::provider::conformance::{Sample, check_object_lifecycle};
-use admission::provider::{
+use admission::Value;
+use liveplan::aws::{AwsProvider, AwsProviderConfig, BucketTagging};
+use provider::conformance::{Sample, check_object_lifecycle};
+use provider::{
     CreateRequest, Identity, ListRequest, ParentScope, TagChange, TagFilter, TagQuery,
     UpdateRequest,
 };
-use admission::{LiveObject, Provider, ProviderErrorKind, Value};
-use liveplan::aws::{AwsProvider, AwsProviderConfig, BucketTagging};
+use provider::{LiveObject, Provider, ProviderErrorKind};
 use staterecord::testkit::emulator::S3Emulator;
 
 /// The emulator (failing, never skipping, when it is missing) and a provider talking to it.

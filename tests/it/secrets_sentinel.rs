@@ -266,11 +266,9 @@ async fn secrets_sentinel_never_shows_in_the_debug_repr_of_a_plan_or_its_outcome
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
     let files = [SourceFile::new("main.tf", CONFIG)];
     let mut inputs = VariableInputs::default();
-    inputs
-        .cli
-        .push(liveplan::admission::config::VarInput::Var(format!(
-            "token={SENTINEL}"
-        )));
+    inputs.cli.push(liveplan::admission::VarInput::Var(format!(
+        "token={SENTINEL}"
+    )));
     let engine = liveplan::Engine::new(Arc::clone(&cloud) as _, Arc::clone(&store));
     let plan = engine
         .plan(liveplan::Sources::new(&files, &inputs))

@@ -14,7 +14,6 @@ use std::path::Path;
 
 use crate::value::Type;
 
-pub use crate::value::convert;
 pub use expr::{BinaryOp, Expr, ExprKind, ForExpr, Loc, Step, TemplatePart, UnaryOp};
 pub use parse::{parse_config, parse_expression};
 pub use vars::{VarInput, VariableInputs, resolve_variables, var_file_names};
@@ -104,19 +103,18 @@ pub struct Config {
     pub live: Option<LiveBlock>,
     /// The `provider` blocks.
     pub providers: Vec<ProviderBlock>,
-    /// The `variable` blocks by name.
-    pub variables: BTreeMap<String, Variable>,
-    /// The `locals` entries by name.
-    pub locals: BTreeMap<String, Attr>,
-    /// The `resource` blocks, in file order.
-    pub resources: Vec<Resource>,
-    /// The `output` blocks by name.
-    pub outputs: BTreeMap<String, Output>,
+    /// The `variable` blocks by name (each key is its variable's name).
+    variables: BTreeMap<String, Variable>,
+    /// The `locals` entries by name (each key is its attribute's name).
+    locals: BTreeMap<String, Attr>,
+    /// The `resource` blocks, in file order; changed only through [`Config::add_resource`], which keeps
+    /// `resource_index` in step.
+    resources: Vec<Resource>,
+    /// The `output` blocks by name (each key is its output's name).
+    outputs: BTreeMap<String, Output>,
     /// Where each resource sits in `resources`, by type then name: references are resolved once per
     /// expression, so a linear search would make large configurations quadratic.
     resource_index: BTreeMap<String, BTreeMap<String, usize>>,
-    /// How many resources the index covers.
-    indexed: usize,
 }
 
 impl Config {
@@ -153,29 +151,38 @@ impl Config {
 
     /// The resource block `type_name.name`, if declared.
     pub fn resource(&self, type_name: &str, name: &str) -> Option<&Resource> {
-        let is = |r: &&Resource| r.type_name == type_name && r.name == name;
-        match self
-            .resource_index
-            .get(type_name)
-            .and_then(|names| names.get(name))
-        {
-            Some(&i) if self.resources.get(i).is_some_and(|r| is(&r)) => self.resources.get(i),
-            None if self.indexed == self.resources.len() => None,
-            // The list was changed by hand (not through [`Config::add_resource`]): search it.
-            _ => self.resources.iter().find(is),
-        }
+        let i = *self.resource_index.get(type_name)?.get(name)?;
+        self.resources.get(i)
     }
 
-    /// Adds a resource block, keeping the lookup index up to date.
+    /// The `resource` blocks, in file order.
+    pub fn resources(&self) -> &[Resource] {
+        &self.resources
+    }
+
+    /// The `variable` blocks by name.
+    pub fn variables(&self) -> &BTreeMap<String, Variable> {
+        &self.variables
+    }
+
+    /// The `locals` entries by name.
+    pub fn locals(&self) -> &BTreeMap<String, Attr> {
+        &self.locals
+    }
+
+    /// The `output` blocks by name.
+    pub fn outputs(&self) -> &BTreeMap<String, Output> {
+        &self.outputs
+    }
+
+    /// Adds a resource block, keeping the lookup index up to date. A block of the same type and name as
+    /// an earlier one is added too (the parser reports it as declared twice); lookups find the later one.
     pub fn add_resource(&mut self, resource: Resource) {
         self.resource_index
             .entry(resource.type_name.clone())
             .or_default()
             .insert(resource.name.clone(), self.resources.len());
         self.resources.push(resource);
-        if self.indexed + 1 == self.resources.len() {
-            self.indexed += 1;
-        }
     }
 }
 

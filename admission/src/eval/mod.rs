@@ -14,10 +14,7 @@
 //!
 //! ```
 //! use std::collections::BTreeMap;
-//! use admission::config::parse_expression;
-//! use admission::eval::{Evaluator, Instance};
-//! use admission::config::Config;
-//! use admission::value::Value;
+//! use admission::{Config, Evaluator, Instance, Value, parse_expression};
 //!
 //! let config = Config::default();
 //! let vars = BTreeMap::new();
@@ -298,7 +295,7 @@ impl<'a> Evaluator<'a> {
             }
             return v.clone();
         }
-        let Some(attr) = self.config.locals.get(name) else {
+        let Some(attr) = self.config.locals().get(name) else {
             return Err(unknown_ref(
                 loc,
                 format!("local `{name}` is not declared"),
@@ -340,7 +337,7 @@ impl<'a> Evaluator<'a> {
                 if path.len() >= 2
                     && path[0] == "local"
                     && seen.insert(path[1].clone())
-                    && let Some(attr) = self.config.locals.get(&path[1])
+                    && let Some(attr) = self.config.locals().get(&path[1])
                 {
                     todo.push(&attr.expr);
                 }

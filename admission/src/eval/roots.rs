@@ -80,7 +80,7 @@ impl Evaluator<'_> {
         let Some(var) = r.first_attr() else {
             return Err(bad(loc, "`var` must be followed by a variable name"));
         };
-        if self.config.variables.contains_key(var) && !self.vars.contains_key(var) {
+        if self.config.variables().contains_key(var) && !self.vars.contains_key(var) {
             return Err(EvalError::invalid(
                 Code::InvalidVariable,
                 loc,
@@ -97,7 +97,7 @@ impl Evaluator<'_> {
         };
         let marked = self
             .config
-            .variables
+            .variables()
             .get(var)
             .is_some_and(|decl| decl.sensitive);
         let v = v.clone().mark_sensitive_if(marked);

@@ -13,9 +13,9 @@ use crate::diag::{Code, Diagnostic};
 use crate::eval::{EvalError, Instance};
 use crate::lint::Lint;
 use crate::lint::rules::addresses::all_indices_fit;
-use crate::path::AdmissionPath;
 use crate::schema::ResourceTypeSchema;
 use crate::value::Value;
+use ::provider::AdmissionPath;
 
 /// The instance keys of a block, each with what `count.index` or `each.*` mean for it.
 pub(crate) type Repetitions = Vec<(InstanceKey, Instance)>;
@@ -181,7 +181,7 @@ impl Lint<'_, '_> {
     /// number.
     fn count_indices(&mut self, v: Value, count: &Attr, address: &str) -> Option<Repetitions> {
         // `count` is a number, converted as Terraform converts (`"3"` from an untyped variable is 3).
-        let n = crate::config::convert(v.clone(), &crate::value::Type::Number)
+        let n = crate::value::convert(v.clone(), &crate::value::Type::Number)
             .ok()
             .and_then(|n| n.as_number().and_then(|n| n.as_u64()))
             .filter(|_| !v.contains_sensitive());

@@ -20,13 +20,12 @@ mod rules;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub use expand::{ExpandedInstance, IdentityValue};
-pub use rules::count_index::{IndexUse, classify as classify_count_index};
 
-use crate::catalog::Catalog;
 use crate::config::{Config, Expr, SourceFile, VariableInputs, parse_config, resolve_variables};
 use crate::diag::{Code, Diagnostic};
 use crate::eval::{AllUnknown, Evaluator, Instance};
 use crate::value::Value;
+use ::provider::Catalog;
 
 /// What the lint judges.
 #[derive(Debug, Clone, Copy)]
@@ -108,17 +107,17 @@ pub fn lint(input: &LintInput<'_>) -> Linted {
     cx.settings();
     // One run of instances per block, in configuration order; each run is sorted by key already.
     let mut runs: Vec<Vec<ExpandedInstance>> = Vec::new();
-    for res in &input.config.resources {
+    for res in input.config.resources() {
         runs.push(cx.resource(res));
     }
     cx.duplicate_identities(runs.iter().flatten());
     // Every local and output is evaluated as the plan will, referenced or not, so that their errors show.
-    for (name, attr) in &input.config.locals {
+    for (name, attr) in input.config.locals() {
         if let Err(e) = cx.dynamic.local(name, &attr.loc) {
             cx.push(e.into_diagnostic(Code::UnsupportedConstruct));
         }
     }
-    for output in input.config.outputs.values() {
+    for output in input.config.outputs().values() {
         cx.evaluate(&output.value, &Instance::Single, None);
     }
     // Sorting the runs by block puts every instance in address order unless two runs share a block

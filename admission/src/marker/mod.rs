@@ -11,6 +11,11 @@
 //! Decoding ([`decode_address`]) exists only to *show* a marker that no declared address matches. This
 //! module must never decide what to write to a live system beyond the tag values themselves.
 //!
+//! The module is a facade: its rooms are private and it only re-exports. It stays a namespace of its own
+//! because the grammar is a family of free functions and tag-key constants that read best qualified
+//! (`marker::escape_address`, `marker::ESTATE_TAG`); its two vocabulary types, [`Estate`] and [`Slot`], are
+//! also at the crate root.
+//!
 //! ```
 //! use admission::marker::{decode_address, escape_address};
 //!
@@ -23,12 +28,11 @@
 mod count_set;
 mod escape;
 mod estate;
+mod keys;
 mod ownership;
 mod rules;
 mod slot;
 mod tags;
-
-use std::collections::{BTreeMap, BTreeSet};
 
 pub use count_set::{BoundMember, CountBinding, CountMember, CountSetError, bind_count_set};
 pub use escape::{
@@ -37,6 +41,10 @@ pub use escape::{
     is_index, is_tag_value_char, split_escaped,
 };
 pub use estate::Estate;
+pub use keys::{
+    ADDRESS_TAG, CHUNK_CHARS, ESTATE_TAG, MARKER_PREFIX, MAX_ADDRESS_CHARS, MAX_CHUNKS, SLOT_TAG,
+    chunk_key, is_marker_key, marker_keys, non_marker_tags,
+};
 pub use ownership::{MalformedReason, Ownership, ownership};
 pub use rules::{
     AdoptFacts, AdoptRefusal, DeclarationMatch, ObjectAtAddress, RenameFacts, RenameRefusal,
@@ -46,45 +54,3 @@ pub use slot::{Slot, SlotMarker, mint_slots};
 pub use tags::{
     address_tag_change, address_tags, marker_tags, marker_tags_for, older_form, read_address,
 };
-
-/// The tag holding the owning estate's name.
-pub const ESTATE_TAG: &str = "tofu-estate";
-/// The tag holding the escaped address (or its first chunk).
-pub const ADDRESS_TAG: &str = "tofu-address";
-/// The tag holding a count-set member's slot.
-pub const SLOT_TAG: &str = "tofu-slot";
-/// Every marker tag key starts with this; configurations may not write such tags themselves.
-pub const MARKER_PREFIX: &str = "tofu-";
-/// The characters one tag value holds, and so one address chunk.
-pub const CHUNK_CHARS: usize = 256;
-/// The longest escaped address: four chunks.
-pub const MAX_ADDRESS_CHARS: usize = 1024;
-/// The most address chunks: `tofu-address` and `-2`, `-3`, `-4`.
-pub const MAX_CHUNKS: usize = 4;
-
-/// Whether `key` is a marker tag key (`tofu-*`).
-pub fn is_marker_key(key: &str) -> bool {
-    key.starts_with(MARKER_PREFIX)
-}
-
-/// The tag key of address chunk `n` (1-based): `tofu-address`, `tofu-address-2`, ...
-pub fn chunk_key(n: usize) -> String {
-    if n <= 1 {
-        ADDRESS_TAG.to_owned()
-    } else {
-        format!("{ADDRESS_TAG}-{n}")
-    }
-}
-
-/// The tags of `tags` that are not markers (what a configuration's `tags` manages).
-pub fn non_marker_tags(tags: &BTreeMap<String, String>) -> BTreeMap<String, String> {
-    tags.iter()
-        .filter(|(k, _)| !is_marker_key(k))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
-}
-
-/// The marker keys among `keys` (for `marker-in-config`), sorted.
-pub fn marker_keys<'a>(keys: impl IntoIterator<Item = &'a str>) -> BTreeSet<&'a str> {
-    keys.into_iter().filter(|k| is_marker_key(k)).collect()
-}

@@ -7,7 +7,7 @@ use std::fmt;
 
 use super::Estate;
 use crate::address::InstanceAddress;
-use crate::path::AdmissionPath;
+use ::provider::AdmissionPath;
 
 /// What a rename (`liveplan mv OLD NEW`) found, as plain facts.
 #[derive(Debug, Clone, PartialEq, Eq)]

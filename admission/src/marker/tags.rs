@@ -9,7 +9,7 @@ use super::escape::{check_address_length, escape_address, escaped_forms};
 use super::{ADDRESS_TAG, CHUNK_CHARS, ESTATE_TAG, Estate, MAX_CHUNKS, SLOT_TAG, Slot, chunk_key};
 use crate::address::InstanceAddress;
 use crate::error::Error;
-use crate::provider::TagChange;
+use ::provider::TagChange;
 
 /// The address tags for an escaped address: the first 256 characters in `tofu-address`, the rest in
 /// `tofu-address-2` .. `-4` (counted in Unicode characters); over 1,024 characters is an error.

@@ -1,6 +1,6 @@
 //! Resource addresses: parse and display round trips, refusals, order.
 
-use admission::address::{BlockAddress, InstanceAddress, InstanceKey};
+use admission::{BlockAddress, InstanceAddress, InstanceKey};
 use proptest::prelude::*;
 
 #[test]

@@ -1,6 +1,6 @@
 //! Parsing `*.tf` files into the configuration model, and refusing what lies outside the subset.
 
-use admission::config::{IgnoreChanges, ProviderKind, RecordStoreKind, SourceFile, parse_config};
+use admission::{IgnoreChanges, ProviderKind, RecordStoreKind, SourceFile, parse_config};
 use expect_test::{Expect, expect};
 
 /// Parses the files and renders every diagnostic as `code file:line:col summary`, one per line.
@@ -90,16 +90,16 @@ output "vpc_id" {
     assert_eq!(config.providers.len(), 1);
     assert_eq!(config.providers[0].kind, ProviderKind::Sim);
     assert_eq!(
-        config.variables.keys().collect::<Vec<_>>(),
+        config.variables().keys().collect::<Vec<_>>(),
         ["cidr", "secret"]
     );
-    assert!(config.variables["secret"].sensitive);
-    assert!(config.variables["secret"].default.is_none());
+    assert!(config.variables()["secret"].sensitive);
+    assert!(config.variables()["secret"].default.is_none());
     assert_eq!(
-        config.variables["cidr"].description.as_deref(),
+        config.variables()["cidr"].description.as_deref(),
         Some("VPC range")
     );
-    assert_eq!(config.locals.keys().collect::<Vec<_>>(), ["name"]);
+    assert_eq!(config.locals().keys().collect::<Vec<_>>(), ["name"]);
     let vpc = config.resource("aws_vpc", "main").unwrap();
     assert!(vpc.lifecycle.create_before_destroy && vpc.lifecycle.prevent_destroy);
     let IgnoreChanges::Paths(paths) = &vpc.lifecycle.ignore_changes else {
@@ -111,14 +111,14 @@ output "vpc_id" {
     let subnet = config.resource("aws_subnet", "this").unwrap();
     assert!(matches!(
         subnet.repetition,
-        admission::config::Repetition::ForEach(_)
+        admission::Repetition::ForEach(_)
     ));
     assert_eq!(subnet.depends_on[0].0, ["aws_vpc", "main"]);
     assert_eq!(
         subnet.attrs.keys().collect::<Vec<_>>(),
         ["cidr_block", "vpc_id"]
     );
-    assert!(config.outputs["vpc_id"].sensitive);
+    assert!(config.outputs()["vpc_id"].sensitive);
 }
 
 #[test]
@@ -243,6 +243,6 @@ output "o" {
         main.tf:15:1 output `o` is declared twice: declare it once"#]]
     .assert_eq(&text.join("\n"));
     // The first declaration of each name is kept.
-    assert_eq!(config.resources.len(), 1);
-    assert_eq!(config.locals["l"].loc.line, 5);
+    assert_eq!(config.resources().len(), 1);
+    assert_eq!(config.locals()["l"].loc.line, 5);
 }

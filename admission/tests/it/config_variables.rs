@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use admission::config::{
+use admission::{
     SourceFile, VarInput, VariableInputs, parse_config, resolve_variables, var_file_names,
 };
 use expect_test::{Expect, expect};
@@ -184,7 +184,7 @@ fn config_variables_var_files_are_read_in_terraform_order() {
 
 #[test]
 fn config_variables_read_dir_collects_configuration_and_var_files_in_order() {
-    use admission::config::read_dir;
+    use admission::read_dir;
     let dir = std::env::temp_dir().join(format!(
         "liveplan-admission-read-dir-{}",
         std::process::id()

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use admission::config::{Config, SourceFile, parse_config, parse_expression};
-use admission::eval::{EvalError, Evaluator, Instance, ResourceResolver};
-use admission::value::Value;
+use admission::Value;
+use admission::{Config, SourceFile, parse_config, parse_expression};
+use admission::{EvalError, Evaluator, Instance, ResourceResolver};
 use expect_test::{Expect, expect};
 
 const CONFIG: &str = r#"
@@ -56,7 +56,7 @@ fn config() -> Config {
 }
 
 fn vars() -> BTreeMap<String, Value> {
-    let (vars, diags) = admission::config::resolve_variables(&config(), &Default::default());
+    let (vars, diags) = admission::resolve_variables(&config(), &Default::default());
     assert_eq!(diags, vec![]);
     vars
 }

@@ -3,9 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use admission::catalog;
-use admission::config::{SourceFile, VarInput, VariableInputs, parse_config, resolve_variables};
-use admission::lint::{LintInput, check, lint};
+use admission::{LintInput, check, lint};
+use admission::{SourceFile, VarInput, VariableInputs, parse_config, resolve_variables};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::Config as ProptestConfig;
@@ -212,7 +211,7 @@ fn input() -> impl Strategy<Value = String> {
 /// Parse, resolve and lint `text` (as configuration, var file and variable values): must return, never
 /// panic. Lint runs on whatever part of the configuration parsed, as `check` would not after a syntax error.
 fn run(text: &str) {
-    let contract = catalog::contract();
+    let contract = crate::contract();
     let (config, mut diags) = parse_config(&[SourceFile::new("main.tf", text)]);
     let inputs = VariableInputs {
         env: BTreeMap::from([("TF_VAR_names".to_string(), text.chars().take(40).collect())]),
@@ -253,7 +252,7 @@ fn fuzz_seed_is_a_valid_configuration() {
     let (_, linted) = check(
         &[SourceFile::new("main.tf", SEED)],
         &VariableInputs::default(),
-        &catalog::contract(),
+        &crate::contract(),
         None,
     );
     assert_eq!(linted.diagnostics, vec![]);

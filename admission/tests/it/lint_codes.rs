@@ -2,16 +2,15 @@
 
 use std::collections::BTreeMap;
 
-use admission::catalog;
-use admission::config::{SourceFile, VarInput, VariableInputs};
-use admission::lint::check;
+use admission::check;
+use admission::{SourceFile, VarInput, VariableInputs};
 use expect_test::{Expect, expect};
 
 /// Runs parse + variables + lint on `main.tf` and renders every diagnostic as
 /// `code file:line:col address: summary`.
 fn check_with(main: &str, inputs: VariableInputs, estate_flag: Option<&str>, expect: Expect) {
     let files = [SourceFile::new("main.tf", main)];
-    let (_, linted) = check(&files, &inputs, &catalog::contract(), estate_flag);
+    let (_, linted) = check(&files, &inputs, &crate::contract(), estate_flag);
     let lines: Vec<String> = linted
         .diagnostics
         .iter()
@@ -162,7 +161,7 @@ fn lint_estate_from_the_flag_alone_is_accepted() {
     let (_, linted) = check(
         &files,
         &VariableInputs::default(),
-        &catalog::contract(),
+        &crate::contract(),
         Some("from-flag"),
     );
     assert_eq!(linted.diagnostics, vec![]);
@@ -369,7 +368,7 @@ resource "aws_route_table" "t" {{
     let (_, linted) = check(
         &[SourceFile::new("main.tf", main)],
         &inputs,
-        &catalog::contract(),
+        &crate::contract(),
         None,
     );
     assert_eq!(linted.diagnostics, vec![]);

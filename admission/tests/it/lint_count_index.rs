@@ -1,7 +1,7 @@
 //! The `count.index` injectivity rule for identity arguments, as a table of admitted and refused forms.
 
 use admission::Code;
-use admission::config::VariableInputs;
+use admission::VariableInputs;
 use rstest::rstest;
 
 const PRELUDE: &str = r#"

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use admission::Code;
-use admission::config::VariableInputs;
+use admission::VariableInputs;
 use proptest::prelude::*;
 
 /// `n` VPC blocks `b0..`, block `i` reading the ids of the blocks in `reads[i]` through its tags.

@@ -2,8 +2,8 @@
 //! compares, and the identity values discovery looks objects up by. A value counts as static only when
 //! it is computed without reading a resource, even where the plan's evaluation happens to know it.
 
-use admission::config::VariableInputs;
-use admission::lint::IdentityValue;
+use admission::IdentityValue;
+use admission::VariableInputs;
 use expect_test::{Expect, expect};
 
 /// Lints `main.tf` and renders, per instance, its static values and identity, then every diagnostic.

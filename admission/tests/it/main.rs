@@ -1,7 +1,6 @@
 //! Integration tests of the configuration model and the admission rules, one binary for the crate.
 
 mod addresses;
-mod catalog;
 mod config_parse;
 mod config_variables;
 mod eval_expressions;
@@ -12,21 +11,49 @@ mod lint_cycles;
 mod lint_static_values;
 mod markers;
 
+/// The catalog the lint judges the tests' configurations against: the AWS types, and the record-backed
+/// `random_id` and `terraform_data` as the engine serves them (written here: the engine depends on this
+/// crate).
+pub fn contract() -> provider::Catalog {
+    use admission::{Type, Value};
+    use provider::AdmissionPath;
+    use provider::schema::{AttributeSchema, ResourceTypeSchema};
+    let record = Some(AdmissionPath::Record);
+    awscatalog::catalog().merged(provider::Catalog::new([
+        ResourceTypeSchema::new("random_id", record)
+            .with_attribute(AttributeSchema::required("byte_length", Type::Number).force_new())
+            .with_attribute(
+                AttributeSchema::optional(
+                    "keepers",
+                    Type::Map(Box::new(Type::String)),
+                    Value::empty_map(),
+                )
+                .force_new(),
+            )
+            .with_attribute(AttributeSchema::computed("hex", Type::String))
+            .with_attribute(AttributeSchema::computed("b64_url", Type::String))
+            .with_attribute(AttributeSchema::computed("dec", Type::String)),
+        ResourceTypeSchema::new("terraform_data", record)
+            .with_attribute(AttributeSchema::optional("input", Type::Any, Value::Null))
+            .with_attribute(
+                AttributeSchema::optional("triggers_replace", Type::Any, Value::Null).force_new(),
+            )
+            .with_attribute(AttributeSchema::computed("output", Type::Any)),
+    ]))
+}
+
 /// Parse, variables and lint of one `main.tf` with `inputs`, against the contract's catalog.
-pub fn lint_main(
-    main: &str,
-    inputs: &admission::config::VariableInputs,
-) -> admission::lint::Linted {
-    admission::lint::check(
-        &[admission::config::SourceFile::new("main.tf", main)],
+pub fn lint_main(main: &str, inputs: &admission::VariableInputs) -> admission::Linted {
+    admission::check(
+        &[admission::SourceFile::new("main.tf", main)],
         inputs,
-        &admission::catalog::contract(),
+        &contract(),
         None,
     )
     .1
 }
 
-use admission::AdmissionPath;
+use provider::AdmissionPath;
 
 #[test]
 fn admission_path_names_match_the_plan_json_contract() {

@@ -2,14 +2,15 @@
 
 use std::collections::BTreeMap;
 
-use admission::address::InstanceAddress;
+use admission::Error;
+use admission::InstanceAddress;
 use admission::marker::{
     self, AdoptFacts, AdoptRefusal, BoundMember, CountMember, CountSetError, DeclarationMatch,
     Estate, KeyGrammar, MalformedReason, ObjectAtAddress, Ownership, RenameFacts, RenameRefusal,
     Slot, SlotMarker,
 };
-use admission::{AdmissionPath, Error};
 use proptest::prelude::*;
+use provider::AdmissionPath;
 
 fn addr(s: &str) -> InstanceAddress {
     s.parse().unwrap_or_else(|e| panic!("{s}: {e}"))

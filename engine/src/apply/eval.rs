@@ -9,11 +9,12 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
-use admission::eval::Evaluator;
-use admission::provider::TagChange;
-use admission::schema::{AttributeMode, ResourceTypeSchema};
-use admission::{Code, InstanceAddress, InstanceKey, LiveObject, Value};
+use admission::Evaluator;
+use admission::{Code, InstanceAddress, InstanceKey, Value};
 use execgraph::{Diagnostic as GraphDiagnostic, OpResult, Unavailable, ValueSource};
+use provider::LiveObject;
+use provider::TagChange;
+use provider::schema::{AttributeMode, ResourceTypeSchema};
 
 use super::{Executor, gdiag};
 use crate::graph::{self, EngineFamily, FinalKind, FinalPlan, Meta};
@@ -34,7 +35,7 @@ pub(super) struct BlockShape {
 /// The shape of every declared resource block with declared instances.
 pub(super) fn block_shapes(ctx: &PlanContext) -> HashMap<String, BlockShape> {
     ctx.config
-        .resources
+        .resources()
         .iter()
         .enumerate()
         .map(|(resource, res)| {
@@ -78,7 +79,7 @@ struct ReadResolver<'a> {
     reads: &'a Reads,
 }
 
-impl admission::eval::ResourceResolver for ReadResolver<'_> {
+impl admission::ResourceResolver for ReadResolver<'_> {
     fn resolve(&self, type_name: &str, name: &str) -> Option<Value> {
         let block = format!("{type_name}.{name}");
         if let Some(v) = self.reads.whole.get(&block) {
@@ -135,7 +136,7 @@ impl Executor {
         let mut reads = Reads::default();
         for (block, keys) in needed {
             let shape = self.blocks.get(&block)?;
-            let res = self.ctx.config.resources.get(shape.resource)?;
+            let res = self.ctx.config.resources().get(shape.resource)?;
             let instances = self.members(&block);
             match keys {
                 None => {
@@ -254,7 +255,7 @@ impl Executor {
             .declared
             .get(address)
             .cloned()
-            .unwrap_or(admission::eval::Instance::Single);
+            .unwrap_or(admission::Instance::Single);
         let needed = {
             let statics = Evaluator::new(&self.ctx.config, &self.ctx.variables);
             refs::needed_instances(&self.ctx.config, &statics, res, &repetition)
@@ -290,9 +291,9 @@ impl Executor {
     fn configured(
         &self,
         address: &InstanceAddress,
-        res: &admission::config::Resource,
+        res: &admission::Resource,
         schema: &ResourceTypeSchema,
-        repetition: &admission::eval::Instance,
+        repetition: &admission::Instance,
         reads: &Reads,
     ) -> Result<BTreeMap<String, Value>, GraphDiagnostic> {
         let resolver = ReadResolver { exec: self, reads };

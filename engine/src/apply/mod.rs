@@ -28,12 +28,13 @@ use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use admission::schema::ResourceTypeSchema;
-use admission::{Code, Diagnostic, InstanceAddress, LiveObject, Provider, Value};
+use admission::{Code, Diagnostic, InstanceAddress, Value};
 use async_trait::async_trait;
 use execgraph::{
     Applied, Diagnostic as GraphDiagnostic, ExecuteConfig, OpResult, Operations, ValueSource,
 };
+use provider::schema::ResourceTypeSchema;
+use provider::{LiveObject, Provider};
 use staterecord::Store;
 use tokio_util::sync::CancellationToken;
 

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::PoisonError;
 
-use admission::eval::Evaluator;
+use admission::Evaluator;
 use admission::{Code, Diagnostic, InstanceAddress, Value};
 use projection::record::{OutputRecord, RecordBody};
 
@@ -30,7 +30,7 @@ impl Executor {
                 diagnostics.push(to_diagnostic(e.diagnostic(&address)));
             }
         }
-        if self.ctx.config.outputs.is_empty() {
+        if self.ctx.config.outputs().is_empty() {
             return BTreeMap::new();
         }
         let values = self.final_blocks();
@@ -66,7 +66,7 @@ impl Executor {
             .clone();
         self.ctx
             .config
-            .resources
+            .resources()
             .iter()
             .map(|res| {
                 let block = res.address();
@@ -97,8 +97,8 @@ impl Executor {
         let ev = Evaluator::with_resources(&self.ctx.config, &self.ctx.variables, values)
             .with_impure(&draws);
         let mut out = Vec::new();
-        for o in self.ctx.config.outputs.values() {
-            let value = ev.eval(&o.value, &admission::eval::Instance::Single);
+        for o in self.ctx.config.outputs().values() {
+            let value = ev.eval(&o.value, &admission::Instance::Single);
             if let Some(e) = draws.take_failure() {
                 diagnostics.push(
                     Diagnostic::new(

@@ -11,11 +11,12 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, PoisonError};
 
-use admission::provider::{CreateRequest, UpdateRequest};
-use admission::schema::{AttributeMode, ResourceTypeSchema};
-use admission::{AdmissionPath, Code, InstanceAddress, LiveObject, ProviderError, Value};
+use admission::{Code, InstanceAddress, Value};
 use execgraph::{Applied, Diagnostic as GraphDiagnostic};
 use projection::record::{InstanceNamespace as Namespace, IntentState};
+use provider::schema::{AttributeMode, ResourceTypeSchema};
+use provider::{AdmissionPath, LiveObject, ProviderError};
+use provider::{CreateRequest, UpdateRequest};
 use tokio::time::Instant;
 
 use super::events::Op;

@@ -51,7 +51,7 @@ impl Draws<'_> {
     }
 }
 
-impl admission::eval::ImpureValues for Draws<'_> {
+impl admission::ImpureValues for Draws<'_> {
     fn timestamp(&self) -> String {
         self.time.started.clone()
     }

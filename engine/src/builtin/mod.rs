@@ -1,8 +1,10 @@
 //! The record-backed types the engine serves itself with any provider (`random_id`, `terraform_data`):
-//! what each does at apply, one module per type, reached through [`behaviour`].
+//! each type's schema and what it does at apply, one module per type, reached through
+//! [`builtin_catalog`] and [`behaviour`].
 //!
 //! An object of these types lives only in its record: apply makes it from the desired values and writes
-//! the record, with no provider call. The schemas stay in `admission::catalog::builtin()`. This module
+//! the record, with no provider call. Plan, lint and adopt judge a configuration against the provider's
+//! catalog merged with [`builtin_catalog`]. This module
 //! never touches the store or the provider, and never panics when the operating system's random generator
 //! fails: that is an apply error of the instance.
 
@@ -14,6 +16,7 @@ mod terraform_data;
 use std::collections::BTreeMap;
 
 use admission::{InstanceAddress, Value};
+use provider::Catalog;
 
 pub(crate) use impure::ApplyTime;
 
@@ -39,6 +42,12 @@ pub(crate) trait Builtin: Sync {
     /// Recomputes what an in-place update changes in `attributes` (already holding the new configured
     /// values). Nothing, unless the type derives a computed value from an updatable one.
     fn update(&self, _attributes: &mut BTreeMap<String, Value>) {}
+}
+
+/// The schemas of the record-backed types the engine serves with any provider: `random_id` and
+/// `terraform_data`. Merge them into a provider's catalog to judge a configuration as a plan does.
+pub fn builtin_catalog() -> Catalog {
+    Catalog::new([random_id::schema(), terraform_data::schema()])
 }
 
 /// The behaviour of the record-backed type `type_name`, if the engine serves it.

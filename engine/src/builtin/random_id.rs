@@ -5,9 +5,29 @@
 
 use std::collections::BTreeMap;
 
-use admission::{InstanceAddress, Value};
+use admission::{InstanceAddress, Type, Value};
+use provider::AdmissionPath;
+use provider::schema::{AttributeSchema, ResourceTypeSchema};
 
 use super::{Builtin, BuiltinError, draw_failed, entropy};
+
+/// The schema of `random_id`: `byte_length` and `keepers` force a replacement; `hex`, `b64_url` and `dec`
+/// are computed.
+pub(super) fn schema() -> ResourceTypeSchema {
+    ResourceTypeSchema::new("random_id", Some(AdmissionPath::Record))
+        .with_attribute(AttributeSchema::required("byte_length", Type::Number).force_new())
+        .with_attribute(
+            AttributeSchema::optional(
+                "keepers",
+                Type::Map(Box::new(Type::String)),
+                Value::empty_map(),
+            )
+            .force_new(),
+        )
+        .with_attribute(AttributeSchema::computed("hex", Type::String))
+        .with_attribute(AttributeSchema::computed("b64_url", Type::String))
+        .with_attribute(AttributeSchema::computed("dec", Type::String))
+}
 
 /// The behaviour of `random_id`.
 pub(crate) struct RandomId;

@@ -5,9 +5,22 @@
 
 use std::collections::BTreeMap;
 
-use admission::{InstanceAddress, Value};
+use admission::{InstanceAddress, Type, Value};
+use provider::AdmissionPath;
+use provider::schema::{AttributeSchema, ResourceTypeSchema};
 
 use super::{Builtin, BuiltinError, draw_failed, entropy};
+
+/// The schema of `terraform_data`: `input` updates in place, `triggers_replace` forces a replacement,
+/// `output` is computed.
+pub(super) fn schema() -> ResourceTypeSchema {
+    ResourceTypeSchema::new("terraform_data", Some(AdmissionPath::Record))
+        .with_attribute(AttributeSchema::optional("input", Type::Any, Value::Null))
+        .with_attribute(
+            AttributeSchema::optional("triggers_replace", Type::Any, Value::Null).force_new(),
+        )
+        .with_attribute(AttributeSchema::computed("output", Type::Any))
+}
 
 /// The behaviour of `terraform_data`.
 pub(crate) struct TerraformData;

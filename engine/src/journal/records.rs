@@ -8,12 +8,13 @@
 use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use admission::schema::ResourceTypeSchema;
-use admission::{InstanceAddress, LiveObject, Value};
+use admission::{InstanceAddress, Value};
 use projection::record::{
     DeposedRecord, InstanceNamespace as Namespace, IntentRecord, IntentState, LocatedRecord,
     ObjectRecord, RecordBody, RecordKeys, ResidueRecord,
 };
+use provider::LiveObject;
+use provider::schema::ResourceTypeSchema;
 use staterecord::Version;
 
 use super::{RecordError, RecordJournal};

@@ -7,12 +7,13 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use admission::config::Config;
-use admission::eval::{Evaluator, ResourceResolver};
-use admission::lint::{ExpandedInstance, IdentityValue};
-use admission::schema::BindMatch;
-use admission::{AdmissionPath, BlockAddress, Catalog, InstanceAddress, InstanceKey, Value};
+use admission::Config;
+use admission::{BlockAddress, InstanceAddress, InstanceKey, Value};
+use admission::{Evaluator, ResourceResolver};
+use admission::{ExpandedInstance, IdentityValue};
 use projection::{Declared, DeclaredValue, Expansion};
+use provider::schema::BindMatch;
+use provider::{AdmissionPath, Catalog};
 
 use super::evaluate::map_in_order;
 use crate::refs;
@@ -157,7 +158,7 @@ fn declare_blocks(
     catalog: &Catalog,
     instances: &[ExpandedInstance],
 ) -> Result<(), crate::Error> {
-    for res in &config.resources {
+    for res in config.resources() {
         let Ok(block) = res.address().parse::<BlockAddress>() else {
             continue;
         };

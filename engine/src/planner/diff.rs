@@ -5,11 +5,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use admission::config::{IgnoreChanges, Lifecycle, Resource};
-use admission::lint::ExpandedInstance;
+use admission::ExpandedInstance;
 use admission::marker;
-use admission::schema::{AttributeMode, ResourceTypeSchema};
-use admission::{InstanceAddress, LiveObject, Value};
+use admission::{IgnoreChanges, Lifecycle, Resource};
+use admission::{InstanceAddress, Value};
+use provider::LiveObject;
+use provider::schema::{AttributeMode, ResourceTypeSchema};
 
 use super::evaluate::Planner;
 use super::tags::{tags_value, text_values};

@@ -6,16 +6,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use admission::config::{Config, Resource};
-use admission::eval::Evaluator;
-use admission::lint::ExpandedInstance;
+use admission::Evaluator;
+use admission::ExpandedInstance;
 use admission::marker::Estate;
-use admission::schema::ResourceTypeSchema;
-use admission::{
-    AdmissionPath, BlockAddress, Catalog, Code, Diagnostic, InstanceAddress, InstanceKey,
-    LiveObject, Slot, Value,
-};
+use admission::{BlockAddress, Code, Diagnostic, InstanceAddress, InstanceKey, Slot, Value};
+use admission::{Config, Resource};
 use projection::{Binding, Projection};
+use provider::schema::ResourceTypeSchema;
+use provider::{AdmissionPath, Catalog, LiveObject};
 
 use crate::model::{Action, ResourceChange};
 use crate::refs;
@@ -179,7 +177,7 @@ impl Planner<'_> {
         self.changes.reserve(self.declared.len());
         // Only the values of blocks some block reads are ever looked up; the others are not kept.
         let read: BTreeSet<String> = config
-            .resources
+            .resources()
             .iter()
             .flat_map(|r| refs::resource_blocks(config, r))
             .collect();

@@ -25,12 +25,13 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use admission::config::{Config, SourceFile, VariableInputs};
-use admission::lint::ExpandedInstance;
+use admission::ExpandedInstance;
 use admission::marker::Estate;
-use admission::provider::TagChange;
-use admission::{AdmissionPath, Catalog, Diagnostic, InstanceAddress, LiveObject, Provider, Value};
+use admission::{Config, SourceFile, VariableInputs};
+use admission::{Diagnostic, InstanceAddress, Value};
 use projection::{Projection, ProjectionConfig, RetryPolicy};
+use provider::TagChange;
+use provider::{AdmissionPath, Catalog, LiveObject, Provider};
 use staterecord::{CacheScope, Store};
 
 use crate::model::{Action, Plan, PlanContext, ResourceChange};
@@ -87,8 +88,8 @@ pub(crate) async fn plan(
     store: Arc<dyn Store>,
 ) -> Result<Plan, crate::Error> {
     let (config, linted) =
-        admission::lint::check(request.files, request.inputs, catalog, request.estate_flag);
-    let (variables, _) = admission::config::resolve_variables(&config, request.inputs);
+        admission::check(request.files, request.inputs, catalog, request.estate_flag);
+    let (variables, _) = admission::resolve_variables(&config, request.inputs);
     let region = provider.region();
     let estate_name = linted.estate.clone().unwrap_or_default();
     // Known only once the configuration is read: the span names it from here on.

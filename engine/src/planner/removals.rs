@@ -7,9 +7,10 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use admission::marker;
-use admission::schema::ResourceTypeSchema;
-use admission::{AdmissionPath, BlockAddress, Code, Diagnostic, LiveObject, Slot, Value};
+use admission::{BlockAddress, Code, Diagnostic, Slot, Value};
 use projection::{Projection, Removal, UndeclaredAction};
+use provider::ResourceTypeSchema;
+use provider::{AdmissionPath, LiveObject};
 
 use super::evaluate::Planner;
 use super::tags::string_map;

@@ -6,8 +6,9 @@
 
 use std::collections::BTreeMap;
 
-use admission::{Diagnostic, InstanceAddress, LiveObject};
+use admission::{Diagnostic, InstanceAddress};
 use projection::{Projection, Removal};
+use provider::LiveObject;
 
 use crate::model::{
     BindCandidate, Cost, ForeignObject, OwnedUndeclared, RenameHint, UnownedObject,

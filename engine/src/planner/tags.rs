@@ -6,8 +6,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use admission::marker;
-use admission::provider::TagChange;
 use admission::{InstanceAddress, Value};
+use provider::TagChange;
 
 use super::evaluate::Planner;
 

@@ -8,6 +8,7 @@ mod apply_lifecycle;
 mod apply_parallelism;
 mod apply_reads;
 mod apply_tags;
+mod catalog;
 mod long_addresses;
 mod ownership_ops;
 mod plan_dependencies;

@@ -364,11 +364,11 @@ async fn a_malformed_marker_is_adopted_the_way_its_diagnostic_says() {
     "#]]
     .assert_eq(&adopt(&world, BUCKET, "aws_s3_bucket.data", None).await);
     // The step the diagnostic names: remove the markers, then run the command the plan offers.
-    let change = admission::provider::TagChange {
+    let change = provider::TagChange {
         set: Default::default(),
         remove: ["tofu-estate".to_owned(), "tofu-address".to_owned()].into(),
     };
-    admission::Provider::update_tags(world.cloud.as_ref(), "aws_s3_bucket", "acme-data", change)
+    provider::Provider::update_tags(world.cloud.as_ref(), "aws_s3_bucket", "acme-data", change)
         .await
         .expect("the tags are removed");
     let plan = world.plan(BUCKET).await;

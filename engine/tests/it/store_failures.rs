@@ -108,8 +108,8 @@ fn refusing_world(kms: bool, refuses: Refuses) -> (Bench, Arc<RefusingStore>) {
 }
 
 async fn plan_error(world: &Bench) -> engine::Error {
-    let files = [admission::config::SourceFile::new("main.tf", VPC)];
-    let inputs = admission::config::VariableInputs::default();
+    let files = [admission::SourceFile::new("main.tf", VPC)];
+    let inputs = admission::VariableInputs::default();
     world
         .engine(3)
         .plan(engine::Sources::new(&files, &inputs))

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use admission::config::{SourceFile, VariableInputs};
+use admission::{SourceFile, VariableInputs};
 use engine::render::{self, RenderOptions};
 use engine::{ApplyConfig, Engine, Plan, RetryPolicy, Sources};
 use fixtures::{SimCloud, SimConfig, testkit};

@@ -7,10 +7,10 @@
 
 use std::borrow::Cow;
 
-use admission::address::InstanceAddress;
+use admission::InstanceAddress;
 use admission::marker::{self, MalformedReason, Ownership, SLOT_TAG, Slot};
-use admission::path::AdmissionPath;
-use admission::provider::{LiveObject, ProviderError};
+use provider::AdmissionPath;
+use provider::{LiveObject, ProviderError};
 
 use super::diagnostics::{Finding, Unread};
 use super::evidence::{Evidence, ObjectKey};
@@ -258,7 +258,7 @@ mod tests {
             )
             .unwrap();
         let config = ProjectionConfig::at(0);
-        let catalog = admission::catalog::aws_like();
+        let catalog = awscatalog::catalog();
         let scope = Scope::new(
             &estate,
             &declared,

@@ -4,10 +4,10 @@
 //! An identity is looked up, never searched for: an object elsewhere never binds here. The ownership
 //! rules themselves are in [`super::classify`].
 
-use admission::address::{BlockAddress, InstanceAddress, InstanceKey};
 use admission::marker::{SLOT_TAG, Slot};
-use admission::path::AdmissionPath;
-use admission::provider::{Identity, LiveObject};
+use admission::{BlockAddress, InstanceAddress, InstanceKey};
+use provider::AdmissionPath;
+use provider::{Identity, LiveObject};
 
 use super::classify::judge_client_named;
 use super::diagnostics::CountFault;

@@ -7,10 +7,10 @@
 
 use std::fmt;
 
-use admission::address::{BlockAddress, InstanceAddress};
-use admission::diag::{Code, Diagnostic};
 use admission::marker::{MalformedReason, Slot};
-use admission::provider::ProviderError;
+use admission::{BlockAddress, InstanceAddress};
+use admission::{Code, Diagnostic};
+use provider::ProviderError;
 
 use super::INTENT_PATIENCE_SECS;
 use super::evidence::ObjectKey;

@@ -8,8 +8,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 
-use admission::address::InstanceAddress;
-use admission::provider::{Identity, LiveObject, ProviderError, TaggedResource};
+use admission::InstanceAddress;
+use provider::{Identity, LiveObject, ProviderError, TaggedResource};
 
 use super::diagnostics::Unread;
 use super::fetch::Bulk;

@@ -8,16 +8,16 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::task::Poll;
 
-use admission::address::InstanceAddress;
+use admission::InstanceAddress;
 use admission::marker::{ESTATE_TAG, Estate};
-use admission::path::AdmissionPath;
-use admission::provider::{
-    Identity, ListPage, ListRequest, LiveObject, Provider, ProviderError, TagFilter, TagQuery,
-    TaggedPage, TaggedResource,
-};
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::FuturesUnordered;
+use provider::AdmissionPath;
+use provider::{
+    Identity, ListPage, ListRequest, LiveObject, Provider, ProviderError, TagFilter, TagQuery,
+    TaggedPage, TaggedResource,
+};
 use tracing::Instrument;
 
 use super::ProjectionConfig;

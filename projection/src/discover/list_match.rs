@@ -6,11 +6,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use admission::address::InstanceAddress;
-use admission::path::AdmissionPath;
-use admission::provider::{ListRequest, LiveObject, ParentScope};
-use admission::schema::ResourceTypeSchema;
+use admission::InstanceAddress;
 use futures::StreamExt;
+use provider::AdmissionPath;
+use provider::schema::ResourceTypeSchema;
+use provider::{ListRequest, LiveObject, ParentScope};
 
 use super::diagnostics::{Finding, Unread};
 use super::evidence::Evidence;

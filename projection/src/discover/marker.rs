@@ -6,9 +6,9 @@
 
 use std::collections::HashMap;
 
-use admission::address::{BlockAddress, InstanceAddress, InstanceKey};
 use admission::marker::{self, CountBinding, CountMember, CountSetError, Slot, SlotMarker};
-use admission::path::AdmissionPath;
+use admission::{BlockAddress, InstanceAddress, InstanceKey};
+use provider::AdmissionPath;
 
 use super::diagnostics::CountFault;
 use super::evidence::Evidence;

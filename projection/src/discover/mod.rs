@@ -89,9 +89,9 @@ mod verdicts;
 
 use std::collections::BTreeMap;
 
-use admission::Catalog;
 use admission::marker::Estate;
-use admission::provider::Provider;
+use provider::Catalog;
+use provider::Provider;
 use staterecord::Store;
 
 use self::diagnostics::Finding;

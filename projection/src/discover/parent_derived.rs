@@ -6,9 +6,9 @@
 
 use std::collections::BTreeMap;
 
-use admission::address::InstanceAddress;
-use admission::path::AdmissionPath;
-use admission::provider::Identity;
+use admission::InstanceAddress;
+use provider::AdmissionPath;
+use provider::Identity;
 
 use super::evidence::Evidence;
 use super::fetch::{ReadRequest, Reader};

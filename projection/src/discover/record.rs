@@ -5,9 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use admission::address::InstanceAddress;
-use admission::path::AdmissionPath;
-use admission::provider::LiveObject;
+use admission::InstanceAddress;
+use provider::AdmissionPath;
+use provider::LiveObject;
 
 use super::evidence::Evidence;
 use super::scope::Scope;

@@ -7,10 +7,10 @@
 
 use std::collections::BTreeMap;
 
-use admission::address::{BlockAddress, InstanceAddress, InstanceKey};
-use admission::path::AdmissionPath;
-use admission::provider::LiveObject;
-use admission::schema::BindMatch;
+use admission::{BlockAddress, InstanceAddress, InstanceKey};
+use provider::AdmissionPath;
+use provider::LiveObject;
+use provider::schema::BindMatch;
 
 use super::INTENT_PATIENCE_SECS;
 use super::diagnostics::{Finding, IntentOutcome};

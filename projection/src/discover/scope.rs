@@ -6,11 +6,11 @@
 
 use std::collections::BTreeMap;
 
-use admission::address::{BlockAddress, InstanceAddress};
-use admission::catalog::Catalog;
 use admission::marker::Estate;
-use admission::path::AdmissionPath;
-use admission::schema::ResourceTypeSchema;
+use admission::{BlockAddress, InstanceAddress};
+use provider::AdmissionPath;
+use provider::Catalog;
+use provider::schema::ResourceTypeSchema;
 
 use super::ProjectionConfig;
 use crate::declared::{Declared, DeclaredValue};

@@ -5,10 +5,10 @@
 //! An object is planned for deletion only once a read confirms it is there and still this estate's;
 //! a stale index entry or a record of an object that is gone is never a deletion.
 
-use admission::address::{InstanceAddress, InstanceKey};
 use admission::marker::{self, ESTATE_TAG, MalformedReason, Ownership};
-use admission::path::AdmissionPath;
-use admission::provider::LiveObject;
+use admission::{InstanceAddress, InstanceKey};
+use provider::AdmissionPath;
+use provider::LiveObject;
 
 use super::classify::valid_slot;
 use super::diagnostics::Unread;

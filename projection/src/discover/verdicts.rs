@@ -7,11 +7,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
-use admission::address::{BlockAddress, InstanceAddress, InstanceKey};
-use admission::catalog::Catalog;
 use admission::marker::{MalformedReason, Slot, SlotMarker};
-use admission::path::AdmissionPath;
-use admission::provider::{LiveObject, ProviderError};
+use admission::{BlockAddress, InstanceAddress, InstanceKey};
+use provider::AdmissionPath;
+use provider::Catalog;
+use provider::{LiveObject, ProviderError};
 
 use super::diagnostics::{CountFault, Finding, Unread};
 use super::evidence::ObjectKey;

@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
-use admission::provider::ProviderError;
 use projection::{Declared, Expansion, RetryPolicy};
+use provider::ProviderError;
 
 use crate::support::*;
 

@@ -4,14 +4,14 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use admission::Catalog;
-use admission::provider::{
-    CreateRequest, Identity, ListPage, ListRequest, LiveObject, Provider, ProviderError, TagQuery,
-    TaggedPage, UpdateRequest,
-};
 use async_trait::async_trait;
 use fixtures::SimCloud;
 use projection::{Declared, DeclaredInstance, DeclaredValue, ProjectionConfig, RetryPolicy};
+use provider::Catalog;
+use provider::{
+    CreateRequest, Identity, ListPage, ListRequest, LiveObject, Provider, ProviderError, TagQuery,
+    TaggedPage, UpdateRequest,
+};
 use serde_json::json;
 use staterecord::MemoryStore;
 

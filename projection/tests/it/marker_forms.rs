@@ -1,7 +1,7 @@
 //! The marker comparison that writes no address out agrees with the escaped forms of the address.
 
-use admission::address::{BlockAddress, InstanceKey};
 use admission::marker;
+use admission::{BlockAddress, InstanceKey};
 use projection::marks;
 use proptest::prelude::*;
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use admission::diag::Code;
+use admission::Code;
 use admission::marker::{MAX_ADDRESS_CHARS, check_address_length, escape_address};
 use admission::{BlockAddress, Estate, InstanceAddress, InstanceKey};
 use projection::b64;
@@ -229,7 +229,7 @@ async fn a_digest_key_whose_record_names_another_address_reads_as_no_record() {
     let warned: Vec<(Code, Vec<String>)> = set
         .diagnostics
         .iter()
-        .map(|d| (d.code, d.ids.clone()))
+        .map(|d| (d.code, d.ids().to_vec()))
         .collect();
     assert_eq!(
         warned,

@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use admission::diag::Code;
+use admission::Code;
 use admission::{Estate, InstanceAddress};
 use projection::record::{
     DeposedRecord, InstanceNamespace, IntentRecord, IntentState, RecordBody, SlotsRecord,
@@ -146,7 +146,7 @@ async fn an_unknown_format_reads_as_no_record_with_a_record_format_warning() {
     let codes: Vec<(Code, Vec<String>)> = set
         .diagnostics
         .iter()
-        .map(|d| (d.code, d.ids.clone()))
+        .map(|d| (d.code, d.ids().to_vec()))
         .collect();
     assert_eq!(
         codes,

@@ -10,6 +10,8 @@ use projection::{
     Declared, DeclaredInstance, DeclaredValue, Projection, ProjectionConfig, RecordKeys,
     RetryPolicy,
 };
+use provider::schema::ResourceTypeSchema;
+use provider::{AdmissionPath, Catalog, Provider};
 use staterecord::{CacheScope, CountingStore, MemoryStore, Store};
 
 pub use fixtures::testkit::{cloud, cloud_with, res};
@@ -38,6 +40,7 @@ pub fn tags_of<'a>(pairs: &'a [(&'static str, String)]) -> Vec<(&'static str, &'
     pairs.iter().map(|(k, v)| (*k, v.as_str())).collect()
 }
 
+/// The knobs of every projection of the tests: no waiting between retries.
 pub fn config() -> ProjectionConfig {
     ProjectionConfig {
         retry: RetryPolicy::immediate(3),
@@ -114,7 +117,13 @@ pub fn bare(address: &str) -> DeclaredInstance {
 pub fn codes(p: &Projection) -> Vec<(String, Option<String>, Vec<String>)> {
     p.diagnostics
         .iter()
-        .map(|d| (d.code.as_str().to_owned(), d.address.clone(), d.ids.clone()))
+        .map(|d| {
+            (
+                d.code.as_str().to_owned(),
+                d.address.clone(),
+                d.ids().to_vec(),
+            )
+        })
         .collect()
 }
 
@@ -139,9 +148,12 @@ pub fn diag(
 }
 
 /// Every type a plan over `provider` knows: the provider's and the record-backed ones.
-pub fn catalog(provider: &dyn admission::Provider) -> admission::Catalog {
+pub fn catalog(provider: &dyn Provider) -> Catalog {
+    // The engine, which holds the record-backed types' schemas, depends on this crate: name them here.
+    let record_backed = ["random_id", "terraform_data"]
+        .map(|t| ResourceTypeSchema::new(t, Some(AdmissionPath::Record)));
     provider
         .schemas()
         .clone()
-        .merged(admission::catalog::builtin())
+        .merged(Catalog::new(record_backed))
 }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use admission::InstanceAddress;
-use admission::config::{SourceFile, VariableInputs};
+use admission::{SourceFile, VariableInputs};
 use anyhow::{Context, bail, ensure};
 use engine::{Action, ApplyConfig, Plan, Sources};
 use fixtures::{LatencyTimer, SimCloud, SimConfig};

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use admission::config::{SourceFile, VariableInputs};
+use admission::{SourceFile, VariableInputs};
 use anyhow::{Context, bail, ensure};
 use clap::ValueEnum;
 use engine::{ApplyConfig, Engine, Plan, RetryPolicy, Sources};
@@ -48,7 +48,7 @@ pub struct Converged {
 /// The engine of every benchmark plan: `provider` and `store`, retries without waiting, `read_concurrency`
 /// reads in flight.
 pub fn bench_engine(
-    provider: Arc<dyn admission::Provider>,
+    provider: Arc<dyn provider::Provider>,
     store: Arc<dyn Store>,
     read_concurrency: usize,
 ) -> Engine {

@@ -23,12 +23,12 @@ pub fn cycles(config: &Config) -> Vec<Diagnostic> {
     // Node weights are indices into `config.resources`; edge weights are where the reference is written.
     let mut graph: DiGraph<usize, Loc> = DiGraph::new();
     let mut node_of: HashMap<String, NodeIndex> = HashMap::new();
-    for (i, res) in config.resources.iter().enumerate() {
+    for (i, res) in config.resources().iter().enumerate() {
         let node = graph.add_node(i);
         node_of.entry(res.address()).or_insert(node);
     }
     for node in graph.node_indices() {
-        let res = &config.resources[graph[node]];
+        let res = &config.resources()[graph[node]];
         for (target, loc) in waits_for(config, res) {
             if let Some(&to) = node_of.get(&target)
                 && graph.find_edge(node, to).is_none()
@@ -41,7 +41,7 @@ pub fn cycles(config: &Config) -> Vec<Diagnostic> {
     for mut group in kosaraju_scc(&graph) {
         group.sort_by_key(|&n| graph[n]);
         let first = group[0];
-        let res = &config.resources[graph[first]];
+        let res = &config.resources()[graph[first]];
         if let [only] = group[..] {
             if let Some(edge) = graph.find_edge(only, only) {
                 diags.push(
@@ -60,7 +60,7 @@ pub fn cycles(config: &Config) -> Vec<Diagnostic> {
         }
         let names: Vec<String> = group
             .iter()
-            .map(|&n| format!("`{}`", config.resources[graph[n]].address()))
+            .map(|&n| format!("`{}`", config.resources()[graph[n]].address()))
             .collect();
         let listed = match names.split_last() {
             Some((last, [one])) => format!("{one} and {last}"),

@@ -12,9 +12,9 @@ use crate::diag::{Code, Diagnostic};
 use crate::eval::{EvalError, Instance};
 use crate::lint::Lint;
 use crate::lint::expand::{BlockFacts, ExpandedInstance, IdentityValue, StaticResult};
-use crate::path::AdmissionPath;
 use crate::schema::ResourceTypeSchema;
 use crate::value::Value;
+use ::provider::AdmissionPath;
 
 impl Lint<'_, '_> {
     /// The block-level identity rules: the `count.index` injectivity rule.

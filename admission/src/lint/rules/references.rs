@@ -13,10 +13,10 @@ impl Lint<'_, '_> {
     pub(crate) fn references(&mut self) {
         let config = self.input.config;
         let mut exprs: Vec<(&Expr, Option<&Resource>)> = Vec::new();
-        for attr in config.locals.values() {
+        for attr in config.locals().values() {
             exprs.push((&attr.expr, None));
         }
-        for output in config.outputs.values() {
+        for output in config.outputs().values() {
             exprs.push((&output.value, None));
         }
         for p in &config.providers {
@@ -28,7 +28,7 @@ impl Lint<'_, '_> {
                 exprs.extend(store.settings.values().map(|a| (&a.expr, None)));
             }
         }
-        for res in &config.resources {
+        for res in config.resources() {
             for attr in res.attrs.values() {
                 exprs.push((&attr.expr, Some(res)));
             }
@@ -81,12 +81,12 @@ impl Lint<'_, '_> {
         let second = path.get(1).map(String::as_str);
         match path[0].as_str() {
             "var" => match second {
-                Some(v) if config.variables.contains_key(v) => None,
+                Some(v) if config.variables().contains_key(v) => None,
                 Some(v) => Some(format!("variable `{v}` is not declared")),
                 None => Some("`var` must be followed by a variable name".into()),
             },
             "local" => match second {
-                Some(l) if config.locals.contains_key(l) => None,
+                Some(l) if config.locals().contains_key(l) => None,
                 Some(l) => Some(format!("local `{l}` is not declared")),
                 None => Some("`local` must be followed by a local name".into()),
             },

@@ -7,8 +7,8 @@ use crate::address::BlockAddress;
 use crate::config::Resource;
 use crate::diag::{Code, Diagnostic};
 use crate::lint::Lint;
-use crate::path::AdmissionPath;
 use crate::schema::ResourceTypeSchema;
+use ::provider::AdmissionPath;
 
 impl<'a> Lint<'_, 'a> {
     /// The schema, admission path and address of the block `res`, or `None` once its unknown type,

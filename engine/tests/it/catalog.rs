@@ -2,15 +2,19 @@
 
 use std::collections::BTreeMap;
 
+use admission::Type;
 use admission::Value;
-use admission::catalog;
-use admission::schema::{AttributeMode, AttributeProblem, BindMatch, Comparison, IdScheme};
-use admission::value::Type;
 use expect_test::expect;
+use provider::schema::{AttributeMode, AttributeProblem, BindMatch, Comparison, IdScheme};
+
+/// The whole table of the contract: the AWS types and the engine's record-backed ones.
+fn contract() -> provider::Catalog {
+    awscatalog::catalog().merged(engine::builtin_catalog())
+}
 
 #[test]
 fn catalog_has_every_contract_type_with_its_admission_path() {
-    let c = catalog::contract();
+    let c = contract();
     let paths: Vec<String> = c
         .iter()
         .map(|s| {
@@ -44,17 +48,17 @@ fn catalog_has_every_contract_type_with_its_admission_path() {
     "#]]
     .assert_debug_eq(&paths);
     assert_eq!(
-        catalog::aws_like().len() + catalog::builtin().len(),
+        awscatalog::catalog().len() + engine::builtin_catalog().len(),
         c.len()
     );
-    assert!(!catalog::aws_like().contains("random_id"));
-    assert!(catalog::builtin().contains("terraform_data"));
+    assert!(!awscatalog::catalog().contains("random_id"));
+    assert!(engine::builtin_catalog().contains("terraform_data"));
     assert!(!c.get("aws_eip_association").unwrap().is_admitted());
 }
 
 #[test]
 fn identity_arguments_follow_the_contract() {
-    let c = catalog::contract();
+    let c = contract();
     let cases: &[(&str, &[&str])] = &[
         ("aws_s3_bucket", &["bucket"]),
         ("aws_s3_bucket_versioning", &["bucket"]),
@@ -103,7 +107,7 @@ fn identity_arguments_follow_the_contract() {
 
 #[test]
 fn force_new_attributes_follow_the_contract() {
-    let c = catalog::contract();
+    let c = contract();
     let cases: &[(&str, &[&str])] = &[
         ("aws_s3_bucket", &["bucket"]),
         ("aws_s3_bucket_versioning", &["bucket"]),
@@ -132,7 +136,7 @@ fn force_new_attributes_follow_the_contract() {
 
 #[test]
 fn defaults_follow_the_contract() {
-    let c = catalog::contract();
+    let c = contract();
     let cases: &[(&str, &str, Value)] = &[
         ("aws_s3_bucket", "force_destroy", Value::Bool(false)),
         ("aws_iam_role", "description", Value::from("")),
@@ -176,7 +180,7 @@ fn defaults_follow_the_contract() {
 
 #[test]
 fn required_computed_sensitive_and_residue_follow_the_contract() {
-    let c = catalog::contract();
+    let c = contract();
     let required: &[(&str, &[&str])] = &[
         ("aws_s3_bucket_versioning", &["bucket", "status"]),
         ("aws_iam_role", &["assume_role_policy", "name"]),
@@ -250,7 +254,7 @@ fn required_computed_sensitive_and_residue_follow_the_contract() {
 
 #[test]
 fn tags_ids_and_bind_candidates_follow_the_contract() {
-    let c = catalog::contract();
+    let c = contract();
     let taggable: Vec<&str> = c
         .iter()
         .filter(|s| s.taggable)
@@ -327,7 +331,7 @@ fn tags_ids_and_bind_candidates_follow_the_contract() {
 
 #[test]
 fn desired_values_take_defaults_and_leave_unset_tags_unmanaged() {
-    let c = catalog::contract();
+    let c = contract();
     let subnet = c.get("aws_subnet").unwrap();
     let configured: BTreeMap<String, Value> = [
         ("vpc_id".to_owned(), Value::unknown()),
@@ -354,7 +358,7 @@ fn desired_values_take_defaults_and_leave_unset_tags_unmanaged() {
 
 #[test]
 fn configured_attributes_are_checked_against_the_schema() {
-    let c = catalog::contract();
+    let c = contract();
     let versioning = c.get("aws_s3_bucket_versioning").unwrap();
     let configured: BTreeMap<String, Value> = [
         ("status".to_owned(), Value::from("On")),
@@ -389,7 +393,7 @@ fn configured_attributes_are_checked_against_the_schema() {
 
 #[test]
 fn json_documents_compare_by_content() {
-    let c = catalog::contract();
+    let c = contract();
     let policy = c
         .get("aws_iam_role")
         .unwrap()
