@@ -116,7 +116,8 @@ pub use staterecord;
 
 pub use admission::config::{SourceFile, VariableInputs};
 pub use admission::provider::{
-    ApiCallCounter, CreateRequest, ListPage, ListRequest, TagChange, UpdateRequest,
+    Call, CallCounts, Counting, CreateRequest, ListPage, ListRequest, Recorder, TagChange,
+    UpdateRequest,
 };
 pub use admission::schema::AttributeSchema;
 pub use admission::{
@@ -127,7 +128,7 @@ pub use configuration::{Argument, Configuration, ConfigurationError, Resource};
 pub use engine::render;
 pub use engine::{
     Action, ApplyConfig, ApplyEvent, ApplyEventKind, ApplyOutcome, Plan, PlanRequest,
-    ResourceChange, RetryPolicy, ReviewedPlan, Summary, apply, plan,
+    ResourceChange, RetryConfig, ReviewedPlan, Summary, apply, plan,
 };
 pub use fixtures::{SimCloud, SimConfig};
 pub use staterecord::{CacheScope, LocalStore, MemoryStore, Store, StoreError};

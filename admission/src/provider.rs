@@ -6,7 +6,8 @@
 
 pub use ::provider::conformance;
 pub use ::provider::{
-    ApiCallCounter, CreateRequest, Identity, ListPage, ListRequest, LiveObject, ParentScope,
-    Provider, ProviderError, ProviderErrorKind, TagChange, TagFilter, TagQuery, TaggedPage,
-    TaggedResource, UpdateRequest,
+    AssumeRole, Call, CallCounts, Counting, CreateRequest, DataSourceRequest, Identity, ListPage,
+    ListRequest, LiveObject, ParentScope, Provider, ProviderConfig, ProviderError,
+    ProviderErrorKind, RateLimit, RateLimits, Recorder, TagChange, TagFilter, TagQuery, TaggedPage,
+    TaggedResource, UpdateRequest, configured,
 };

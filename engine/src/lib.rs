@@ -34,5 +34,5 @@ pub use model::{
     UnownedVerdict,
 };
 pub use planner::{PlanRequest, plan};
-pub use projection::RetryPolicy;
+pub use projection::{Backoff, RetryConfig, Retrying};
 pub use summary::Summary;

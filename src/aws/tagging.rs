@@ -6,7 +6,7 @@
 //! point, a type it does not serve) is left out of the page, never guessed. This module must never filter
 //! by tags itself: the API does, and its index may lag (a deleted bucket can still be returned).
 
-use admission::provider::{ProviderError, TagQuery, TaggedPage, TaggedResource};
+use admission::provider::{Call, ProviderError, TagQuery, TaggedPage, TaggedResource};
 use aws_sdk_resourcegroupstagging::types::TagFilter;
 
 use super::error::from_sdk;
@@ -43,6 +43,7 @@ impl AwsProvider {
     #[tracing::instrument(skip_all, fields(operation = GET_RESOURCES), err)]
     pub(super) async fn get_resources(
         &self,
+        call: &Call<'_>,
         query: &TagQuery,
     ) -> Result<TaggedPage, ProviderError> {
         // Buckets are the only type served that the tagging index covers.
@@ -59,7 +60,7 @@ impl AwsProvider {
                     .build()
             })
             .collect();
-        self.calls.record(GET_RESOURCES);
+        call.attempt(GET_RESOURCES);
         let out = self
             .tagging
             .get_resources()

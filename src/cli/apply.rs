@@ -120,7 +120,7 @@ pub async fn run(common: &Common, term: &Terminal, auto_approve: bool) -> anyhow
     let config = engine::ApplyConfig {
         parallelism: NonZeroUsize::new(common.parallelism as usize).unwrap_or(NonZeroUsize::MIN),
         cancel: cancel.clone(),
-        retry: engine::RetryPolicy::default(),
+        retry: engine::RetryConfig::default(),
         events: Some(view.sink()),
         progress_interval: PROGRESS_INTERVAL,
     };

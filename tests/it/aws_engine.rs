@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use admission::Provider;
 use admission::config::{SourceFile, VariableInputs};
+use admission::provider::Call;
 use engine::render::{self, RenderOptions};
-use engine::{ApplyConfig, Plan, PlanRequest, RetryPolicy};
+use engine::{ApplyConfig, Plan, PlanRequest, RetryConfig};
 use liveplan::aws::{AwsProvider, AwsProviderConfig};
 use staterecord::testkit::emulator::S3Emulator;
 use staterecord::{CacheScope, MemoryStore, Store};
@@ -29,7 +30,7 @@ async fn plan(provider: &AwsProvider, store: &Arc<dyn Store>, config: &str) -> P
     let files = [SourceFile::new("main.tf", config)];
     let inputs = VariableInputs::default();
     let request = PlanRequest {
-        retry: RetryPolicy::immediate(4),
+        retry: RetryConfig::immediate(4),
         ..PlanRequest::new(&files, &inputs)
     };
     engine::plan(&request, provider, Arc::clone(store), &CacheScope::new())
@@ -44,7 +45,7 @@ async fn apply(provider: &Arc<AwsProvider>, store: &Arc<dyn Store>, plan: Plan) 
         Arc::clone(provider) as Arc<dyn Provider>,
         Arc::clone(store),
         ApplyConfig {
-            retry: RetryPolicy::immediate(4),
+            retry: RetryConfig::immediate(4),
             ..ApplyConfig::default()
         },
     )
@@ -95,7 +96,11 @@ resource "aws_s3_bucket_versioning" "data" {{
     );
     apply(&provider, &store, first).await;
     let logs = provider
-        .read_by_id("aws_s3_bucket", &format!("{estate}-logs"))
+        .read_by_id(
+            &Call::unrecorded(),
+            "aws_s3_bucket",
+            &format!("{estate}-logs"),
+        )
         .await
         .unwrap()
         .expect("the bucket exists");
@@ -144,7 +149,11 @@ resource "aws_s3_bucket_versioning" "data" {{
     apply(&provider, &store, shrink).await;
     assert_eq!(
         provider
-            .read_by_id("aws_s3_bucket", &format!("{estate}-logs"))
+            .read_by_id(
+                &Call::unrecorded(),
+                "aws_s3_bucket",
+                &format!("{estate}-logs")
+            )
             .await
             .unwrap(),
         None
@@ -152,11 +161,19 @@ resource "aws_s3_bucket_versioning" "data" {{
 
     // The rest is torn down directly through the provider.
     provider
-        .delete("aws_s3_bucket_versioning", &format!("{estate}-data"))
+        .delete(
+            &Call::unrecorded(),
+            "aws_s3_bucket_versioning",
+            &format!("{estate}-data"),
+        )
         .await
         .unwrap();
     provider
-        .delete("aws_s3_bucket", &format!("{estate}-data"))
+        .delete(
+            &Call::unrecorded(),
+            "aws_s3_bucket",
+            &format!("{estate}-data"),
+        )
         .await
         .unwrap();
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use liveplan::render::{self, RenderOptions};
 use liveplan::{
-    Action, CacheScope, MemoryStore, PlanRequest, RetryPolicy, SimCloud, SimConfig, SourceFile,
+    Action, CacheScope, MemoryStore, PlanRequest, RetryConfig, SimCloud, SimConfig, SourceFile,
     Store, VariableInputs,
 };
 use proptest::prelude::*;
@@ -27,7 +27,7 @@ fn plan(main_tf: &str, live: &Json) -> Option<liveplan::Plan> {
     let files = [SourceFile::new("main.tf", main_tf)];
     let inputs = VariableInputs::default();
     let request = PlanRequest {
-        retry: RetryPolicy::immediate(2),
+        retry: RetryConfig::immediate(2),
         ..PlanRequest::new(&files, &inputs)
     };
     runtime()

@@ -44,8 +44,8 @@ use crate::graph::{self, EngineFamily, FinalPlan, GraphValue, Meta};
 use crate::journal::{RecordJournal, records_seen};
 use crate::model::{PlanContext, ResourceChange, ReviewedPlan};
 use eval::BlockShape;
-use projection::RetryPolicy;
 use projection::record::RecordKeys;
+use projection::{RetryConfig, Retrying};
 use turns::Turns;
 
 /// How to apply.
@@ -55,8 +55,9 @@ pub struct ApplyConfig {
     pub parallelism: NonZeroUsize,
     /// Cancelling stops new operations from starting; those in flight finish and write their records.
     pub cancel: CancellationToken,
-    /// How throttled calls are retried.
-    pub retry: RetryPolicy,
+    /// How throttled calls are retried (by one retrying decorator around the provider, whose waits between
+    /// attempts end when `cancel` fires).
+    pub retry: RetryConfig,
     /// Where events go, if anywhere.
     pub events: Option<EventSink>,
     /// How often a running operation reports progress.
@@ -79,7 +80,7 @@ impl Default for ApplyConfig {
         ApplyConfig {
             parallelism: NonZeroUsize::new(10).unwrap_or(NonZeroUsize::MIN),
             cancel: CancellationToken::new(),
-            retry: RetryPolicy::default(),
+            retry: RetryConfig::default(),
             events: None,
             progress_interval: Duration::from_secs(10),
         }
@@ -242,8 +243,7 @@ impl Executor {
             ctx,
             changes,
             deposed_changes,
-            provider,
-            retry: config.retry.clone(),
+            provider: Retrying::new(provider, &config.retry).until_cancelled(config.cancel.clone()),
             events: config.events.clone(),
             progress_interval: config.progress_interval,
             results: Mutex::new(BTreeMap::new()),
@@ -307,12 +307,12 @@ struct Executor {
     deposed_changes: HashMap<(InstanceAddress, String), Arc<ResourceChange>>,
     /// Each resource block's declaration and the value of its members before any is read.
     blocks: HashMap<String, BlockShape>,
-    provider: Arc<dyn Provider>,
+    /// The provider, retried as the apply's configuration says.
+    provider: Retrying<Arc<dyn Provider>>,
     /// Every record write of the apply.
     journal: RecordJournal,
     /// The parallelism limit.
     turns: Turns,
-    retry: RetryPolicy,
     events: Option<EventSink>,
     progress_interval: Duration,
     /// Each instance's object after its apply.

@@ -30,7 +30,7 @@ use admission::lint::ExpandedInstance;
 use admission::marker::Estate;
 use admission::provider::TagChange;
 use admission::{AdmissionPath, Catalog, Diagnostic, InstanceAddress, LiveObject, Provider, Value};
-use projection::{Projection, ProjectionConfig, RetryPolicy};
+use projection::{Projection, ProjectionConfig, RetryConfig};
 use staterecord::{CacheScope, Store};
 
 use crate::model::{Action, Plan, PlanContext, ResourceChange};
@@ -49,8 +49,8 @@ pub struct PlanRequest<'a> {
     pub inputs: &'a VariableInputs,
     /// `--estate`, if given.
     pub estate_flag: Option<&'a str>,
-    /// How reads are retried.
-    pub retry: RetryPolicy,
+    /// How reads are retried (discovery wraps the provider in one retrying decorator built from it).
+    pub retry: RetryConfig,
     /// Reads in flight during discovery (`--read-concurrency`).
     pub read_concurrency: usize,
     /// The record key prefix (empty, or ending with `/`).
@@ -64,7 +64,7 @@ impl<'a> PlanRequest<'a> {
             files,
             inputs,
             estate_flag: None,
-            retry: RetryPolicy::default(),
+            retry: RetryConfig::default(),
             read_concurrency: 16,
             key_prefix: "",
         }

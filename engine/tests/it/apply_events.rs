@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use engine::{ApplyConfig, ApplyEvent, RetryPolicy};
+use engine::{ApplyConfig, ApplyEvent, RetryConfig};
 use expect_test::expect;
 use fixtures::{FaultKind, FaultPlan, SimCloud, SimConfig, Trigger};
 
@@ -40,7 +40,7 @@ async fn a_slow_create_reports_progress_every_interval() {
             plan,
             ApplyConfig {
                 events: Some(sink),
-                retry: RetryPolicy::immediate(3),
+                retry: RetryConfig::immediate(3),
                 ..ApplyConfig::default()
             },
         )
@@ -70,11 +70,10 @@ async fn throttled_creates_are_retried() {
         .expect("a known operation");
     world.with_faults(faults).await;
     let _ = Journal::default();
-    let outcome = world.apply(world.plan(VPC).await).await;
+    let (outcome, calls) = world.apply_counted(world.plan(VPC).await).await;
     assert_eq!(diagnostics(&outcome), "");
     assert_eq!(
-        world.cloud.api_calls()["ec2:CreateVpc"],
-        3,
+        calls["ec2:CreateVpc"], 3,
         "two throttled attempts, then success"
     );
     assert!(world.plan(VPC).await.summary().is_empty());

@@ -101,3 +101,65 @@ resource "aws_vpc" "main" {
     "#]]
     .assert_eq(&live_tags(&world).await);
 }
+
+#[tokio::test(start_paused = true)]
+async fn cancelling_stops_a_create_that_waits_between_retries() {
+    let config = r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_vpc" "main" {
+  cidr_block = "10.0.0.0/16"
+}
+"#;
+    let mut world = Bench::empty();
+    let throttled = fixtures::FaultPlan::none()
+        .with(
+            "ec2:CreateVpc",
+            fixtures::FaultKind::Throttle,
+            fixtures::Trigger::Always,
+        )
+        .expect("a known operation");
+    world.with_faults(throttled).await;
+    let reviewed = world.plan(config).await.review().expect("applicable");
+    let counted = std::sync::Arc::new(admission::provider::Counting::new(std::sync::Arc::clone(
+        &world.cloud,
+    )));
+    let hour = std::time::Duration::from_secs(3600);
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let apply_config = engine::ApplyConfig {
+        cancel: cancel.clone(),
+        retry: engine::RetryConfig::new(5, hour, hour, 1),
+        ..engine::ApplyConfig::default()
+    };
+    let started = tokio::time::Instant::now();
+    let (outcome, ()) = tokio::join!(
+        engine::apply(
+            &reviewed,
+            std::sync::Arc::clone(&counted) as std::sync::Arc<dyn admission::Provider>,
+            std::sync::Arc::clone(&world.store),
+            apply_config,
+        ),
+        async {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            cancel.cancel();
+        }
+    );
+    let outcome = outcome.expect("the apply runs");
+    // The first attempt was throttled; the wait for the second ended with the cancellation.
+    assert_eq!(counted.calls_of("ec2:CreateVpc"), 1);
+    assert!(started.elapsed() < hour, "{:?}", started.elapsed());
+    assert!(
+        diagnostics(&outcome).contains("creating aws_vpc.main failed: ec2:CreateVpc: throttled"),
+        "{}",
+        diagnostics(&outcome)
+    );
+    // Nothing was created, and the intent was put back: the next plan proposes the create again.
+    assert_eq!(live_tags(&world).await, "");
+    let plan = world.plan(config).await;
+    assert_eq!(
+        plan.summary().to_string(),
+        "Plan: 1 to add, 0 to change, 0 to destroy."
+    );
+}

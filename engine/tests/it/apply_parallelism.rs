@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use engine::{ApplyConfig, RetryPolicy};
+use engine::{ApplyConfig, RetryConfig};
 use fixtures::{SimCloud, SimConfig};
 use staterecord::{Record, Store, StoreError, Version};
 
@@ -92,7 +92,7 @@ async fn provider_calls_keep_to_the_limit_while_record_writes_overlap_beyond_it(
             plan,
             ApplyConfig {
                 parallelism: std::num::NonZeroUsize::new(3).expect("three"),
-                retry: RetryPolicy::immediate(3),
+                retry: RetryConfig::immediate(3),
                 ..ApplyConfig::default()
             },
         )

@@ -5,7 +5,7 @@
 //! block's slots, an output of a long name) must be written, read back by the next plan, and deleted.
 
 use admission::config::{SourceFile, VariableInputs};
-use engine::{MvRequest, PlanRequest, RetryPolicy};
+use engine::{MvRequest, PlanRequest, RetryConfig};
 use expect_test::expect;
 use staterecord::key::MAX_KEY_LEN;
 
@@ -138,7 +138,7 @@ async fn mv(world: &Bench, config: &str, old: &str, new: &str) {
     let files = [SourceFile::new("main.tf", config)];
     let inputs = VariableInputs::default();
     let request = PlanRequest {
-        retry: RetryPolicy::immediate(3),
+        retry: RetryConfig::immediate(3),
         ..PlanRequest::new(&files, &inputs)
     };
     for block in ["aws_vpc.main", "random_id.suffix"] {

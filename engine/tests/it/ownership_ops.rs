@@ -1,14 +1,14 @@
 //! `adopt` and `mv` end to end on the simulated cloud.
 
 use admission::config::{SourceFile, VariableInputs};
-use engine::{AdoptRequest, MvRequest, PlanRequest, RetryPolicy};
+use engine::{AdoptRequest, MvRequest, PlanRequest, RetryConfig};
 use expect_test::expect;
 
 use crate::support::{Bench, live_tags, text};
 
 fn request<'a>(files: &'a [SourceFile], inputs: &'a VariableInputs) -> PlanRequest<'a> {
     PlanRequest {
-        retry: RetryPolicy::immediate(3),
+        retry: RetryConfig::immediate(3),
         ..PlanRequest::new(files, inputs)
     }
 }
@@ -428,9 +428,15 @@ async fn a_malformed_marker_is_adopted_the_way_its_diagnostic_says() {
         set: Default::default(),
         remove: ["tofu-estate".to_owned(), "tofu-address".to_owned()].into(),
     };
-    admission::Provider::update_tags(world.cloud.as_ref(), "aws_s3_bucket", "acme-data", change)
-        .await
-        .expect("the tags are removed");
+    admission::Provider::update_tags(
+        world.cloud.as_ref(),
+        &admission::provider::Call::unrecorded(),
+        "aws_s3_bucket",
+        "acme-data",
+        change,
+    )
+    .await
+    .expect("the tags are removed");
     let plan = world.plan(BUCKET).await;
     assert!(
         text(&plan).contains("to adopt it: liveplan adopt aws_s3_bucket.data"),

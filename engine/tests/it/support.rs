@@ -5,8 +5,9 @@
 use std::sync::Arc;
 
 use admission::config::{SourceFile, VariableInputs};
+use admission::provider::Counting;
 use engine::render::{self, RenderOptions};
-use engine::{ApplyConfig, Plan, PlanRequest, RetryPolicy};
+use engine::{ApplyConfig, Plan, PlanRequest, RetryConfig};
 use fixtures::{SimCloud, SimConfig, testkit};
 use staterecord::{CacheScope, MemoryStore, Store};
 
@@ -39,7 +40,7 @@ impl Bench {
         let files = [SourceFile::new("main.tf", config)];
         let inputs = VariableInputs::default();
         let request = PlanRequest {
-            retry: RetryPolicy::immediate(4),
+            retry: RetryConfig::immediate(4),
             ..PlanRequest::new(&files, &inputs)
         };
         engine::plan(
@@ -80,7 +81,7 @@ impl Bench {
             plan,
             ApplyConfig {
                 events: Some(journal.sink()),
-                retry: RetryPolicy::immediate(3),
+                retry: RetryConfig::immediate(3),
                 ..ApplyConfig::default()
             },
         )
@@ -103,11 +104,37 @@ impl Bench {
         let config = ApplyConfig {
             parallelism: std::num::NonZeroUsize::MIN,
             cancel,
-            retry: RetryPolicy::immediate(3),
+            retry: RetryConfig::immediate(3),
             events: Some(events),
             ..ApplyConfig::default()
         };
         self.apply_with(plan, config).await
+    }
+
+    /// Reviews and applies a plan with instant retries, counting its API calls by operation with a
+    /// `Counting` decorator around the cloud.
+    pub async fn apply_counted(
+        &self,
+        plan: Plan,
+    ) -> (
+        engine::ApplyOutcome,
+        std::collections::BTreeMap<String, u64>,
+    ) {
+        let reviewed = plan.review().expect("the plan is applicable");
+        let counted = Arc::new(Counting::new(Arc::clone(&self.cloud)));
+        let config = ApplyConfig {
+            retry: RetryConfig::immediate(4),
+            ..ApplyConfig::default()
+        };
+        let outcome = engine::apply(
+            &reviewed,
+            Arc::clone(&counted) as Arc<dyn admission::Provider>,
+            Arc::clone(&self.store),
+            config,
+        )
+        .await
+        .expect("the apply runs");
+        (outcome, counted.calls())
     }
 
     /// Reviews and applies a plan with instant retries.
@@ -115,7 +142,7 @@ impl Bench {
         self.apply_with(
             plan,
             ApplyConfig {
-                retry: RetryPolicy::immediate(4),
+                retry: RetryConfig::immediate(4),
                 ..ApplyConfig::default()
             },
         )

@@ -8,7 +8,7 @@ use fixtures::SimCloud;
 use projection::record::RecordBody;
 use projection::{
     Declared, DeclaredInstance, DeclaredValue, Projection, ProjectionConfig, RecordKeys,
-    RetryPolicy,
+    RetryConfig,
 };
 use staterecord::{CacheScope, CountingStore, MemoryStore, Store};
 
@@ -40,7 +40,7 @@ pub fn tags_of<'a>(pairs: &'a [(&'static str, String)]) -> Vec<(&'static str, &'
 
 pub fn config() -> ProjectionConfig {
     ProjectionConfig {
-        retry: RetryPolicy::immediate(3),
+        retry: RetryConfig::immediate(3),
         ..ProjectionConfig::at(NOW)
     }
 }
@@ -73,7 +73,6 @@ pub async fn run_with(
     let counting = Arc::new(CountingStore::new(memory, None));
     let keys = RecordKeys::new("", &estate()).unwrap();
     let cache = CacheScope::new().cache(counting.clone(), keys.prefix());
-    cloud.reset_api_calls();
     let projection = projection::project(cloud, &cache, &estate(), declared, &config())
         .await
         .expect("a projection");

@@ -15,8 +15,9 @@ use std::time::{Duration, Instant};
 
 use admission::InstanceAddress;
 use admission::config::{SourceFile, VariableInputs};
+use admission::provider::Counting;
 use anyhow::{Context, bail, ensure};
-use engine::{Action, ApplyConfig, Plan, PlanRequest, RetryPolicy};
+use engine::{Action, ApplyConfig, Plan, PlanRequest, RetryConfig};
 use fixtures::{LatencyTimer, SimCloud, SimConfig};
 use serde_json::json;
 use staterecord::{CacheScope, MemoryStore, Store};
@@ -89,15 +90,16 @@ pub async fn apply_create(options: ApplyOptions) -> anyhow::Result<Report> {
         options.n
     );
     let configuration = estate::configuration(&mix, options.keying);
-    let cloud = Arc::new(SimCloud::new(SimConfig {
+    let cloud = Arc::new(Counting::new(SimCloud::new(SimConfig {
         latency: options.latency,
         timer: LatencyTimer::Precise,
         ..SimConfig::default()
-    }));
+    })));
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
     let (reviewed, path) = plan_greenfield(&configuration, &cloud, &store, options.n).await?;
     let latent = Arc::new(LatentStore::new(Arc::clone(&store), options.store_latency));
-    cloud.reset_api_calls();
+    cloud.reset();
+    cloud.inner().reset_max_in_flight();
     let started = Instant::now();
     let outcome = engine::apply(
         &reviewed,
@@ -105,7 +107,7 @@ pub async fn apply_create(options: ApplyOptions) -> anyhow::Result<Report> {
         Arc::clone(&latent) as Arc<dyn Store>,
         ApplyConfig {
             parallelism: options.parallelism,
-            retry: RetryPolicy::immediate(4),
+            retry: RetryConfig::immediate(4),
             ..ApplyConfig::default()
         },
     )
@@ -120,9 +122,10 @@ pub async fn apply_create(options: ApplyOptions) -> anyhow::Result<Report> {
             .unwrap_or_default();
         bail!("the apply failed: {first}");
     }
-    let calls = cloud.api_calls();
+    let calls = cloud.calls();
     let total_calls: u64 = calls.values().sum();
     let live = cloud
+        .inner()
         .snapshot()
         .await
         .context("reading the live snapshot")?;
@@ -155,7 +158,7 @@ pub async fn apply_create(options: ApplyOptions) -> anyhow::Result<Report> {
         "wall_over_bound",
         json!((bound > 0.0).then(|| round3(wall_ms / bound))),
     );
-    report.metric("max_in_flight", json!(cloud.max_in_flight()));
+    report.metric("max_in_flight", json!(cloud.inner().max_in_flight()));
     if !options.store_latency.is_zero() {
         report.metric("store_calls", json!(latent.calls()));
     }
@@ -193,14 +196,14 @@ pub async fn apply_create(options: ApplyOptions) -> anyhow::Result<Report> {
 /// Plans the greenfield estate; the reviewed plan and its critical path (in creates).
 async fn plan_greenfield(
     configuration: &str,
-    cloud: &Arc<SimCloud>,
+    cloud: &Arc<Counting<SimCloud>>,
     store: &Arc<dyn Store>,
     n: usize,
 ) -> anyhow::Result<(engine::ReviewedPlan, usize)> {
     let files = [SourceFile::new("main.tf", configuration)];
     let inputs = VariableInputs::default();
     let request = PlanRequest {
-        retry: RetryPolicy::immediate(4),
+        retry: RetryConfig::immediate(4),
         ..PlanRequest::new(&files, &inputs)
     };
     let plan = engine::plan(

@@ -13,9 +13,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use admission::config::{SourceFile, VariableInputs};
+use admission::provider::Counting;
 use anyhow::{Context, bail, ensure};
 use clap::ValueEnum;
-use engine::{ApplyConfig, Plan, PlanRequest, RetryPolicy};
+use engine::{ApplyConfig, Plan, PlanRequest, RetryConfig};
 use fixtures::{LatencyTimer, SimCloud, SimConfig, Snapshot};
 use serde_json::json;
 use staterecord::{CacheScope, CountingStore, LocalStore, Store};
@@ -51,7 +52,7 @@ fn plan_request<'a>(
     read_concurrency: usize,
 ) -> PlanRequest<'a> {
     PlanRequest {
-        retry: RetryPolicy::immediate(4),
+        retry: RetryConfig::immediate(4),
         read_concurrency,
         ..PlanRequest::new(files, inputs)
     }
@@ -79,7 +80,7 @@ pub async fn converge(configuration: &str, store: Arc<dyn Store>) -> anyhow::Res
         Arc::clone(&store),
         ApplyConfig {
             parallelism: NonZeroUsize::MIN,
-            retry: RetryPolicy::immediate(4),
+            retry: RetryConfig::immediate(4),
             ..ApplyConfig::default()
         },
     )
@@ -104,7 +105,7 @@ pub async fn converge(configuration: &str, store: Arc<dyn Store>) -> anyhow::Res
 pub struct MeasuredPlan {
     /// The plan.
     pub plan: Plan,
-    /// API calls per operation, counted by the cloud.
+    /// API calls per operation, counted by a `Counting` decorator around the cloud.
     pub calls: BTreeMap<String, u64>,
     /// Trips to the record store, counted below the plan's cache.
     pub store_trips: usize,
@@ -127,15 +128,17 @@ pub async fn measure_plan(
     converged: &Converged,
     options: PlanOptions,
 ) -> anyhow::Result<MeasuredPlan> {
-    let cloud = SimCloud::from_snapshot(
-        &converged.snapshot,
-        SimConfig {
-            latency: options.latency,
-            timer: LatencyTimer::Precise,
-            ..SimConfig::default()
-        },
-    )
-    .context("loading the converged snapshot")?;
+    let cloud = Counting::new(
+        SimCloud::from_snapshot(
+            &converged.snapshot,
+            SimConfig {
+                latency: options.latency,
+                timer: LatencyTimer::Precise,
+                ..SimConfig::default()
+            },
+        )
+        .context("loading the converged snapshot")?,
+    );
     let counting = Arc::new(CountingStore::new(Arc::clone(&converged.store), None));
     let files = [SourceFile::new("main.tf", configuration)];
     let inputs = VariableInputs::default();
@@ -158,7 +161,7 @@ pub async fn measure_plan(
     let peak_rss = probe::peak_rss_bytes()?;
     Ok(MeasuredPlan {
         plan,
-        calls: cloud.api_calls(),
+        calls: cloud.calls(),
         store_trips: counting.total(),
         wall,
         cpu,
