@@ -55,8 +55,8 @@ pub struct ApplyConfig {
     pub parallelism: NonZeroUsize,
     /// Cancelling stops new operations from starting; those in flight finish and write their records.
     pub cancel: CancellationToken,
-    /// How throttled calls are retried (by one retrying decorator around the provider, whose waits between
-    /// attempts end when `cancel` fires).
+    /// How throttled calls are retried (by one retrying decorator around the provider; an operation in
+    /// flight when `cancel` fires finishes its retries).
     pub retry: RetryConfig,
     /// Where events go, if anywhere.
     pub events: Option<EventSink>,
@@ -243,7 +243,9 @@ impl Executor {
             ctx,
             changes,
             deposed_changes,
-            provider: Retrying::new(provider, &config.retry).until_cancelled(config.cancel.clone()),
+            // Not cut short by `cancel`: an operation in flight when the apply is cancelled finishes, its
+            // retries included, and writes its records.
+            provider: Retrying::new(provider, &config.retry),
             events: config.events.clone(),
             progress_interval: config.progress_interval,
             results: Mutex::new(BTreeMap::new()),

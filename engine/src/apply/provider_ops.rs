@@ -5,9 +5,8 @@
 //!
 //! The create intent is written (compare-and-swap against the version the plan saw, so two applies of one
 //! plan never create twice) before the provider call, and put back when the provider refuses. Throttled
-//! calls are retried by the apply's one retrying decorator, which stops waiting between attempts when the
-//! apply is cancelled. This module never starts a provider call after cancellation, and never aborts one
-//! in flight.
+//! calls are retried by the apply's one retrying decorator. This module never starts a provider call after
+//! cancellation, and never aborts one in flight (a call waiting between its retries is in flight).
 
 use std::collections::BTreeMap;
 use std::sync::PoisonError;
