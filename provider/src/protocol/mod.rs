@@ -67,6 +67,13 @@ use crate::value::Value;
 /// - **No state between calls** beyond clients and caches of immutable answers: two plans in a row must
 ///   each see the live system as it is, and two plans sharing one provider each get their own cost.
 ///
+/// # Decorators
+///
+/// A provider that wraps another ([`Counting`], the engine's retrying decorator) forwards every method,
+/// the defaulted ones included: a default left in place would answer from the wrapper's `list` and
+/// bypass the wrapped provider's cheaper override. It hands the wrapped provider the caller's [`Call`], or
+/// one made with [`Call::with_recorder`] when it records attempts itself.
+///
 /// # The next surface
 ///
 /// [`Provider::read_data_source`], [`Provider::configure`] and [`Provider::rate_limits`] are not called by
