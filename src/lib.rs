@@ -126,7 +126,7 @@ pub use configuration::{Argument, Configuration, ConfigurationError, Resource};
 pub use engine::render;
 pub use engine::{
     Action, ApplyConfig, ApplyEvent, ApplyEventKind, ApplyOutcome, Engine, MvOptions,
-    OwnershipOutcome, Plan, ResourceChange, RetryPolicy, ReviewedPlan, Sources, Summary,
+    OwnershipOutcome, Plan, ResourceChange, RetryConfig, ReviewedPlan, Sources, Summary,
 };
 pub use fixtures::{SimCloud, SimConfig};
 pub use provider::schema::AttributeSchema;
@@ -135,7 +135,8 @@ pub use provider::{
     ResourceTypeSchema,
 };
 pub use provider::{
-    ApiCallCounter, CreateRequest, ListPage, ListRequest, TagChange, UpdateRequest,
+    Call, CallCounts, Counting, CreateRequest, ListPage, ListRequest, Recorder, TagChange,
+    UpdateRequest,
 };
 pub use staterecord::{LocalStore, MemoryStore, Store, StoreError};
 

@@ -15,9 +15,9 @@ use admission::marker::{
     RenameFacts, check_adopt, check_rename,
 };
 use admission::{Code, Diagnostic, InstanceAddress, InstanceKey, Slot};
-use projection::{Binding, Projection};
+use projection::{Binding, Projection, Retrying};
 use provider::{AdmissionPath, Catalog, LiveObject, Provider, ProviderError};
-use provider::{Identity, ListRequest, TagChange, TagFilter, TagQuery};
+use provider::{Call, Identity, ListRequest, TagChange, TagFilter, TagQuery};
 use staterecord::{CacheScope, Store};
 
 use crate::handle::MvOptions;
@@ -111,11 +111,15 @@ async fn marked(
             page_token: None,
         };
         loop {
-            let page = provider.tagged_resources(query.clone()).await?;
+            let page = provider
+                .tagged_resources(&Call::unrecorded(), query.clone())
+                .await?;
             for r in page.resources {
                 if r.type_name == type_name
                     && marker::read_address(&r.tags).ok().flatten().as_deref() == Some(escaped)
-                    && let Some(o) = provider.read_by_id(type_name, &r.id).await?
+                    && let Some(o) = provider
+                        .read_by_id(&Call::unrecorded(), type_name, &r.id)
+                        .await?
                 {
                     out.push(o);
                 }
@@ -128,12 +132,14 @@ async fn marked(
     } else {
         let mut request = ListRequest::all(type_name);
         loop {
-            let page = provider.list(request.clone()).await?;
+            let page = provider.list(&Call::unrecorded(), request.clone()).await?;
             for o in page.objects {
                 let o = if page.tags_included {
                     Some(o)
                 } else {
-                    provider.read_by_id(type_name, &o.id).await?
+                    provider
+                        .read_by_id(&Call::unrecorded(), type_name, &o.id)
+                        .await?
                 };
                 if let Some(o) = o
                     && o.tag(marker::ESTATE_TAG) == Some(estate.as_str())
@@ -170,7 +176,10 @@ pub(crate) async fn adopt(
         admission::check(config.files, config.inputs, catalog, config.estate_flag);
     let refusals = Refusals(&address_text);
     let view = AdoptView::new(&linted, catalog, &address);
-    let live = match view.read_live(provider, config, request).await {
+    // Every read and the tags-only update of the adoption go through one retrying decorator; the
+    // projection below retries its own calls, so it is given the provider itself.
+    let retried = Retrying::new(provider, &config.retry);
+    let live = match view.read_live(&retried, request).await {
         Ok(live) => live,
         Err(outcome) => return Ok(outcome),
     };
@@ -235,9 +244,8 @@ pub(crate) async fn adopt(
         set,
         remove: Default::default(),
     };
-    if let Err(e) = config
-        .retry
-        .run(|| provider.update_tags(address.type_name(), &id, change.clone()))
+    if let Err(e) = retried
+        .update_tags(&Call::unrecorded(), address.type_name(), &id, change)
         .await
     {
         // Best effort: the record is harmless without the tags, but it would name a foreign object.
@@ -363,7 +371,6 @@ impl<'a> AdoptView<'a> {
     async fn read_live(
         &self,
         provider: &dyn Provider,
-        config: &PlanRequest<'_>,
         request: &AdoptRequest<'_>,
     ) -> Result<AdoptLive, OwnershipOutcome> {
         let fail = |e: &dyn std::fmt::Display| Refusals(&request.address.to_string()).fail(e);
@@ -380,15 +387,14 @@ impl<'a> AdoptView<'a> {
             && let Some(name) = &self.identity
         {
             let identity = Identity::Name(name.clone());
-            live.at_identity = config
-                .retry
-                .run(|| provider.read(type_name, &identity))
+            live.at_identity = provider
+                .read(&Call::unrecorded(), type_name, &identity)
                 .await
                 .map_err(|e| fail(&e))?;
         }
         live.target = match request.id {
             Some(id) => provider
-                .read_by_id(type_name, id)
+                .read_by_id(&Call::unrecorded(), type_name, id)
                 .await
                 .map_err(|e| fail(&e))?,
             None => live.at_identity.clone(),
@@ -545,8 +551,10 @@ pub(crate) async fn mv(
         OwnershipOutcome::refused(Code::MvRefused, summary, "nothing was changed", &old_text)
     };
     let taggable = catalog.get(old.type_name()).is_some_and(|s| s.taggable);
+    // Every read and the tags-only update of the rename go through one retrying decorator.
+    let retried = Retrying::new(provider, &config.retry);
     let found = match &estate {
-        Some(e) => match find_old(config, provider, &store, e, taggable, &old, &new).await? {
+        Some(e) => match find_old(config, &retried, &store, e, taggable, &old, &new).await? {
             Ok(found) => found,
             Err(summary) => return Ok(refuse(summary)),
         },
@@ -575,7 +583,7 @@ pub(crate) async fn mv(
         });
     }
     if let Some(obj) = &found.object
-        && let Err(outcome) = retag(config, provider, obj, &old, &new).await
+        && let Err(outcome) = retag(&retried, obj, &old, &new).await
     {
         return Ok(outcome);
     }
@@ -670,7 +678,6 @@ async fn find_old(
 
 /// Rewrites `obj`'s address marker from OLD to NEW (dropping its slot when it leaves its block).
 async fn retag(
-    config: &PlanRequest<'_>,
     provider: &dyn Provider,
     obj: &LiveObject,
     old: &InstanceAddress,
@@ -690,9 +697,8 @@ async fn retag(
     if old.block() != new.block() {
         change.remove.insert(marker::SLOT_TAG.to_owned());
     }
-    config
-        .retry
-        .run(|| provider.update_tags(obj.type_name.as_str(), &obj.id, change.clone()))
+    provider
+        .update_tags(&Call::unrecorded(), obj.type_name.as_str(), &obj.id, change)
         .await
         .map_err(|e| {
             OwnershipOutcome::refused(

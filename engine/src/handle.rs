@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use admission::{Diagnostic, InstanceAddress};
 use admission::{SourceFile, VariableInputs};
-use projection::RetryPolicy;
+use projection::RetryConfig;
 use provider::{Catalog, Provider};
 use staterecord::Store;
 
@@ -95,7 +95,7 @@ pub struct Engine {
     provider: Arc<dyn Provider>,
     store: Arc<dyn Store>,
     catalog: Arc<Catalog>,
-    retry: RetryPolicy,
+    retry: RetryConfig,
     read_concurrency: usize,
     key_prefix: String,
 }
@@ -121,7 +121,7 @@ impl Engine {
             provider,
             store,
             catalog,
-            retry: RetryPolicy::default(),
+            retry: RetryConfig::default(),
             read_concurrency: 16,
             key_prefix: String::new(),
         }
@@ -129,7 +129,7 @@ impl Engine {
 
     /// The same engine retrying throttled and failed calls (of plans, applies, adoptions and renames
     /// alike) by `retry`.
-    pub fn with_retry(self, retry: RetryPolicy) -> Engine {
+    pub fn with_retry(self, retry: RetryConfig) -> Engine {
         Engine { retry, ..self }
     }
 

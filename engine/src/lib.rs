@@ -39,5 +39,5 @@ pub use model::{
     Action, BindCandidate, Cost, ForeignObject, OwnedUndeclared, Plan, RenameHint, RenameTarget,
     ReplaceOrder, ResourceChange, ReviewedPlan, UndeclaredAction, UnownedObject, UnownedVerdict,
 };
-pub use projection::RetryPolicy;
+pub use projection::{Backoff, RetryConfig, Retrying};
 pub use summary::Summary;

@@ -9,13 +9,14 @@
 //! - [`Projection`]: the prior state plus the reports (typed end to end: [`UnownedVerdict`],
 //!   [`RenameTarget`], [`UndeclaredAction`]) and the cost;
 //! - [`shell_word`]: the one quoting rule of the commands a plan suggests;
-//! - [`RetryPolicy`]: the bounded, jittered backoff shared with apply.
+//! - [`Retrying`]: the decorator that retries a provider's calls with a bounded, jittered backoff
+//!   ([`RetryConfig`], [`Backoff`]), the one retry of discovery, apply, `adopt` and `mv`.
 //!
 //! The other modules are private; what an embedder needs is re-exported here.
 //!
 //! ```
 //! use fixtures::{SimCloud, SimConfig};
-//! use admission::Provider as _;
+//! use provider::Provider as _;
 //! use projection::{Binding, Declared, DeclaredInstance, DeclaredValue, ProjectionConfig};
 //! use staterecord::{CacheScope, MemoryStore};
 //!
@@ -79,6 +80,6 @@ pub use output::{
     Withheld,
 };
 pub use record::{RecordKeys, RecordSet, load_records};
-pub use retry::RetryPolicy;
+pub use retry::{Backoff, RetryConfig, Retrying};
 pub use shell::shell_word;
 pub use verdict::UnownedVerdict;

@@ -4,15 +4,16 @@
 //!
 //! The simulated cloud, the AWS provider against a local emulator and an embedder's own provider each call
 //! [`check_object_lifecycle`] from one test with a sample object of a type they serve; a broken rule comes
-//! back as a [`Violation`] naming it. The check writes only the sample object (and deletes it at the end);
+//! back as a [`Violation`] naming it. Every call the checks make gets a recorder of its own, so a check
+//! also sees what each call reported ([`check_reports_attempts`]). The check writes only the sample object (and deletes it at the end);
 //! it must never touch any other object of the live system.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::value::Value;
 use crate::{
-    CreateRequest, Identity, ListRequest, LiveObject, ParentScope, Provider, ProviderErrorKind,
-    TagChange, TagFilter, TagQuery,
+    Call, CallCounts, CreateRequest, Identity, ListRequest, LiveObject, ParentScope, Provider,
+    ProviderErrorKind, TagChange, TagFilter, TagQuery,
 };
 
 /// The tag the check puts on its sample object, so that filtered listings find exactly that object.
@@ -51,14 +52,42 @@ fn violation(rule: &'static str, detail: impl Into<String>) -> Violation {
     }
 }
 
-fn total_calls(provider: &dyn Provider) -> u64 {
-    provider.api_calls().values().sum()
+/// Whether `operation` is shaped `service:Action`: a service of lowercase letters, digits and hyphens,
+/// a colon, and an action that starts with a capital letter and holds letters and digits only.
+fn is_operation_name(operation: &str) -> bool {
+    let Some((service, action)) = operation.split_once(':') else {
+        return false;
+    };
+    !service.is_empty()
+        && service
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && action.starts_with(|c: char| c.is_ascii_uppercase())
+        && action.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// Checks what one call reported to its recorder: at least one attempt, each named `service:Action`.
+fn reported(counts: &CallCounts, what: &str) -> Result<(), Violation> {
+    let attempts = counts.snapshot();
+    if attempts.is_empty() {
+        return Err(violation(
+            "every call reports its attempts",
+            format!("{what} reported no attempt"),
+        ));
+    }
+    match attempts.keys().find(|op| !is_operation_name(op)) {
+        Some(op) => Err(violation(
+            "attempts are named service:Action",
+            format!("{what} reported {op:?}"),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Runs one object's life through `provider` and checks every rule on the way, one named check after the
 /// other: [`check_create`], [`check_reads`], [`check_listing`], [`check_tag_filters`],
-/// [`check_tags_only_update`] and [`check_delete`]. The object is deleted at the end when the check gets that
-/// far.
+/// [`check_tags_only_update`], [`check_delete`] and [`check_reports_attempts`]. The object is deleted at the
+/// end when the check gets that far.
 pub async fn check_object_lifecycle(
     provider: &dyn Provider,
     sample: &Sample,
@@ -70,7 +99,8 @@ pub async fn check_object_lifecycle(
         check_tag_filters(provider, &subject).await?;
         check_tags_only_update(provider, &subject).await?;
     }
-    check_delete(provider, &subject).await
+    check_delete(provider, &subject).await?;
+    check_reports_attempts(provider, &subject).await
 }
 
 /// The sample object once created, with what the later checks compare against.
@@ -95,7 +125,7 @@ pub struct Subject {
 }
 
 /// Creates the sample with its tags and checks the answer: the type is served, the object comes back with
-/// its id and with the tags set in the same call, and the call is counted. Then reads it by id.
+/// its id and with the tags set in the same call, and the call reports its attempts. Then reads it by id.
 pub async fn check_create(provider: &dyn Provider, sample: &Sample) -> Result<Subject, Violation> {
     let catalog = provider.schemas();
     let schema = catalog.get(&sample.type_name).ok_or_else(|| {
@@ -114,9 +144,9 @@ pub async fn check_create(provider: &dyn Provider, sample: &Sample) -> Result<Su
     } else {
         BTreeMap::new()
     };
-    let calls_before = total_calls(provider);
+    let counts = CallCounts::new();
     let created = provider
-        .create(create_request(sample, &tags))
+        .create(&Call::new(&counts), create_request(sample, &tags))
         .await
         .map_err(|e| violation("create succeeds", e.to_string()))?;
     if created.type_name != sample.type_name || created.id.is_empty() {
@@ -131,13 +161,7 @@ pub async fn check_create(provider: &dyn Provider, sample: &Sample) -> Result<Su
             format!("{:?}", created.tags),
         ));
     }
-    let calls_after = total_calls(provider);
-    if calls_after > 0 && calls_after <= calls_before {
-        return Err(violation(
-            "every call is counted",
-            format!("{calls_before} calls before, {calls_after} after"),
-        ));
-    }
+    reported(&counts, "the create")?;
     let read = read_by_id(
         provider,
         &sample.type_name,
@@ -186,7 +210,7 @@ pub async fn check_reads(provider: &dyn Provider, subject: &Subject) -> Result<(
         return Ok(());
     };
     let found = provider
-        .read(&sample.type_name, identity)
+        .read(&Call::unrecorded(), &sample.type_name, identity)
         .await
         .map_err(|e| violation("read by identity succeeds", e.to_string()))?;
     if found.as_ref().map(|o| o.id.as_str()) != Some(subject.created.id.as_str()) {
@@ -196,7 +220,10 @@ pub async fn check_reads(provider: &dyn Provider, subject: &Subject) -> Result<(
         ));
     }
     if subject.client_named {
-        match provider.create(create_request(sample, &subject.tags)).await {
+        match provider
+            .create(&Call::unrecorded(), create_request(sample, &subject.tags))
+            .await
+        {
             Err(e) if e.kind == ProviderErrorKind::AlreadyExists => {}
             other => {
                 return Err(violation(
@@ -278,7 +305,7 @@ pub async fn check_tags_only_update(
         remove: [SAMPLE_TAG.to_owned()].into(),
     };
     provider
-        .update_tags(type_name, &subject.created.id, change)
+        .update_tags(&Call::unrecorded(), type_name, &subject.created.id, change)
         .await
         .map_err(|e| violation("a tags-only update succeeds", e.to_string()))?;
     let retagged = read_by_id(
@@ -311,10 +338,13 @@ pub async fn check_tags_only_update(
 pub async fn check_delete(provider: &dyn Provider, subject: &Subject) -> Result<(), Violation> {
     let (type_name, id) = (&subject.sample.type_name, &subject.created.id);
     provider
-        .delete(type_name, id)
+        .delete(&Call::unrecorded(), type_name, id)
         .await
         .map_err(|e| violation("delete succeeds", e.to_string()))?;
-    match provider.read_by_id(type_name, id).await {
+    match provider
+        .read_by_id(&Call::unrecorded(), type_name, id)
+        .await
+    {
         Ok(None) => {}
         other => {
             return Err(violation(
@@ -323,7 +353,7 @@ pub async fn check_delete(provider: &dyn Provider, subject: &Subject) -> Result<
             ));
         }
     }
-    match provider.delete(type_name, id).await {
+    match provider.delete(&Call::unrecorded(), type_name, id).await {
         Err(e) if e.is_not_found() => Ok(()),
         other => Err(violation(
             "deleting a deleted object is not found",
@@ -332,13 +362,55 @@ pub async fn check_delete(provider: &dyn Provider, subject: &Subject) -> Result<
     }
 }
 
+/// Every call reports its attempts to the call's recorder, named `service:Action`, a failed call too:
+/// after [`check_delete`], a listing of the type, a read of the deleted object (an answer of absence)
+/// and a second delete (a failure) each report at least one attempt. A provider that keeps its own count
+/// instead, or reports only successes, fails here.
+pub async fn check_reports_attempts(
+    provider: &dyn Provider,
+    subject: &Subject,
+) -> Result<(), Violation> {
+    let (type_name, id) = (&subject.sample.type_name, &subject.created.id);
+    let counts = CallCounts::new();
+    let request = ListRequest {
+        parent: subject.parent.clone(),
+        ..ListRequest::all(type_name)
+    };
+    provider
+        .list(&Call::new(&counts), request)
+        .await
+        .map_err(|e| violation("a listing succeeds", e.to_string()))?;
+    reported(&counts, "a listing")?;
+    let counts = CallCounts::new();
+    provider
+        .read_by_id(&Call::new(&counts), type_name, id)
+        .await
+        .map_err(|e| violation("a read of an absent object succeeds", e.to_string()))?;
+    reported(&counts, "a read of an absent object")?;
+    let counts = CallCounts::new();
+    if provider
+        .delete(&Call::new(&counts), type_name, id)
+        .await
+        .is_ok()
+    {
+        return Err(violation(
+            "deleting a deleted object is not found",
+            "the second delete succeeded",
+        ));
+    }
+    reported(&counts, "a failed delete")
+}
+
 async fn read_by_id(
     provider: &dyn Provider,
     type_name: &str,
     id: &str,
     rule: &'static str,
 ) -> Result<LiveObject, Violation> {
-    match provider.read_by_id(type_name, id).await {
+    match provider
+        .read_by_id(&Call::unrecorded(), type_name, id)
+        .await
+    {
         Ok(Some(o)) if o.id == id => Ok(o),
         other => Err(violation(rule, format!("{other:?}"))),
     }
@@ -368,7 +440,7 @@ async fn list_pages(
     let mut tags_included = true;
     for _ in 0..MAX_PAGES {
         let page = provider
-            .list(request.clone())
+            .list(&Call::unrecorded(), request.clone())
             .await
             .map_err(|e| violation("a listing succeeds", e.to_string()))?;
         tags_included &= page.tags_included;
@@ -395,7 +467,7 @@ async fn sweep(
     };
     for _ in 0..MAX_PAGES {
         let page = provider
-            .tagged_resources(query.clone())
+            .tagged_resources(&Call::unrecorded(), query.clone())
             .await
             .map_err(|e| violation("the tagging sweep succeeds", e.to_string()))?;
         found.extend(page.resources.into_iter().map(|r| (r.type_name, r.id)));

@@ -5,7 +5,9 @@
 //!   after apply) and the *sensitive* mark;
 //! - resource type schemas ([`ResourceTypeSchema`]) and the [`Catalog`] of the types a provider serves,
 //!   each with the [`AdmissionPath`] by which a plan finds its objects again;
-//! - the async [`Provider`] protocol with [`LiveObject`] and the typed [`ProviderError`];
+//! - the async [`Provider`] protocol with [`LiveObject`] and the typed [`ProviderError`]; every call
+//!   receives a [`Call`] whose [`Recorder`] the provider reports each API attempt to, and [`Counting`]
+//!   is the decorator that adds those attempts up;
 //! - the [`conformance`] checks any provider runs against itself.
 //!
 //! It has no HCL, no expression evaluator and no graph library: the configuration language lives in
@@ -33,9 +35,10 @@ pub use catalog::Catalog;
 pub use error::ValueError;
 pub use path::AdmissionPath;
 pub use protocol::{
-    ApiCallCounter, CreateRequest, Identity, ListPage, ListRequest, LiveObject, ParentScope,
-    Provider, ProviderError, ProviderErrorKind, TagChange, TagFilter, TagQuery, TaggedPage,
-    TaggedResource, UpdateRequest,
+    AssumeRole, Call, CallCounts, Counting, CreateRequest, DataSourceRequest, Identity, ListPage,
+    ListRequest, LiveObject, ParentScope, Provider, ProviderConfig, ProviderError,
+    ProviderErrorKind, RateLimit, RateLimits, Recorder, TagChange, TagFilter, TagQuery, TaggedPage,
+    TaggedResource, UpdateRequest, configured,
 };
 pub use schema::ResourceTypeSchema;
 pub use value::{Number, Type, Value, ValuePath};

@@ -14,8 +14,9 @@
 //! # Ok(()) }
 //! ```
 //!
-//! What each protocol call costs, in API calls (every attempt is one call; the SDK's own retries are off,
-//! so the engine's retry policy is the only one and [`Provider::api_calls`] is honest):
+//! What each protocol call costs, in API calls (every attempt is one call, reported to the call's recorder;
+//! the SDK's own retries are off, so the engine's retrying decorator is the only retry and the reported
+//! cost is honest):
 //!
 //! | protocol call | API calls |
 //! |---|---|
@@ -65,8 +66,8 @@ use async_trait::async_trait;
 use aws_sdk_s3::config::retry::RetryConfig;
 use aws_sdk_s3::config::timeout::TimeoutConfig;
 use provider::{
-    ApiCallCounter, CreateRequest, Identity, ListPage, ListRequest, ProviderError,
-    ProviderErrorKind, TagChange, TagQuery, TaggedPage, UpdateRequest,
+    Call, CreateRequest, Identity, ListPage, ListRequest, ProviderError, ProviderErrorKind,
+    TagChange, TagQuery, TaggedPage, UpdateRequest,
 };
 use provider::{Catalog, LiveObject, Provider};
 
@@ -118,14 +119,14 @@ impl Default for AwsProviderConfig {
 }
 
 /// The real AWS provider: S3 buckets and their versioning, discovered in bulk (`ListBuckets`, the tagging
-/// API) and changed with one API call per step, every attempt counted by operation name.
+/// API) and changed with one API call per step, every attempt reported to the call's recorder by
+/// operation name.
 #[derive(Debug)]
 pub struct AwsProvider {
     s3: aws_sdk_s3::Client,
     tagging: aws_sdk_resourcegroupstagging::Client,
     region: String,
     bucket_tagging: BucketTagging,
-    calls: ApiCallCounter,
 }
 
 impl AwsProvider {
@@ -178,7 +179,6 @@ impl AwsProvider {
             tagging,
             region,
             bucket_tagging,
-            calls: ApiCallCounter::new(),
         })
     }
 
@@ -274,37 +274,50 @@ impl Provider for AwsProvider {
     }
 
     #[tracing::instrument(skip_all, fields(type_name = %request.type_name), err)]
-    async fn list(&self, request: ListRequest) -> Result<ListPage, ProviderError> {
+    async fn list(&self, call: &Call<'_>, request: ListRequest) -> Result<ListPage, ProviderError> {
         match request.type_name.as_str() {
-            BUCKET => self.list_buckets(&request).await,
-            BUCKET_VERSIONING => self.list_versioning(&request).await,
+            BUCKET => self.list_buckets(call, &request).await,
+            BUCKET_VERSIONING => self.list_versioning(call, &request).await,
             other => Err(unsupported("list", other)),
         }
     }
 
     #[tracing::instrument(skip_all, fields(type_name = %request.type_name), err)]
-    async fn create(&self, request: CreateRequest) -> Result<LiveObject, ProviderError> {
+    async fn create(
+        &self,
+        call: &Call<'_>,
+        request: CreateRequest,
+    ) -> Result<LiveObject, ProviderError> {
         match request.type_name.as_str() {
-            BUCKET => self.create_bucket(&request).await,
-            BUCKET_VERSIONING => self.create_versioning(&request).await,
+            BUCKET => self.create_bucket(call, &request).await,
+            BUCKET_VERSIONING => self.create_versioning(call, &request).await,
             other => Err(unsupported("create", other)),
         }
     }
 
     #[tracing::instrument(skip_all, fields(type_name = %request.type_name, id = %request.id), err)]
-    async fn update(&self, request: UpdateRequest) -> Result<LiveObject, ProviderError> {
+    async fn update(
+        &self,
+        call: &Call<'_>,
+        request: UpdateRequest,
+    ) -> Result<LiveObject, ProviderError> {
         match request.type_name.as_str() {
-            BUCKET => self.update_bucket(&request).await,
-            BUCKET_VERSIONING => self.update_versioning(&request).await,
+            BUCKET => self.update_bucket(call, &request).await,
+            BUCKET_VERSIONING => self.update_versioning(call, &request).await,
             other => Err(unsupported("update", other)),
         }
     }
 
     #[tracing::instrument(skip_all, fields(type_name = %type_name, id = %id), err)]
-    async fn delete(&self, type_name: &str, id: &str) -> Result<(), ProviderError> {
+    async fn delete(
+        &self,
+        call: &Call<'_>,
+        type_name: &str,
+        id: &str,
+    ) -> Result<(), ProviderError> {
         match type_name {
-            BUCKET => self.delete_bucket(id).await,
-            BUCKET_VERSIONING => self.suspend_versioning(id).await,
+            BUCKET => self.delete_bucket(call, id).await,
+            BUCKET_VERSIONING => self.suspend_versioning(call, id).await,
             other => Err(unsupported("delete", other)),
         }
     }
@@ -312,6 +325,7 @@ impl Provider for AwsProvider {
     #[tracing::instrument(skip_all, fields(type_name = %type_name, identity = %identity), err)]
     async fn read(
         &self,
+        call: &Call<'_>,
         type_name: &str,
         identity: &Identity,
     ) -> Result<Option<LiveObject>, ProviderError> {
@@ -325,36 +339,42 @@ impl Provider for AwsProvider {
                 format!("{type_name} is identified by its bucket, not by {identity}"),
             ));
         };
-        self.read_by_id(type_name, name).await
+        self.read_by_id(call, type_name, name).await
     }
 
     #[tracing::instrument(skip_all, fields(type_name = %type_name, id = %id), err)]
     async fn read_by_id(
         &self,
+        call: &Call<'_>,
         type_name: &str,
         id: &str,
     ) -> Result<Option<LiveObject>, ProviderError> {
         match type_name {
-            BUCKET => self.read_bucket(id).await,
-            BUCKET_VERSIONING => self.read_versioning(id).await,
+            BUCKET => self.read_bucket(call, id).await,
+            BUCKET_VERSIONING => self.read_versioning(call, id).await,
             other => Err(unsupported("read", other)),
         }
     }
 
     #[tracing::instrument(skip_all, fields(page = query.page_token.is_some()), err)]
-    async fn tagged_resources(&self, query: TagQuery) -> Result<TaggedPage, ProviderError> {
-        self.get_resources(&query).await
+    async fn tagged_resources(
+        &self,
+        call: &Call<'_>,
+        query: TagQuery,
+    ) -> Result<TaggedPage, ProviderError> {
+        self.get_resources(call, &query).await
     }
 
     #[tracing::instrument(skip_all, fields(type_name = %type_name, id = %id), err)]
     async fn update_tags(
         &self,
+        call: &Call<'_>,
         type_name: &str,
         id: &str,
         change: TagChange,
     ) -> Result<(), ProviderError> {
         match type_name {
-            BUCKET => self.change_bucket_tags(id, &change).await.map(drop),
+            BUCKET => self.change_bucket_tags(call, id, &change).await.map(drop),
             BUCKET_VERSIONING if change.is_empty() => Ok(()),
             BUCKET_VERSIONING => Err(invalid(
                 "update_tags",
@@ -362,9 +382,5 @@ impl Provider for AwsProvider {
             )),
             other => Err(unsupported("update_tags", other)),
         }
-    }
-
-    fn api_calls(&self) -> BTreeMap<String, u64> {
-        self.calls.snapshot()
     }
 }

@@ -16,7 +16,7 @@ use aws_sdk_s3::types::{
 };
 use provider::LiveObject;
 use provider::{
-    CreateRequest, ListPage, ListRequest, ProviderError, ProviderErrorKind, TagChange,
+    Call, CreateRequest, ListPage, ListRequest, ProviderError, ProviderErrorKind, TagChange,
     UpdateRequest,
 };
 
@@ -132,9 +132,10 @@ impl AwsProvider {
     #[tracing::instrument(skip_all, fields(operation = LIST_BUCKETS), err)]
     async fn call_list_buckets(
         &self,
+        call: &Call<'_>,
         token: Option<String>,
     ) -> Result<(Vec<LiveObject>, Option<String>), ProviderError> {
-        self.calls.record(LIST_BUCKETS);
+        call.attempt(LIST_BUCKETS);
         let out = self
             .s3
             .list_buckets()
@@ -161,8 +162,12 @@ impl AwsProvider {
     /// Whether the bucket exists and this caller may see it; `None` when S3 will not say (a 403: another
     /// account's bucket, or no `s3:ListBucket` permission).
     #[tracing::instrument(skip_all, fields(operation = HEAD_BUCKET, bucket = %bucket), err)]
-    async fn call_head_bucket(&self, bucket: &str) -> Result<Option<bool>, ProviderError> {
-        self.calls.record(HEAD_BUCKET);
+    async fn call_head_bucket(
+        &self,
+        call: &Call<'_>,
+        bucket: &str,
+    ) -> Result<Option<bool>, ProviderError> {
+        call.attempt(HEAD_BUCKET);
         match self.s3.head_bucket().bucket(bucket).send().await {
             Ok(_) => Ok(Some(true)),
             Err(e) => {
@@ -182,9 +187,10 @@ impl AwsProvider {
     #[tracing::instrument(skip_all, fields(operation = GET_BUCKET_TAGGING, bucket = %bucket), err)]
     async fn call_get_bucket_tagging(
         &self,
+        call: &Call<'_>,
         bucket: &str,
     ) -> Result<Option<BTreeMap<String, String>>, ProviderError> {
-        self.calls.record(GET_BUCKET_TAGGING);
+        call.attempt(GET_BUCKET_TAGGING);
         match self.s3.get_bucket_tagging().bucket(bucket).send().await {
             Ok(out) => Ok(Some(
                 out.tag_set()
@@ -201,10 +207,11 @@ impl AwsProvider {
     #[tracing::instrument(skip_all, fields(operation = PUT_BUCKET_TAGGING, bucket = %bucket), err)]
     async fn call_put_bucket_tagging(
         &self,
+        call: &Call<'_>,
         bucket: &str,
         tags: &BTreeMap<String, String>,
     ) -> Result<(), ProviderError> {
-        self.calls.record(PUT_BUCKET_TAGGING);
+        call.attempt(PUT_BUCKET_TAGGING);
         let tagging = Tagging::builder()
             .set_tag_set(Some(s3_tags(PUT_BUCKET_TAGGING, tags)?))
             .build()
@@ -220,8 +227,12 @@ impl AwsProvider {
     }
 
     #[tracing::instrument(skip_all, fields(operation = DELETE_BUCKET_TAGGING, bucket = %bucket), err)]
-    async fn call_delete_bucket_tagging(&self, bucket: &str) -> Result<(), ProviderError> {
-        self.calls.record(DELETE_BUCKET_TAGGING);
+    async fn call_delete_bucket_tagging(
+        &self,
+        call: &Call<'_>,
+        bucket: &str,
+    ) -> Result<(), ProviderError> {
+        call.attempt(DELETE_BUCKET_TAGGING);
         self.s3
             .delete_bucket_tagging()
             .bucket(bucket)
@@ -234,10 +245,11 @@ impl AwsProvider {
     #[tracing::instrument(skip_all, fields(operation = CREATE_BUCKET, bucket = %bucket), err)]
     async fn call_create_bucket(
         &self,
+        call: &Call<'_>,
         bucket: &str,
         tags: &BTreeMap<String, String>,
     ) -> Result<(), ProviderError> {
-        self.calls.record(CREATE_BUCKET);
+        call.attempt(CREATE_BUCKET);
         let mut configuration = CreateBucketConfiguration::builder();
         // us-east-1 is the one region S3 wants no location constraint for.
         if self.region != "us-east-1" {
@@ -248,17 +260,20 @@ impl AwsProvider {
             configuration = configuration.set_tags(Some(s3_tags(CREATE_BUCKET, tags)?));
         }
         let configuration = configuration.build();
-        let mut call = self.s3.create_bucket().bucket(bucket);
+        let mut create = self.s3.create_bucket().bucket(bucket);
         if configuration.location_constraint().is_some() || !configuration.tags().is_empty() {
-            call = call.create_bucket_configuration(configuration);
+            create = create.create_bucket_configuration(configuration);
         }
-        call.send().await.map_err(|e| from_sdk(CREATE_BUCKET, e))?;
+        create
+            .send()
+            .await
+            .map_err(|e| from_sdk(CREATE_BUCKET, e))?;
         Ok(())
     }
 
     #[tracing::instrument(skip_all, fields(operation = DELETE_BUCKET, bucket = %bucket), err)]
-    async fn call_delete_bucket(&self, bucket: &str) -> Result<(), ProviderError> {
-        self.calls.record(DELETE_BUCKET);
+    async fn call_delete_bucket(&self, call: &Call<'_>, bucket: &str) -> Result<(), ProviderError> {
+        call.attempt(DELETE_BUCKET);
         self.s3
             .delete_bucket()
             .bucket(bucket)
@@ -272,9 +287,10 @@ impl AwsProvider {
     #[tracing::instrument(skip_all, fields(operation = GET_BUCKET_VERSIONING, bucket = %bucket), err)]
     async fn call_get_bucket_versioning(
         &self,
+        call: &Call<'_>,
         bucket: &str,
     ) -> Result<Option<Option<String>>, ProviderError> {
-        self.calls.record(GET_BUCKET_VERSIONING);
+        call.attempt(GET_BUCKET_VERSIONING);
         match self.s3.get_bucket_versioning().bucket(bucket).send().await {
             Ok(out) => Ok(Some(versioning_status(out.status()).map(str::to_owned))),
             Err(e) if has_code(&e, "NoSuchBucket") => Ok(None),
@@ -288,10 +304,11 @@ impl AwsProvider {
     #[tracing::instrument(skip_all, fields(operation = PUT_BUCKET_VERSIONING, bucket = %bucket, status = %status), err)]
     async fn call_put_bucket_versioning(
         &self,
+        call: &Call<'_>,
         bucket: &str,
         status: &str,
     ) -> Result<(), ProviderError> {
-        self.calls.record(PUT_BUCKET_VERSIONING);
+        call.attempt(PUT_BUCKET_VERSIONING);
         let configuration = VersioningConfiguration::builder()
             .status(BucketVersioningStatus::from(status))
             .build();
@@ -309,6 +326,7 @@ impl AwsProvider {
 
     pub(super) async fn list_buckets(
         &self,
+        call: &Call<'_>,
         request: &ListRequest,
     ) -> Result<ListPage, ProviderError> {
         if let Some(parent) = &request.parent {
@@ -319,7 +337,9 @@ impl AwsProvider {
         }
         // ListBuckets cannot filter by tags: the page says its tags mean nothing, and the caller filters
         // after reading them (the tagging API or one read each).
-        let (objects, next_page_token) = self.call_list_buckets(request.page_token.clone()).await?;
+        let (objects, next_page_token) = self
+            .call_list_buckets(call, request.page_token.clone())
+            .await?;
         Ok(ListPage {
             objects,
             children: Vec::new(),
@@ -330,16 +350,18 @@ impl AwsProvider {
 
     pub(super) async fn read_bucket(
         &self,
+        call: &Call<'_>,
         name: &str,
     ) -> Result<Option<LiveObject>, ProviderError> {
         Ok(self
-            .call_get_bucket_tagging(name)
+            .call_get_bucket_tagging(call, name)
             .await?
             .map(|tags| self.bucket_object(name, None, tags)))
     }
 
     pub(super) async fn create_bucket(
         &self,
+        call: &Call<'_>,
         request: &CreateRequest,
     ) -> Result<LiveObject, ProviderError> {
         check_names(CREATE_BUCKET, BUCKET, &request.attributes)?;
@@ -352,7 +374,7 @@ impl AwsProvider {
                 format!("{BUCKET}.force_destroy must be a bool, not {v}"),
             ));
         }
-        if self.region == "us-east-1" && self.call_head_bucket(name).await? == Some(true) {
+        if self.region == "us-east-1" && self.call_head_bucket(call, name).await? == Some(true) {
             return Err(ProviderError::new(
                 CREATE_BUCKET,
                 ProviderErrorKind::AlreadyExists,
@@ -360,13 +382,18 @@ impl AwsProvider {
             ));
         }
         match self.bucket_tagging {
-            BucketTagging::InCreateCall => self.call_create_bucket(name, &request.tags).await?,
+            BucketTagging::InCreateCall => {
+                self.call_create_bucket(call, name, &request.tags).await?
+            }
             BucketTagging::AfterCreate => {
-                self.call_create_bucket(name, &BTreeMap::new()).await?;
+                self.call_create_bucket(call, name, &BTreeMap::new())
+                    .await?;
                 if !request.tags.is_empty()
-                    && let Err(err) = self.call_put_bucket_tagging(name, &request.tags).await
+                    && let Err(err) = self
+                        .call_put_bucket_tagging(call, name, &request.tags)
+                        .await
                 {
-                    return Err(self.undo_create(name, err).await);
+                    return Err(self.undo_create(call, name, err).await);
                 }
             }
         }
@@ -375,8 +402,8 @@ impl AwsProvider {
 
     /// Deletes a bucket whose tagging failed right after its create, and returns the tagging error, saying
     /// whether the bucket is gone or left unmarked.
-    async fn undo_create(&self, name: &str, err: ProviderError) -> ProviderError {
-        let outcome = match self.call_delete_bucket(name).await {
+    async fn undo_create(&self, call: &Call<'_>, name: &str, err: ProviderError) -> ProviderError {
+        let outcome = match self.call_delete_bucket(call, name).await {
             Ok(()) => "the bucket was deleted again".to_owned(),
             Err(e) => format!(
                 "the bucket {name} exists without its tags and could not be deleted ({e}): delete it by hand"
@@ -392,6 +419,7 @@ impl AwsProvider {
 
     pub(super) async fn update_bucket(
         &self,
+        call: &Call<'_>,
         request: &UpdateRequest,
     ) -> Result<LiveObject, ProviderError> {
         check_names(PUT_BUCKET_TAGGING, BUCKET, &request.attributes)?;
@@ -407,17 +435,19 @@ impl AwsProvider {
             ));
         }
         // Only the tags of a bucket change in place; `force_destroy` is residue the engine keeps.
-        self.change_bucket_tags(&request.id, &request.tags).await
+        self.change_bucket_tags(call, &request.id, &request.tags)
+            .await
     }
 
     /// Applies a tag change: S3 replaces a bucket's whole tag set, so the current set is read first. A tag
     /// written by someone else between the read and the write is lost.
     pub(super) async fn change_bucket_tags(
         &self,
+        call: &Call<'_>,
         name: &str,
         change: &TagChange,
     ) -> Result<LiveObject, ProviderError> {
-        let Some(current) = self.call_get_bucket_tagging(name).await? else {
+        let Some(current) = self.call_get_bucket_tagging(call, name).await? else {
             return Err(ProviderError::not_found(
                 GET_BUCKET_TAGGING,
                 format!("the bucket {name} does not exist"),
@@ -426,9 +456,9 @@ impl AwsProvider {
         let desired = change.applied_to(&current);
         if desired != current {
             let written = if desired.is_empty() {
-                self.call_delete_bucket_tagging(name).await
+                self.call_delete_bucket_tagging(call, name).await
             } else {
-                self.call_put_bucket_tagging(name, &desired).await
+                self.call_put_bucket_tagging(call, name, &desired).await
             };
             written.map_err(|e| match e.kind {
                 ProviderErrorKind::NotFound => ProviderError::not_found(
@@ -441,14 +471,19 @@ impl AwsProvider {
         Ok(self.bucket_object(name, None, desired))
     }
 
-    pub(super) async fn delete_bucket(&self, name: &str) -> Result<(), ProviderError> {
-        self.call_delete_bucket(name).await
+    pub(super) async fn delete_bucket(
+        &self,
+        call: &Call<'_>,
+        name: &str,
+    ) -> Result<(), ProviderError> {
+        self.call_delete_bucket(call, name).await
     }
 
     // ----- Versioning configurations through the protocol. -----
 
     pub(super) async fn list_versioning(
         &self,
+        call: &Call<'_>,
         request: &ListRequest,
     ) -> Result<ListPage, ProviderError> {
         let bucket = match &request.parent {
@@ -460,7 +495,11 @@ impl AwsProvider {
                 ));
             }
         };
-        let objects = self.read_versioning(bucket).await?.into_iter().collect();
+        let objects = self
+            .read_versioning(call, bucket)
+            .await?
+            .into_iter()
+            .collect();
         Ok(ListPage {
             objects,
             children: Vec::new(),
@@ -471,9 +510,13 @@ impl AwsProvider {
 
     pub(super) async fn read_versioning(
         &self,
+        call: &Call<'_>,
         bucket: &str,
     ) -> Result<Option<LiveObject>, ProviderError> {
-        let status = self.call_get_bucket_versioning(bucket).await?.flatten();
+        let status = self
+            .call_get_bucket_versioning(call, bucket)
+            .await?
+            .flatten();
         Ok(status.map(|s| self.versioning_object(bucket, &s)))
     }
 
@@ -499,6 +542,7 @@ impl AwsProvider {
 
     pub(super) async fn create_versioning(
         &self,
+        call: &Call<'_>,
         request: &CreateRequest,
     ) -> Result<LiveObject, ProviderError> {
         let status = self.desired_status(&request.attributes)?;
@@ -508,7 +552,7 @@ impl AwsProvider {
             &request.attributes,
             "bucket",
         )?;
-        self.call_put_bucket_versioning(bucket, status)
+        self.call_put_bucket_versioning(call, bucket, status)
             .await
             .map_err(|e| match e.kind {
                 ProviderErrorKind::NotFound => ProviderError::new(
@@ -523,6 +567,7 @@ impl AwsProvider {
 
     pub(super) async fn update_versioning(
         &self,
+        call: &Call<'_>,
         request: &UpdateRequest,
     ) -> Result<LiveObject, ProviderError> {
         if !request.tags.is_empty() {
@@ -540,12 +585,18 @@ impl AwsProvider {
                 format!("bucket forces replacement ({} to {v})", request.id),
             ));
         }
-        self.call_put_bucket_versioning(&request.id, status).await?;
+        self.call_put_bucket_versioning(call, &request.id, status)
+            .await?;
         Ok(self.versioning_object(&request.id, status))
     }
 
     /// Deleting a versioning configuration suspends versioning: S3 cannot turn it back to never enabled.
-    pub(super) async fn suspend_versioning(&self, bucket: &str) -> Result<(), ProviderError> {
-        self.call_put_bucket_versioning(bucket, "Suspended").await
+    pub(super) async fn suspend_versioning(
+        &self,
+        call: &Call<'_>,
+        bucket: &str,
+    ) -> Result<(), ProviderError> {
+        self.call_put_bucket_versioning(call, bucket, "Suspended")
+            .await
     }
 }

@@ -7,7 +7,7 @@
 //! by tags itself: the API does, and its index may lag (a deleted bucket can still be returned).
 
 use aws_sdk_resourcegroupstagging::types::TagFilter;
-use provider::{ProviderError, TagQuery, TaggedPage, TaggedResource};
+use provider::{Call, ProviderError, TagQuery, TaggedPage, TaggedResource};
 
 use super::error::from_sdk;
 use super::{AwsProvider, BUCKET};
@@ -43,6 +43,7 @@ impl AwsProvider {
     #[tracing::instrument(skip_all, fields(operation = GET_RESOURCES), err)]
     pub(super) async fn get_resources(
         &self,
+        call: &Call<'_>,
         query: &TagQuery,
     ) -> Result<TaggedPage, ProviderError> {
         // Buckets are the only type served that the tagging index covers.
@@ -59,7 +60,7 @@ impl AwsProvider {
                     .build()
             })
             .collect();
-        self.calls.record(GET_RESOURCES);
+        call.attempt(GET_RESOURCES);
         let out = self
             .tagging
             .get_resources()

@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use admission::{SourceFile, VariableInputs};
 use engine::render::{self, RenderOptions};
-use engine::{ApplyConfig, Engine, Plan, RetryPolicy, Sources};
+use engine::{ApplyConfig, Engine, Plan, RetryConfig, Sources};
 use liveplan::aws::{AwsProvider, AwsProviderConfig};
+use provider::Call;
 use provider::Provider;
 use staterecord::testkit::emulator::S3Emulator;
 use staterecord::{MemoryStore, Store};
@@ -27,7 +28,7 @@ async fn connect() -> Arc<AwsProvider> {
 
 fn engine(provider: &Arc<AwsProvider>, store: &Arc<dyn Store>) -> Engine {
     Engine::new(Arc::clone(provider) as Arc<dyn Provider>, Arc::clone(store))
-        .with_retry(RetryPolicy::immediate(4))
+        .with_retry(RetryConfig::immediate(4))
 }
 
 async fn plan(provider: &Arc<AwsProvider>, store: &Arc<dyn Store>, config: &str) -> Plan {
@@ -90,7 +91,11 @@ resource "aws_s3_bucket_versioning" "data" {{
     );
     apply(&provider, &store, first).await;
     let logs = provider
-        .read_by_id("aws_s3_bucket", &format!("{estate}-logs"))
+        .read_by_id(
+            &Call::unrecorded(),
+            "aws_s3_bucket",
+            &format!("{estate}-logs"),
+        )
         .await
         .unwrap()
         .expect("the bucket exists");
@@ -139,7 +144,11 @@ resource "aws_s3_bucket_versioning" "data" {{
     apply(&provider, &store, shrink).await;
     assert_eq!(
         provider
-            .read_by_id("aws_s3_bucket", &format!("{estate}-logs"))
+            .read_by_id(
+                &Call::unrecorded(),
+                "aws_s3_bucket",
+                &format!("{estate}-logs")
+            )
             .await
             .unwrap(),
         None
@@ -147,11 +156,19 @@ resource "aws_s3_bucket_versioning" "data" {{
 
     // The rest is torn down directly through the provider.
     provider
-        .delete("aws_s3_bucket_versioning", &format!("{estate}-data"))
+        .delete(
+            &Call::unrecorded(),
+            "aws_s3_bucket_versioning",
+            &format!("{estate}-data"),
+        )
         .await
         .unwrap();
     provider
-        .delete("aws_s3_bucket", &format!("{estate}-data"))
+        .delete(
+            &Call::unrecorded(),
+            "aws_s3_bucket",
+            &format!("{estate}-data"),
+        )
         .await
         .unwrap();
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use admission::Value;
 use liveplan::aws::{AwsError, AwsProvider, AwsProviderConfig, BucketTagging};
-use provider::{CreateRequest, ListRequest, TagFilter, TagQuery};
+use provider::{Call, Counting, CreateRequest, ListRequest, TagFilter, TagQuery};
 use provider::{Provider, ProviderErrorKind};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id};
@@ -39,11 +39,12 @@ async fn aws_errors_slow_down_is_throttled_after_exactly_one_request() {
         "Please reduce your request rate.",
     )])
     .await;
-    let provider = fake
-        .provider("eu-west-1", AwsProviderConfig::default())
-        .await;
+    let provider = Counting::new(
+        fake.provider("eu-west-1", AwsProviderConfig::default())
+            .await,
+    );
     let err = provider
-        .list(ListRequest::all("aws_s3_bucket"))
+        .list(&Call::unrecorded(), ListRequest::all("aws_s3_bucket"))
         .await
         .unwrap_err();
     assert_eq!(
@@ -52,7 +53,7 @@ async fn aws_errors_slow_down_is_throttled_after_exactly_one_request() {
     );
     assert!(err.is_retryable());
     assert_eq!(fake.received().len(), 1, "the SDK does not retry");
-    assert_eq!(provider.api_calls(), calls([("s3:ListBuckets", 1)]));
+    assert_eq!(provider.calls(), calls([("s3:ListBuckets", 1)]));
 }
 
 #[tokio::test]
@@ -67,23 +68,24 @@ async fn aws_errors_server_errors_and_timeouts_are_retryable() {
         Answer::tagging_error(400, "ThrottlingException", "Rate exceeded"),
     ])
     .await;
-    let provider = fake
-        .provider("eu-west-1", AwsProviderConfig::default())
-        .await;
+    let provider = Counting::new(
+        fake.provider("eu-west-1", AwsProviderConfig::default())
+            .await,
+    );
     let err = provider
-        .read_by_id("aws_s3_bucket", "acme-logs")
+        .read_by_id(&Call::unrecorded(), "aws_s3_bucket", "acme-logs")
         .await
         .unwrap_err();
     assert_eq!(err.operation, "s3:GetBucketTagging");
     assert_eq!(err.kind, ProviderErrorKind::ServerError);
     let err = provider
-        .read_by_id("aws_s3_bucket_versioning", "acme-logs")
+        .read_by_id(&Call::unrecorded(), "aws_s3_bucket_versioning", "acme-logs")
         .await
         .unwrap_err();
     assert_eq!(err.operation, "s3:GetBucketVersioning");
     assert_eq!(err.kind, ProviderErrorKind::TimedOut);
     let err = provider
-        .tagged_resources(TagQuery::default())
+        .tagged_resources(&Call::unrecorded(), TagQuery::default())
         .await
         .unwrap_err();
     assert_eq!(
@@ -93,7 +95,7 @@ async fn aws_errors_server_errors_and_timeouts_are_retryable() {
     assert!(err.is_retryable());
     assert_eq!(fake.received().len(), 3);
     assert_eq!(
-        provider.api_calls(),
+        provider.calls(),
         calls([
             ("s3:GetBucketTagging", 1),
             ("s3:GetBucketVersioning", 1),
@@ -114,11 +116,12 @@ async fn aws_errors_access_denied_names_the_missing_permission() {
         Answer::tagging_error(400, "AccessDeniedException", "Access Denied"),
     ])
     .await;
-    let provider = fake
-        .provider("eu-west-1", AwsProviderConfig::default())
-        .await;
+    let provider = Counting::new(
+        fake.provider("eu-west-1", AwsProviderConfig::default())
+            .await,
+    );
     let err = provider
-        .read_by_id("aws_s3_bucket", "acme-logs")
+        .read_by_id(&Call::unrecorded(), "aws_s3_bucket", "acme-logs")
         .await
         .unwrap_err();
     assert_eq!(
@@ -130,7 +133,7 @@ async fn aws_errors_access_denied_names_the_missing_permission() {
     assert!(!err.is_retryable());
     // A bare denial: the permission the operation needs, which is not always its own name.
     let err = provider
-        .list(ListRequest::all("aws_s3_bucket"))
+        .list(&Call::unrecorded(), ListRequest::all("aws_s3_bucket"))
         .await
         .unwrap_err();
     assert_eq!(
@@ -138,7 +141,7 @@ async fn aws_errors_access_denied_names_the_missing_permission() {
         "s3:ListBuckets: access denied (missing permission s3:ListAllMyBuckets): Access Denied"
     );
     let err = provider
-        .tagged_resources(TagQuery::default())
+        .tagged_resources(&Call::unrecorded(), TagQuery::default())
         .await
         .unwrap_err();
     assert_eq!(
@@ -160,11 +163,12 @@ async fn aws_errors_a_bucket_in_another_region_is_named_not_followed() {
         .with_header("x-amz-bucket-region", "us-west-2"),
     ])
     .await;
-    let provider = fake
-        .provider("eu-west-1", AwsProviderConfig::default())
-        .await;
+    let provider = Counting::new(
+        fake.provider("eu-west-1", AwsProviderConfig::default())
+            .await,
+    );
     let err = provider
-        .read_by_id("aws_s3_bucket", "acme-logs")
+        .read_by_id(&Call::unrecorded(), "aws_s3_bucket", "acme-logs")
         .await
         .unwrap_err();
     assert_eq!(
@@ -188,18 +192,22 @@ async fn aws_errors_taken_names_outside_us_east_1_are_refused_by_the_create() {
         ),
     ])
     .await;
-    let provider = fake
-        .provider(
+    let provider = Counting::new(
+        fake.provider(
             "eu-west-1",
             AwsProviderConfig {
                 bucket_tagging: Some(BucketTagging::AfterCreate),
                 ..AwsProviderConfig::default()
             },
         )
-        .await;
+        .await,
+    );
     for _ in 0..2 {
         let err = provider
-            .create(bucket("acme-logs", &[("tofu-estate", "acme")]))
+            .create(
+                &Call::unrecorded(),
+                bucket("acme-logs", &[("tofu-estate", "acme")]),
+            )
             .await
             .unwrap_err();
         assert_eq!(err.operation, "s3:CreateBucket");
@@ -227,17 +235,21 @@ async fn aws_errors_tags_go_in_the_create_call_against_aws() {
         Answer::empty(200).with_header("location", "/acme-logs"),
     ])
     .await;
-    let provider = fake
-        .provider(
+    let provider = Counting::new(
+        fake.provider(
             "eu-west-1",
             AwsProviderConfig {
                 bucket_tagging: Some(BucketTagging::InCreateCall),
                 ..AwsProviderConfig::default()
             },
         )
-        .await;
+        .await,
+    );
     let created = provider
-        .create(bucket("acme-logs", &[("tofu-estate", "acme")]))
+        .create(
+            &Call::unrecorded(),
+            bucket("acme-logs", &[("tofu-estate", "acme")]),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -256,7 +268,7 @@ async fn aws_errors_tags_go_in_the_create_call_against_aws() {
             && body.contains("<Tag><Key>tofu-estate</Key><Value>acme</Value></Tag>"),
         "{body}"
     );
-    assert_eq!(provider.api_calls(), calls([("s3:CreateBucket", 1)]));
+    assert_eq!(provider.calls(), calls([("s3:CreateBucket", 1)]));
 }
 
 #[tokio::test]
@@ -267,17 +279,21 @@ async fn aws_errors_a_failed_tagging_after_the_create_deletes_the_bucket_again()
         Answer::empty(204),
     ])
     .await;
-    let provider = fake
-        .provider(
+    let provider = Counting::new(
+        fake.provider(
             "eu-west-1",
             AwsProviderConfig {
                 bucket_tagging: Some(BucketTagging::AfterCreate),
                 ..AwsProviderConfig::default()
             },
         )
-        .await;
+        .await,
+    );
     let err = provider
-        .create(bucket("acme-logs", &[("tofu-estate", "acme")]))
+        .create(
+            &Call::unrecorded(),
+            bucket("acme-logs", &[("tofu-estate", "acme")]),
+        )
         .await
         .unwrap_err();
     assert_eq!(
@@ -295,7 +311,7 @@ async fn aws_errors_a_failed_tagging_after_the_create_deletes_the_bucket_again()
         ]
     );
     assert_eq!(
-        provider.api_calls(),
+        provider.calls(),
         calls([
             ("s3:CreateBucket", 1),
             ("s3:DeleteBucket", 1),
@@ -330,11 +346,12 @@ async fn aws_errors_bucket_listings_page_by_continuation_token() {
         page(&["b-1"], None),
     ])
     .await;
-    let provider = fake
-        .provider("eu-west-1", AwsProviderConfig::default())
-        .await;
+    let provider = Counting::new(
+        fake.provider("eu-west-1", AwsProviderConfig::default())
+            .await,
+    );
     let first = provider
-        .list(ListRequest::all("aws_s3_bucket"))
+        .list(&Call::unrecorded(), ListRequest::all("aws_s3_bucket"))
         .await
         .unwrap();
     assert_eq!(first.next_page_token.as_deref(), Some("tok-2"));
@@ -347,10 +364,13 @@ async fn aws_errors_bucket_listings_page_by_continuation_token() {
         Some("arn:aws:s3:::a-1")
     );
     let second = provider
-        .list(ListRequest {
-            page_token: first.next_page_token.clone(),
-            ..ListRequest::all("aws_s3_bucket")
-        })
+        .list(
+            &Call::unrecorded(),
+            ListRequest {
+                page_token: first.next_page_token.clone(),
+                ..ListRequest::all("aws_s3_bucket")
+            },
+        )
         .await
         .unwrap();
     assert_eq!(second.next_page_token, None);
@@ -377,14 +397,18 @@ async fn aws_errors_tagging_pages_map_bucket_arns_and_skip_the_rest() {
         ]}"#,
     )])
     .await;
-    let provider = fake
-        .provider("eu-west-1", AwsProviderConfig::default())
-        .await;
+    let provider = Counting::new(
+        fake.provider("eu-west-1", AwsProviderConfig::default())
+            .await,
+    );
     let page = provider
-        .tagged_resources(TagQuery {
-            tag_filters: vec![TagFilter::equals("tofu-estate", "acme")],
-            ..TagQuery::default()
-        })
+        .tagged_resources(
+            &Call::unrecorded(),
+            TagQuery {
+                tag_filters: vec![TagFilter::equals("tofu-estate", "acme")],
+                ..TagQuery::default()
+            },
+        )
         .await
         .unwrap();
     assert_eq!(page.next_page_token, None, "AWS ends with an empty token");
@@ -417,10 +441,13 @@ async fn aws_errors_tagging_pages_map_bucket_arns_and_skip_the_rest() {
 
     // A type this provider does not serve is not asked for at all.
     let none = provider
-        .tagged_resources(TagQuery {
-            type_names: vec!["aws_vpc".to_owned()],
-            ..TagQuery::default()
-        })
+        .tagged_resources(
+            &Call::unrecorded(),
+            TagQuery {
+                type_names: vec!["aws_vpc".to_owned()],
+                ..TagQuery::default()
+            },
+        )
         .await
         .unwrap();
     assert_eq!(none.resources, []);
@@ -509,19 +536,23 @@ async fn aws_errors_each_api_call_has_a_span_naming_its_operation() {
         Answer::empty(204),
     ];
     let fake = FakeAws::start([sequence.clone(), sequence].concat()).await;
-    let provider = fake
-        .provider(
+    let provider = Counting::new(
+        fake.provider(
             "eu-west-1",
             AwsProviderConfig {
                 bucket_tagging: Some(BucketTagging::AfterCreate),
                 ..AwsProviderConfig::default()
             },
         )
-        .await;
+        .await,
+    );
     // The first run registers every span's call site while tests on other threads may be registering
     // theirs; the subscriber set afterwards recomputes their interest once, with nothing racing it.
     provider
-        .create(bucket("acme-logs", &[("tofu-estate", "acme")]))
+        .create(
+            &Call::unrecorded(),
+            bucket("acme-logs", &[("tofu-estate", "acme")]),
+        )
         .await
         .unwrap_err();
     let spans = Spans::default();
@@ -529,7 +560,10 @@ async fn aws_errors_each_api_call_has_a_span_naming_its_operation() {
     // The test runs on one thread, so the thread's default subscriber sees every span of the calls.
     let _default = tracing::subscriber::set_default(subscriber);
     provider
-        .create(bucket("acme-logs", &[("tofu-estate", "acme")]))
+        .create(
+            &Call::unrecorded(),
+            bucket("acme-logs", &[("tofu-estate", "acme")]),
+        )
         .await
         .unwrap_err();
     assert_eq!(
@@ -593,7 +627,7 @@ async fn aws_errors_an_unreachable_endpoint_is_retryable_and_unusable_credential
     let fresh = aws_sdk_s3::config::Credentials::new("AKIDTEST", "secret", None, None, "test");
     let down = provider_at(&format!("http://127.0.0.1:{port}"), fresh).await;
     let err = down
-        .tagged_resources(TagQuery::default())
+        .tagged_resources(&Call::unrecorded(), TagQuery::default())
         .await
         .unwrap_err();
     assert_eq!(err.kind, ProviderErrorKind::ServerError, "{err}");
@@ -605,9 +639,9 @@ async fn aws_errors_an_unreachable_endpoint_is_retryable_and_unusable_credential
 
     // No credentials: nothing is sent, and waiting will not fix it.
     let fake = FakeAws::start(vec![]).await;
-    let provider = provider_at(&fake.endpoint, NoCredentials).await;
+    let provider = Counting::new(provider_at(&fake.endpoint, NoCredentials).await);
     let err = provider
-        .tagged_resources(TagQuery::default())
+        .tagged_resources(&Call::unrecorded(), TagQuery::default())
         .await
         .unwrap_err();
     assert_eq!(

@@ -10,21 +10,21 @@ use admission::Value;
 use liveplan::aws::{AwsProvider, AwsProviderConfig, BucketTagging};
 use provider::conformance::{Sample, check_object_lifecycle};
 use provider::{
-    CreateRequest, Identity, ListRequest, ParentScope, TagChange, TagFilter, TagQuery,
-    UpdateRequest,
+    Call, Counting, CreateRequest, Identity, ListRequest, ParentScope, TagChange, TagFilter,
+    TagQuery, UpdateRequest,
 };
 use provider::{LiveObject, Provider, ProviderErrorKind};
 use staterecord::testkit::emulator::S3Emulator;
 
 /// The emulator (failing, never skipping, when it is missing) and a provider talking to it.
-async fn setup() -> (S3Emulator, AwsProvider) {
+async fn setup() -> (S3Emulator, Counting<AwsProvider>) {
     let emulator = S3Emulator::from_env()
         .await
         .expect("the AWS emulator is required: run the tests through scripts/test");
     let provider = AwsProvider::from_env(&AwsProviderConfig::default())
         .await
         .expect("AWS_REGION is set by scripts/test");
-    (emulator, provider)
+    (emulator, Counting::new(provider))
 }
 
 /// A bucket name no other test of any process uses.
@@ -60,11 +60,14 @@ fn bucket_request(name: &str, tags: BTreeMap<String, String>) -> CreateRequest {
 }
 
 /// Every bucket of one unfiltered listing, paged to the end.
-async fn list_all_buckets(provider: &AwsProvider) -> Vec<LiveObject> {
+async fn list_all_buckets(provider: &dyn Provider) -> Vec<LiveObject> {
     let mut request = ListRequest::all("aws_s3_bucket");
     let mut all = Vec::new();
     loop {
-        let page = provider.list(request.clone()).await.unwrap();
+        let page = provider
+            .list(&Call::unrecorded(), request.clone())
+            .await
+            .unwrap();
         assert!(!page.tags_included, "ListBuckets returns no tags");
         all.extend(page.objects);
         match page.next_page_token {
@@ -76,7 +79,7 @@ async fn list_all_buckets(provider: &AwsProvider) -> Vec<LiveObject> {
 
 /// Every page of the tagging API for `estate`: the (type, id, tags) of each resource, page by page.
 async fn sweep_pages(
-    provider: &AwsProvider,
+    provider: &dyn Provider,
     estate: &str,
 ) -> Vec<Vec<(String, String, BTreeMap<String, String>)>> {
     let mut query = TagQuery {
@@ -85,7 +88,10 @@ async fn sweep_pages(
     };
     let mut pages = Vec::new();
     loop {
-        let page = provider.tagged_resources(query.clone()).await.unwrap();
+        let page = provider
+            .tagged_resources(&Call::unrecorded(), query.clone())
+            .await
+            .unwrap();
         pages.push(
             page.resources
                 .into_iter()
@@ -118,9 +124,12 @@ async fn aws_provider_serves_only_the_two_s3_types() {
     let served: Vec<String> = provider.schemas().type_names().map(str::to_owned).collect();
     assert_eq!(served, ["aws_s3_bucket", "aws_s3_bucket_versioning"]);
     assert_eq!(provider.region(), "us-east-1");
-    assert_eq!(provider.bucket_tagging(), BucketTagging::AfterCreate);
+    assert_eq!(
+        provider.inner().bucket_tagging(),
+        BucketTagging::AfterCreate
+    );
     let err = provider
-        .list(ListRequest::all("aws_vpc"))
+        .list(&Call::unrecorded(), ListRequest::all("aws_vpc"))
         .await
         .unwrap_err();
     assert_eq!(err.kind, ProviderErrorKind::Unsupported);
@@ -140,7 +149,7 @@ async fn aws_provider_bucket_with_tags_is_listed_swept_retagged_and_deleted() {
         ("tofu-address", "aws_s3_bucket.logs"),
     ]);
     let created = provider
-        .create(bucket_request(&name, markers.clone()))
+        .create(&Call::unrecorded(), bucket_request(&name, markers.clone()))
         .await
         .unwrap();
     assert_eq!(created.id, name);
@@ -172,25 +181,32 @@ async fn aws_provider_bucket_with_tags_is_listed_swept_retagged_and_deleted() {
 
     // A tags-only update sets and removes exactly the keys given, and keeps the markers.
     let updated = provider
-        .update(UpdateRequest {
-            type_name: "aws_s3_bucket".to_owned(),
-            id: name.clone(),
-            attributes: BTreeMap::from([
-                ("bucket".to_owned(), Value::from(name.as_str())),
-                ("force_destroy".to_owned(), Value::Bool(true)),
-            ]),
-            tags: TagChange {
-                set: tags([("team", "data")]),
-                remove: BTreeSet::new(),
+        .update(
+            &Call::unrecorded(),
+            UpdateRequest {
+                type_name: "aws_s3_bucket".to_owned(),
+                id: name.clone(),
+                attributes: BTreeMap::from([
+                    ("bucket".to_owned(), Value::from(name.as_str())),
+                    ("force_destroy".to_owned(), Value::Bool(true)),
+                ]),
+                tags: TagChange {
+                    set: tags([("team", "data")]),
+                    remove: BTreeSet::new(),
+                },
             },
-        })
+        )
         .await
         .unwrap();
     let mut want = markers.clone();
     want.insert("team".to_owned(), "data".to_owned());
     assert_eq!(updated.tags, want);
     let read = provider
-        .read("aws_s3_bucket", &Identity::Name(name.clone()))
+        .read(
+            &Call::unrecorded(),
+            "aws_s3_bucket",
+            &Identity::Name(name.clone()),
+        )
         .await
         .unwrap()
         .unwrap();
@@ -200,6 +216,7 @@ async fn aws_provider_bucket_with_tags_is_listed_swept_retagged_and_deleted() {
     // Removing every tag leaves a bucket that reads with none.
     provider
         .update_tags(
+            &Call::unrecorded(),
             "aws_s3_bucket",
             &name,
             TagChange {
@@ -210,22 +227,36 @@ async fn aws_provider_bucket_with_tags_is_listed_swept_retagged_and_deleted() {
         .await
         .unwrap();
     let bare = provider
-        .read_by_id("aws_s3_bucket", &name)
+        .read_by_id(&Call::unrecorded(), "aws_s3_bucket", &name)
         .await
         .unwrap()
         .unwrap();
     assert_eq!(bare.tags, BTreeMap::new());
 
-    provider.delete("aws_s3_bucket", &name).await.unwrap();
+    provider
+        .delete(&Call::unrecorded(), "aws_s3_bucket", &name)
+        .await
+        .unwrap();
     assert_eq!(
-        provider.read_by_id("aws_s3_bucket", &name).await.unwrap(),
+        provider
+            .read_by_id(&Call::unrecorded(), "aws_s3_bucket", &name)
+            .await
+            .unwrap(),
         None
     );
-    let again = provider.delete("aws_s3_bucket", &name).await.unwrap_err();
+    let again = provider
+        .delete(&Call::unrecorded(), "aws_s3_bucket", &name)
+        .await
+        .unwrap_err();
     assert_eq!(again.kind, ProviderErrorKind::NotFound);
     assert_eq!(again.operation, "s3:DeleteBucket");
     let retag = provider
-        .update_tags("aws_s3_bucket", &name, TagChange::default())
+        .update_tags(
+            &Call::unrecorded(),
+            "aws_s3_bucket",
+            &name,
+            TagChange::default(),
+        )
         .await
         .unwrap_err();
     assert_eq!(retag.kind, ProviderErrorKind::NotFound);
@@ -236,17 +267,20 @@ async fn aws_provider_refuses_a_taken_name_and_a_non_empty_bucket() {
     let (emulator, provider) = setup().await;
     let name = unique("taken");
     provider
-        .create(bucket_request(&name, BTreeMap::new()))
+        .create(&Call::unrecorded(), bucket_request(&name, BTreeMap::new()))
         .await
         .unwrap();
     let err = provider
-        .create(bucket_request(&name, tags([("tofu-estate", "other")])))
+        .create(
+            &Call::unrecorded(),
+            bucket_request(&name, tags([("tofu-estate", "other")])),
+        )
         .await
         .unwrap_err();
     assert_eq!(err.kind, ProviderErrorKind::AlreadyExists);
     assert_eq!(
         provider
-            .read_by_id("aws_s3_bucket", &name)
+            .read_by_id(&Call::unrecorded(), "aws_s3_bucket", &name)
             .await
             .unwrap()
             .unwrap()
@@ -264,7 +298,10 @@ async fn aws_provider_refuses_a_taken_name_and_a_non_empty_bucket() {
         .send()
         .await
         .unwrap();
-    let err = provider.delete("aws_s3_bucket", &name).await.unwrap_err();
+    let err = provider
+        .delete(&Call::unrecorded(), "aws_s3_bucket", &name)
+        .await
+        .unwrap_err();
     assert_eq!(err.kind, ProviderErrorKind::DependencyViolation);
     assert_eq!(err.operation, "s3:DeleteBucket");
     emulator
@@ -275,7 +312,10 @@ async fn aws_provider_refuses_a_taken_name_and_a_non_empty_bucket() {
         .send()
         .await
         .unwrap();
-    provider.delete("aws_s3_bucket", &name).await.unwrap();
+    provider
+        .delete(&Call::unrecorded(), "aws_s3_bucket", &name)
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
@@ -290,7 +330,7 @@ async fn aws_provider_lists_a_bucket_made_outside_the_engine_without_markers() {
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].tags, BTreeMap::new());
     let read = provider
-        .read_by_id("aws_s3_bucket", &name)
+        .read_by_id(&Call::unrecorded(), "aws_s3_bucket", &name)
         .await
         .unwrap()
         .unwrap();
@@ -300,7 +340,10 @@ async fn aws_provider_lists_a_bucket_made_outside_the_engine_without_markers() {
         "no tag set is a bucket without tags"
     );
     assert!(read.tag("tofu-estate").is_none());
-    provider.delete("aws_s3_bucket", &name).await.unwrap();
+    provider
+        .delete(&Call::unrecorded(), "aws_s3_bucket", &name)
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
@@ -308,7 +351,7 @@ async fn aws_provider_versioning_enables_suspends_and_reads_back() {
     let (_emulator, provider) = setup().await;
     let name = unique("versioned");
     provider
-        .create(bucket_request(&name, BTreeMap::new()))
+        .create(&Call::unrecorded(), bucket_request(&name, BTreeMap::new()))
         .await
         .unwrap();
     let parent = ListRequest {
@@ -321,27 +364,42 @@ async fn aws_provider_versioning_enables_suspends_and_reads_back() {
     // Never versioned: no configuration.
     assert_eq!(
         provider
-            .read("aws_s3_bucket_versioning", &Identity::Name(name.clone()))
+            .read(
+                &Call::unrecorded(),
+                "aws_s3_bucket_versioning",
+                &Identity::Name(name.clone())
+            )
             .await
             .unwrap(),
         None
     );
-    assert_eq!(provider.list(parent.clone()).await.unwrap().objects, []);
+    assert_eq!(
+        provider
+            .list(&Call::unrecorded(), parent.clone())
+            .await
+            .unwrap()
+            .objects,
+        []
+    );
 
     let created = provider
-        .create(CreateRequest {
-            type_name: "aws_s3_bucket_versioning".to_owned(),
-            attributes: BTreeMap::from([
-                ("bucket".to_owned(), Value::from(name.as_str())),
-                ("status".to_owned(), Value::from("Enabled")),
-            ]),
-            tags: BTreeMap::new(),
-        })
+        .create(
+            &Call::unrecorded(),
+            CreateRequest {
+                type_name: "aws_s3_bucket_versioning".to_owned(),
+                attributes: BTreeMap::from([
+                    ("bucket".to_owned(), Value::from(name.as_str())),
+                    ("status".to_owned(), Value::from("Enabled")),
+                ]),
+                tags: BTreeMap::new(),
+            },
+        )
         .await
         .unwrap();
     assert_eq!(created.id, name);
     let read = provider
         .read(
+            &Call::unrecorded(),
             "aws_s3_bucket_versioning",
             &Identity::Composite(BTreeMap::from([("bucket".to_owned(), name.clone())])),
         )
@@ -352,69 +410,87 @@ async fn aws_provider_versioning_enables_suspends_and_reads_back() {
     assert_eq!(read.attribute_str("status"), Some("Enabled"));
 
     let suspended = provider
-        .update(UpdateRequest {
-            type_name: "aws_s3_bucket_versioning".to_owned(),
-            id: name.clone(),
-            attributes: BTreeMap::from([
-                ("bucket".to_owned(), Value::from(name.as_str())),
-                ("status".to_owned(), Value::from("Suspended")),
-            ]),
-            tags: TagChange::default(),
-        })
+        .update(
+            &Call::unrecorded(),
+            UpdateRequest {
+                type_name: "aws_s3_bucket_versioning".to_owned(),
+                id: name.clone(),
+                attributes: BTreeMap::from([
+                    ("bucket".to_owned(), Value::from(name.as_str())),
+                    ("status".to_owned(), Value::from("Suspended")),
+                ]),
+                tags: TagChange::default(),
+            },
+        )
         .await
         .unwrap();
     assert_eq!(suspended.attribute_str("status"), Some("Suspended"));
-    let page = provider.list(parent.clone()).await.unwrap();
+    let page = provider
+        .list(&Call::unrecorded(), parent.clone())
+        .await
+        .unwrap();
     assert_eq!(page.objects, std::slice::from_ref(&suspended));
 
     provider
-        .update(UpdateRequest {
-            type_name: "aws_s3_bucket_versioning".to_owned(),
-            id: name.clone(),
-            attributes: BTreeMap::from([("status".to_owned(), Value::from("Enabled"))]),
-            tags: TagChange::default(),
-        })
+        .update(
+            &Call::unrecorded(),
+            UpdateRequest {
+                type_name: "aws_s3_bucket_versioning".to_owned(),
+                id: name.clone(),
+                attributes: BTreeMap::from([("status".to_owned(), Value::from("Enabled"))]),
+                tags: TagChange::default(),
+            },
+        )
         .await
         .unwrap();
     // Deleting suspends: S3 has no way back to never versioned.
     provider
-        .delete("aws_s3_bucket_versioning", &name)
+        .delete(&Call::unrecorded(), "aws_s3_bucket_versioning", &name)
         .await
         .unwrap();
     let after = provider
-        .read_by_id("aws_s3_bucket_versioning", &name)
+        .read_by_id(&Call::unrecorded(), "aws_s3_bucket_versioning", &name)
         .await
         .unwrap()
         .unwrap();
     assert_eq!(after.attribute_str("status"), Some("Suspended"));
 
     let bad = provider
-        .update(UpdateRequest {
-            type_name: "aws_s3_bucket_versioning".to_owned(),
-            id: name.clone(),
-            attributes: BTreeMap::from([("status".to_owned(), Value::from("Disabled"))]),
-            tags: TagChange::default(),
-        })
+        .update(
+            &Call::unrecorded(),
+            UpdateRequest {
+                type_name: "aws_s3_bucket_versioning".to_owned(),
+                id: name.clone(),
+                attributes: BTreeMap::from([("status".to_owned(), Value::from("Disabled"))]),
+                tags: TagChange::default(),
+            },
+        )
         .await
         .unwrap_err();
     assert_eq!(bad.kind, ProviderErrorKind::InvalidArgument);
 
-    provider.delete("aws_s3_bucket", &name).await.unwrap();
+    provider
+        .delete(&Call::unrecorded(), "aws_s3_bucket", &name)
+        .await
+        .unwrap();
     let orphan = provider
-        .create(CreateRequest {
-            type_name: "aws_s3_bucket_versioning".to_owned(),
-            attributes: BTreeMap::from([
-                ("bucket".to_owned(), Value::from(name.as_str())),
-                ("status".to_owned(), Value::from("Enabled")),
-            ]),
-            tags: BTreeMap::new(),
-        })
+        .create(
+            &Call::unrecorded(),
+            CreateRequest {
+                type_name: "aws_s3_bucket_versioning".to_owned(),
+                attributes: BTreeMap::from([
+                    ("bucket".to_owned(), Value::from(name.as_str())),
+                    ("status".to_owned(), Value::from("Enabled")),
+                ]),
+                tags: BTreeMap::new(),
+            },
+        )
         .await
         .unwrap_err();
     assert_eq!(orphan.kind, ProviderErrorKind::InvalidReference);
     assert_eq!(
         provider
-            .read_by_id("aws_s3_bucket_versioning", &name)
+            .read_by_id(&Call::unrecorded(), "aws_s3_bucket_versioning", &name)
             .await
             .unwrap(),
         None,
@@ -461,7 +537,7 @@ async fn aws_provider_tagging_pages_hold_at_most_100_and_chain_by_token() {
     while let Some(done) = writers.join_next().await {
         done.unwrap();
     }
-    let before = provider.api_calls();
+    let before = provider.calls();
     let pages = sweep_pages(&provider, &estate).await;
     // AWS documents at most 100 resources a page (fewer is allowed), a token on every page but the last,
     // and each resource once.
@@ -483,7 +559,7 @@ async fn aws_provider_tagging_pages_hold_at_most_100_and_chain_by_token() {
                 && tags.len() == 2
                 && id.starts_with(&estate))
     );
-    let after = provider.api_calls();
+    let after = provider.calls();
     assert_eq!(
         after.get("tagging:GetResources").copied().unwrap_or(0)
             - before.get("tagging:GetResources").copied().unwrap_or(0),
@@ -514,23 +590,30 @@ async fn aws_provider_counts_each_api_call_by_operation() {
         ("tofu-address", "aws_s3_bucket.c"),
     ]);
     provider
-        .create(bucket_request(&name, markers))
-        .await
-        .unwrap();
-    provider.read_by_id("aws_s3_bucket", &name).await.unwrap();
-    provider
-        .list(ListRequest::all("aws_s3_bucket"))
+        .create(&Call::unrecorded(), bucket_request(&name, markers))
         .await
         .unwrap();
     provider
-        .tagged_resources(TagQuery {
-            tag_filters: vec![TagFilter::equals("tofu-estate", "counted")],
-            ..TagQuery::default()
-        })
+        .read_by_id(&Call::unrecorded(), "aws_s3_bucket", &name)
+        .await
+        .unwrap();
+    provider
+        .list(&Call::unrecorded(), ListRequest::all("aws_s3_bucket"))
+        .await
+        .unwrap();
+    provider
+        .tagged_resources(
+            &Call::unrecorded(),
+            TagQuery {
+                tag_filters: vec![TagFilter::equals("tofu-estate", "counted")],
+                ..TagQuery::default()
+            },
+        )
         .await
         .unwrap();
     provider
         .update_tags(
+            &Call::unrecorded(),
             "aws_s3_bucket",
             &name,
             TagChange {
@@ -541,30 +624,39 @@ async fn aws_provider_counts_each_api_call_by_operation() {
         .await
         .unwrap();
     provider
-        .create(CreateRequest {
-            type_name: "aws_s3_bucket_versioning".to_owned(),
-            attributes: BTreeMap::from([
-                ("bucket".to_owned(), Value::from(name.as_str())),
-                ("status".to_owned(), Value::from("Enabled")),
-            ]),
-            tags: BTreeMap::new(),
-        })
+        .create(
+            &Call::unrecorded(),
+            CreateRequest {
+                type_name: "aws_s3_bucket_versioning".to_owned(),
+                attributes: BTreeMap::from([
+                    ("bucket".to_owned(), Value::from(name.as_str())),
+                    ("status".to_owned(), Value::from("Enabled")),
+                ]),
+                tags: BTreeMap::new(),
+            },
+        )
         .await
         .unwrap();
     provider
-        .read_by_id("aws_s3_bucket_versioning", &name)
+        .read_by_id(&Call::unrecorded(), "aws_s3_bucket_versioning", &name)
         .await
         .unwrap();
     provider
-        .delete("aws_s3_bucket_versioning", &name)
+        .delete(&Call::unrecorded(), "aws_s3_bucket_versioning", &name)
         .await
         .unwrap();
-    provider.delete("aws_s3_bucket", &name).await.unwrap();
+    provider
+        .delete(&Call::unrecorded(), "aws_s3_bucket", &name)
+        .await
+        .unwrap();
     // A failed call is still a call.
-    provider.delete("aws_s3_bucket", &name).await.unwrap_err();
+    provider
+        .delete(&Call::unrecorded(), "aws_s3_bucket", &name)
+        .await
+        .unwrap_err();
     // A type it does not serve costs nothing.
     provider
-        .list(ListRequest::all("aws_vpc"))
+        .list(&Call::unrecorded(), ListRequest::all("aws_vpc"))
         .await
         .unwrap_err();
 
@@ -582,22 +674,24 @@ async fn aws_provider_counts_each_api_call_by_operation() {
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
     .collect();
-    assert_eq!(provider.api_calls(), expected);
+    assert_eq!(provider.calls(), expected);
 }
 
 #[tokio::test]
 async fn aws_provider_dead_endpoint_is_a_retryable_error_not_a_panic() {
     // Nothing listens on port 1: the connection is refused at once.
-    let provider = AwsProvider::from_env(&AwsProviderConfig {
-        region: Some("eu-west-1".to_owned()),
-        endpoint_url: Some("http://127.0.0.1:1".to_owned()),
-        ..AwsProviderConfig::default()
-    })
-    .await
-    .unwrap();
+    let provider = Counting::new(
+        AwsProvider::from_env(&AwsProviderConfig {
+            region: Some("eu-west-1".to_owned()),
+            endpoint_url: Some("http://127.0.0.1:1".to_owned()),
+            ..AwsProviderConfig::default()
+        })
+        .await
+        .unwrap(),
+    );
     assert_eq!(provider.region(), "eu-west-1");
     let err = provider
-        .list(ListRequest::all("aws_s3_bucket"))
+        .list(&Call::unrecorded(), ListRequest::all("aws_s3_bucket"))
         .await
         .unwrap_err();
     assert_eq!(err.operation, "s3:ListBuckets");
@@ -608,7 +702,7 @@ async fn aws_provider_dead_endpoint_is_a_retryable_error_not_a_panic() {
         "{err}"
     );
     let err = provider
-        .tagged_resources(TagQuery::default())
+        .tagged_resources(&Call::unrecorded(), TagQuery::default())
         .await
         .unwrap_err();
     assert_eq!(err.operation, "tagging:GetResources");
@@ -618,7 +712,7 @@ async fn aws_provider_dead_endpoint_is_a_retryable_error_not_a_panic() {
         .map(|(k, v)| (k.to_owned(), v))
         .collect();
     assert_eq!(
-        provider.api_calls(),
+        provider.calls(),
         expected,
         "each attempt once: no SDK retries"
     );

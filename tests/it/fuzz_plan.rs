@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use liveplan::render::{self, RenderOptions};
 use liveplan::{
-    Action, Engine, MemoryStore, RetryPolicy, SimCloud, SimConfig, SourceFile, Sources, Store,
+    Action, Engine, MemoryStore, RetryConfig, SimCloud, SimConfig, SourceFile, Sources, Store,
     VariableInputs,
 };
 use proptest::prelude::*;
@@ -26,7 +26,7 @@ fn plan(main_tf: &str, live: &Json) -> Option<liveplan::Plan> {
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
     let files = [SourceFile::new("main.tf", main_tf)];
     let inputs = VariableInputs::default();
-    let engine = Engine::new(Arc::new(cloud), store).with_retry(RetryPolicy::immediate(2));
+    let engine = Engine::new(Arc::new(cloud), store).with_retry(RetryConfig::immediate(2));
     runtime()
         .block_on(engine.plan(Sources::new(&files, &inputs)))
         .ok()

@@ -45,8 +45,8 @@ use crate::graph::{self, EngineFamily, FinalPlan, GraphValue, Meta};
 use crate::journal::{RecordJournal, records_seen};
 use crate::model::{PlanContext, ResourceChange, ReviewedPlan};
 use eval::BlockShape;
-use projection::RetryPolicy;
 use projection::record::RecordKeys;
+use projection::{RetryConfig, Retrying};
 use turns::Turns;
 
 /// How to apply.
@@ -139,7 +139,7 @@ pub(crate) async fn apply(
     provider: Arc<dyn Provider>,
     store: Arc<dyn Store>,
     config: ApplyConfig,
-    retry: RetryPolicy,
+    retry: RetryConfig,
 ) -> Result<ApplyOutcome, crate::Error> {
     // Every record an apply writes is its estate's: on S3 the objects carry the estate's tag, so that one
     // bucket's records can be told apart by estate (lifecycle rules, access policies, cost reports).
@@ -155,7 +155,7 @@ async fn apply_plan(
     provider: Arc<dyn Provider>,
     store: Arc<dyn Store>,
     config: ApplyConfig,
-    retry: RetryPolicy,
+    retry: RetryConfig,
 ) -> Result<ApplyOutcome, crate::Error> {
     let p = plan.plan();
     let graph = graph::build(p).map_err(|e| crate::Error::InvalidGraph(e.to_string()))?;
@@ -220,7 +220,7 @@ impl Executor {
         provider: Arc<dyn Provider>,
         store: &Arc<dyn Store>,
         config: &ApplyConfig,
-        retry: RetryPolicy,
+        retry: RetryConfig,
     ) -> Result<Executor, crate::Error> {
         let ctx = Arc::clone(&p.context);
         let estate = admission::Estate::new(p.estate.clone())
@@ -243,8 +243,9 @@ impl Executor {
             ctx,
             changes,
             deposed_changes,
-            provider,
-            retry,
+            // Not cut short by `cancel`: an operation in flight when the apply is cancelled finishes, its
+            // retries included, and writes its records.
+            provider: Retrying::new(provider, &retry),
             events: config.events.clone(),
             progress_interval: config.progress_interval,
             results: Mutex::new(BTreeMap::new()),
@@ -308,12 +309,12 @@ struct Executor {
     deposed_changes: HashMap<(InstanceAddress, String), Arc<ResourceChange>>,
     /// Each resource block's declaration and the value of its members before any is read.
     blocks: HashMap<String, BlockShape>,
-    provider: Arc<dyn Provider>,
+    /// The provider, retried as the apply's configuration says.
+    provider: Retrying<Arc<dyn Provider>>,
     /// Every record write of the apply.
     journal: RecordJournal,
     /// The parallelism limit.
     turns: Turns,
-    retry: RetryPolicy,
     events: Option<EventSink>,
     progress_interval: Duration,
     /// Each instance's object after its apply.

@@ -5,18 +5,18 @@
 //!
 //! The create intent is written (compare-and-swap against the version the plan saw, so two applies of one
 //! plan never create twice) before the provider call, and put back when the provider refuses. Throttled
-//! calls are retried with the retry policy. This module never starts a provider call after cancellation,
-//! and never aborts one in flight.
+//! calls are retried by the apply's one retrying decorator. This module never starts a provider call after
+//! cancellation, and never aborts one in flight (a call waiting between its retries is in flight).
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, PoisonError};
+use std::sync::PoisonError;
 
 use admission::{Code, InstanceAddress, Value};
 use execgraph::{Applied, Diagnostic as GraphDiagnostic};
 use projection::record::{InstanceNamespace as Namespace, IntentState};
 use provider::schema::{AttributeMode, ResourceTypeSchema};
 use provider::{AdmissionPath, LiveObject, ProviderError};
-use provider::{CreateRequest, UpdateRequest};
+use provider::{Call, CreateRequest, Provider, UpdateRequest};
 use tokio::time::Instant;
 
 use super::events::Op;
@@ -208,16 +208,15 @@ impl Executor {
         Applied::failed(vec![d])
     }
 
-    /// Runs a provider call with retries in the operation's turn, reporting progress while it runs.
-    async fn call<T, F, Fut>(&self, flight: &mut Flight<'_>, call: F) -> Result<T, ProviderError>
-    where
-        F: FnMut() -> Fut,
-        Fut: std::future::Future<Output = Result<T, ProviderError>>,
-    {
+    /// Runs a provider call (of the retrying provider, so with its retries) in the operation's turn,
+    /// reporting progress while it runs. The call starts only once the operations before it called.
+    async fn call<T>(
+        &self,
+        flight: &mut Flight<'_>,
+        call: impl std::future::Future<Output = Result<T, ProviderError>>,
+    ) -> Result<T, ProviderError> {
         flight.in_order().await;
-        let out = self
-            .ticking(&flight.op, flight.id.clone(), self.retry.run(call))
-            .await;
+        let out = self.ticking(&flight.op, flight.id.clone(), call).await;
         flight.end_turn();
         out
     }
@@ -262,13 +261,8 @@ impl Executor {
             });
         }
         let request = create_request(schema, address, desired);
-        let provider = Arc::clone(&self.provider);
         let created = self
-            .call(flight, || {
-                let provider = Arc::clone(&provider);
-                let request = request.clone();
-                async move { provider.create(request).await }
-            })
+            .call(flight, self.provider.create(&Call::unrecorded(), request))
             .await;
         let created = match created {
             Ok(o) => o,
@@ -461,28 +455,23 @@ impl Executor {
             flight.end_turn();
             return Ok(prior.clone());
         }
-        let provider = Arc::clone(&self.provider);
         let request = UpdateRequest {
             type_name: address.type_name().to_owned(),
             id: prior.id.clone(),
             attributes,
             tags: fp.tag_change.clone(),
         };
-        self.call(flight, || {
-            let provider = Arc::clone(&provider);
-            let request = request.clone();
-            async move { provider.update(request).await }
-        })
-        .await
-        .map_err(|e| {
-            let e = withheld_if_sensitive(e, desired);
-            gdiag(
-                Code::ApplyFailed,
-                format!("updating {address} failed: {e}"),
-                "the next plan proposes the update again; fix the cause first",
-                address,
-            )
-        })
+        self.call(flight, self.provider.update(&Call::unrecorded(), request))
+            .await
+            .map_err(|e| {
+                let e = withheld_if_sensitive(e, desired);
+                gdiag(
+                    Code::ApplyFailed,
+                    format!("updating {address} failed: {e}"),
+                    "the next plan proposes the update again; fix the cause first",
+                    address,
+                )
+            })
     }
 
     async fn delete(&self, fp: &FinalPlan, flight: &mut Flight<'_>) -> Result<(), GraphDiagnostic> {
@@ -498,16 +487,11 @@ impl Executor {
         if self.record_backed(address) {
             flight.end_turn();
         } else {
-            let provider = Arc::clone(&self.provider);
-            let t = address.type_name().to_owned();
-            let id = prior.id.clone();
-            let result = self
-                .call(flight, || {
-                    let provider = Arc::clone(&provider);
-                    let (t, id) = (t.clone(), id.clone());
-                    async move { provider.delete(&t, &id).await }
-                })
-                .await;
+            let context = Call::unrecorded();
+            let call = self
+                .provider
+                .delete(&context, address.type_name(), &prior.id);
+            let result = self.call(flight, call).await;
             match result {
                 Ok(()) => {}
                 Err(e) if e.is_not_found() => {}

@@ -29,7 +29,7 @@ use admission::ExpandedInstance;
 use admission::marker::Estate;
 use admission::{Config, SourceFile, VariableInputs};
 use admission::{Diagnostic, InstanceAddress, Value};
-use projection::{Projection, ProjectionConfig, RetryPolicy};
+use projection::{Projection, ProjectionConfig, RetryConfig};
 use provider::TagChange;
 use provider::{AdmissionPath, Catalog, LiveObject, Provider};
 use staterecord::{CacheScope, Store};
@@ -51,8 +51,8 @@ pub(crate) struct PlanRequest<'a> {
     pub inputs: &'a VariableInputs,
     /// `--estate`, if given.
     pub estate_flag: Option<&'a str>,
-    /// How reads are retried.
-    pub retry: RetryPolicy,
+    /// How reads are retried (discovery wraps the provider in one retrying decorator built from it).
+    pub retry: RetryConfig,
     /// Reads in flight during discovery (`--read-concurrency`).
     pub read_concurrency: usize,
     /// The record key prefix (empty, or ending with `/`).

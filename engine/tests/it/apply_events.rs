@@ -69,11 +69,10 @@ async fn throttled_creates_are_retried() {
         .expect("a known operation");
     world.with_faults(faults).await;
     let _ = Journal::default();
-    let outcome = world.apply(world.plan(VPC).await).await;
+    let (outcome, calls) = world.apply_counted(world.plan(VPC).await).await;
     assert_eq!(diagnostics(&outcome), "");
     assert_eq!(
-        world.cloud.api_calls()["ec2:CreateVpc"],
-        3,
+        calls["ec2:CreateVpc"], 3,
         "two throttled attempts, then success"
     );
     assert!(world.plan(VPC).await.summary().is_empty());

@@ -35,18 +35,12 @@ async fn drift_is_one_update_and_then_converges() {
         plan.summary().to_string(),
         "Plan: 0 to add, 1 to change, 0 to destroy."
     );
-    let calls_before = world.cloud.api_calls();
-    world.apply(plan).await;
-    let calls_after = world.cloud.api_calls();
-    let modify = calls_after
-        .get("ec2:ModifyVpcAttribute")
-        .copied()
-        .unwrap_or(0)
-        - calls_before
-            .get("ec2:ModifyVpcAttribute")
-            .copied()
-            .unwrap_or(0);
-    assert_eq!(modify, 1, "exactly one in-place update call");
+    let (_, calls) = world.apply_counted(plan).await;
+    assert_eq!(
+        calls.get("ec2:ModifyVpcAttribute"),
+        Some(&1),
+        "exactly one in-place update call"
+    );
     assert!(world.plan(&drifted).await.summary().is_empty());
 }
 

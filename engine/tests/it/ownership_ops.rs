@@ -368,9 +368,15 @@ async fn a_malformed_marker_is_adopted_the_way_its_diagnostic_says() {
         set: Default::default(),
         remove: ["tofu-estate".to_owned(), "tofu-address".to_owned()].into(),
     };
-    provider::Provider::update_tags(world.cloud.as_ref(), "aws_s3_bucket", "acme-data", change)
-        .await
-        .expect("the tags are removed");
+    provider::Provider::update_tags(
+        world.cloud.as_ref(),
+        &provider::Call::unrecorded(),
+        "aws_s3_bucket",
+        "acme-data",
+        change,
+    )
+    .await
+    .expect("the tags are removed");
     let plan = world.plan(BUCKET).await;
     assert!(
         text(&plan).contains("to adopt it: liveplan adopt aws_s3_bucket.data"),
@@ -381,4 +387,36 @@ async fn a_malformed_marker_is_adopted_the_way_its_diagnostic_says() {
     let plan = world.plan(BUCKET).await;
     assert!(plan.summary().is_empty(), "{}", text(&plan));
     assert!(plan.diagnostics.is_empty(), "{}", text(&plan));
+}
+
+#[tokio::test]
+async fn adopt_retries_its_own_reads_as_a_plan_does() {
+    let mut world = Bench::new(
+        r#"{"resources": [
+          { "type": "aws_s3_bucket", "id": "acme-data", "attributes": { "bucket": "acme-data" },
+            "tags": { "Team": "data" } }
+        ]}"#,
+    );
+    // The look for objects already carrying the address (the tagging API) is throttled twice, as is the
+    // read at the declared identity: both are retried, so the adoption goes through.
+    let faults = fixtures::FaultPlan::none()
+        .with(
+            "tagging:GetResources",
+            fixtures::FaultKind::Throttle,
+            fixtures::Trigger::Times(2),
+        )
+        .and_then(|f| {
+            f.with(
+                "s3:HeadBucket",
+                fixtures::FaultKind::Throttle,
+                fixtures::Trigger::Times(2),
+            )
+        })
+        .expect("known operations");
+    world.with_faults(faults).await;
+    assert_eq!(adopt(&world, BUCKET, "aws_s3_bucket.data", None).await, "");
+    expect![[r#"
+        aws_s3_bucket acme-data [Team=data tofu-address=aws_s3_bucket.data tofu-estate=acme]
+    "#]]
+    .assert_eq(&live_tags(&world).await);
 }

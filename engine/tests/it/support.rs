@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use admission::{SourceFile, VariableInputs};
 use engine::render::{self, RenderOptions};
-use engine::{ApplyConfig, Engine, Plan, RetryPolicy, Sources};
+use engine::{ApplyConfig, Engine, Plan, RetryConfig, Sources};
 use fixtures::{SimCloud, SimConfig, testkit};
+use provider::Counting;
 use staterecord::{MemoryStore, Store};
 
 pub use fixtures::testkit::failing;
@@ -37,7 +38,7 @@ impl Bench {
     /// The engine over this bench's cloud and store, retrying up to `attempts` times without waiting.
     pub fn engine(&self, attempts: u32) -> Engine {
         Engine::new(Arc::clone(&self.cloud) as _, Arc::clone(&self.store))
-            .with_retry(RetryPolicy::immediate(attempts))
+            .with_retry(RetryConfig::immediate(attempts))
     }
 
     /// Plans `config` (one `main.tf`).
@@ -113,6 +114,25 @@ impl Bench {
             ..ApplyConfig::default()
         };
         self.apply_with(plan, config).await
+    }
+
+    /// Reviews and applies a plan with instant retries, counting its API calls by operation with a
+    /// `Counting` decorator around the cloud.
+    pub async fn apply_counted(
+        &self,
+        plan: Plan,
+    ) -> (
+        engine::ApplyOutcome,
+        std::collections::BTreeMap<String, u64>,
+    ) {
+        let reviewed = plan.review().expect("the plan is applicable");
+        let counted = Arc::new(Counting::new(Arc::clone(&self.cloud)));
+        let outcome = Engine::new(Arc::clone(&counted) as _, Arc::clone(&self.store))
+            .with_retry(RetryConfig::immediate(4))
+            .apply(&reviewed, ApplyConfig::default())
+            .await
+            .expect("the apply runs");
+        (outcome, counted.calls())
     }
 
     /// Reviews and applies a plan with instant retries.

@@ -17,9 +17,8 @@ use std::sync::{Mutex, PoisonError};
 use async_trait::async_trait;
 use provider::schema::{AttributeSchema, BindMatch};
 use provider::{
-    AdmissionPath, ApiCallCounter, Catalog, CreateRequest, ListPage, ListRequest, LiveObject,
-    Provider, ProviderError, ProviderErrorKind, ResourceTypeSchema, TagFilter, Type, UpdateRequest,
-    Value,
+    AdmissionPath, Call, Catalog, CreateRequest, ListPage, ListRequest, LiveObject, Provider,
+    ProviderError, ProviderErrorKind, ResourceTypeSchema, TagFilter, Type, UpdateRequest, Value,
 };
 
 /// How many objects one page of a `kv` listing holds (small, so that paging is exercised).
@@ -30,7 +29,6 @@ const PAGE_SIZE: usize = 2;
 pub struct KvCloud {
     objects: Mutex<BTreeMap<(String, String), LiveObject>>,
     minted: Mutex<u32>,
-    calls: ApiCallCounter,
 }
 
 impl KvCloud {
@@ -89,9 +87,9 @@ impl Provider for KvCloud {
         &CATALOG
     }
 
-    async fn list(&self, request: ListRequest) -> Result<ListPage, ProviderError> {
+    async fn list(&self, call: &Call<'_>, request: ListRequest) -> Result<ListPage, ProviderError> {
         let operation = KvCloud::operation("List", &request.type_name);
-        self.calls.record(&operation);
+        call.attempt(&operation);
         let start: usize = match request.page_token.as_deref() {
             None => 0,
             Some(token) => token.parse().map_err(|_| {
@@ -119,9 +117,13 @@ impl Provider for KvCloud {
         })
     }
 
-    async fn create(&self, request: CreateRequest) -> Result<LiveObject, ProviderError> {
+    async fn create(
+        &self,
+        call: &Call<'_>,
+        request: CreateRequest,
+    ) -> Result<LiveObject, ProviderError> {
         let operation = KvCloud::operation("Create", &request.type_name);
-        self.calls.record(&operation);
+        call.attempt(&operation);
         let id = match request.type_name.as_str() {
             "kv_namespace" => request
                 .attributes
@@ -159,9 +161,13 @@ impl Provider for KvCloud {
         Ok(object)
     }
 
-    async fn update(&self, request: UpdateRequest) -> Result<LiveObject, ProviderError> {
+    async fn update(
+        &self,
+        call: &Call<'_>,
+        request: UpdateRequest,
+    ) -> Result<LiveObject, ProviderError> {
         let operation = KvCloud::operation("Update", &request.type_name);
-        self.calls.record(&operation);
+        call.attempt(&operation);
         let mut objects = self.objects();
         let object = objects
             .get_mut(&(request.type_name.clone(), request.id.clone()))
@@ -174,9 +180,14 @@ impl Provider for KvCloud {
         Ok(object.clone())
     }
 
-    async fn delete(&self, type_name: &str, id: &str) -> Result<(), ProviderError> {
+    async fn delete(
+        &self,
+        call: &Call<'_>,
+        type_name: &str,
+        id: &str,
+    ) -> Result<(), ProviderError> {
         let operation = KvCloud::operation("Delete", type_name);
-        self.calls.record(&operation);
+        call.attempt(&operation);
         let mut objects = self.objects();
         // As a real cloud would, refuse to delete a namespace that still holds entries.
         let in_use = type_name == "kv_namespace"
@@ -194,9 +205,5 @@ impl Provider for KvCloud {
             Some(_) => Ok(()),
             None => Err(ProviderError::not_found(&operation, id)),
         }
-    }
-
-    fn api_calls(&self) -> BTreeMap<String, u64> {
-        self.calls.snapshot()
     }
 }

@@ -2,21 +2,29 @@
 //! after page, and the single reads whose inputs need no bulk answer), then single reads and listings
 //! under a parent for the stages that need them, each with its retries and its `provider_call` span.
 //!
-//! This is the only file that asks the [`Provider`] anything the live system answers. It calls only
-//! reads and listings, never a create, update, delete or tag call, and judges nothing it reads.
+//! This is the only file that asks the [`Provider`] anything the live system answers. It wraps the
+//! provider once, in a [`Retrying`] decorator around a [`Spanned`] one (each attempt in its
+//! `provider_call` span), and hands every call the projection's one recorder, so the plan's cost is exactly
+//! what its own calls reported. It calls only reads and listings, never a create, update, delete or tag
+//! call, and judges nothing it reads.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::task::Poll;
 
 use admission::InstanceAddress;
 use admission::marker::{ESTATE_TAG, Estate};
+use std::sync::Arc;
+
+use admission::Value;
+use async_trait::async_trait;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::FuturesUnordered;
-use provider::AdmissionPath;
+use provider::{AdmissionPath, Catalog};
 use provider::{
-    Identity, ListPage, ListRequest, LiveObject, Provider, ProviderError, TagFilter, TagQuery,
-    TaggedPage, TaggedResource,
+    Call, CallCounts, CreateRequest, DataSourceRequest, Identity, ListPage, ListRequest,
+    LiveObject, Provider, ProviderConfig, ProviderError, RateLimits, TagChange, TagFilter,
+    TagQuery, TaggedPage, TaggedResource, UpdateRequest,
 };
 use tracing::Instrument;
 
@@ -24,6 +32,7 @@ use super::ProjectionConfig;
 use super::evidence::Listing;
 use super::scope::Scope;
 use crate::declared::DeclaredValue;
+use crate::retry::Retrying;
 
 /// One single read: by identity, or by id.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -138,8 +147,9 @@ fn record_error(span: &tracing::Span, error: &ProviderError) {
 
 /// The provider of one projection, with the answers the first stage read ahead.
 pub(crate) struct Reader<'a> {
-    provider: &'a dyn Provider,
-    estate: &'a Estate,
+    provider: Retrying<Spanned<'a>>,
+    /// The projection's recorder: every attempt of every call it makes, and nothing else.
+    counts: &'a CallCounts,
     config: &'a ProjectionConfig,
     /// Answers of the reads the first stage made ahead of the binding step that needs them; each is
     /// handed out once, so asking for it again makes the read again.
@@ -147,42 +157,30 @@ pub(crate) struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    /// Reads `provider` for `estate` with the concurrency and retries of `config`.
+    /// Reads `provider` for `estate` with the concurrency and retries of `config`, every attempt reported
+    /// to `counts`.
     pub(crate) fn new(
         provider: &'a dyn Provider,
+        counts: &'a CallCounts,
         estate: &'a Estate,
         config: &'a ProjectionConfig,
     ) -> Reader<'a> {
         Reader {
-            provider,
-            estate,
+            provider: Retrying::new(Spanned { provider, estate }, &config.retry),
+            counts,
             config,
             prefetched: HashMap::new(),
         }
     }
 
-    /// The span of one attempt of one provider call: what a user filters on to follow the reads of an
-    /// estate, an operation or a type.
-    fn call_span(&self, operation: &'static str, type_name: Option<&str>) -> tracing::Span {
-        tracing::info_span!(
-            target: "projection::discover",
-            "provider_call",
-            estate = %self.estate,
-            operation,
-            type_name,
-            identity = tracing::field::Empty,
-        )
+    /// The context of one call: the projection's recorder.
+    fn context(&self) -> Call<'a> {
+        Call::new(self.counts)
     }
 
     /// One page of a listing, with its retries.
     async fn list_page(&self, request: &ListRequest) -> Result<ListPage, ProviderError> {
-        self.config
-            .retry
-            .run(|| {
-                let span = self.call_span("list", Some(&request.type_name));
-                self.provider.list(request.clone()).instrument(span)
-            })
-            .await
+        self.provider.list(&self.context(), request.clone()).await
     }
 
     /// Every page of the listing `request`.
@@ -258,14 +256,8 @@ impl<'a> Reader<'a> {
             Job::Sweep(query) => Box::pin(
                 async move {
                     let page = self
-                        .config
-                        .retry
-                        .run(|| {
-                            let span = self.call_span("tagged_resources", None);
-                            self.provider
-                                .tagged_resources(query.clone())
-                                .instrument(span)
-                        })
+                        .provider
+                        .tagged_resources(&self.context(), query.clone())
                         .await;
                     Done::Sweep(query, page)
                 }
@@ -290,27 +282,10 @@ impl<'a> Reader<'a> {
 
     #[tracing::instrument(target = "projection::discover", skip_all, err)]
     async fn read_one(&self, request: &ReadRequest) -> Answer {
+        let call = self.context();
         match request {
-            ReadRequest::Identity(t, identity) => {
-                self.config
-                    .retry
-                    .run(|| {
-                        let span = self.call_span("read", Some(t));
-                        span.record("identity", tracing::field::display(identity));
-                        self.provider.read(t, identity).instrument(span)
-                    })
-                    .await
-            }
-            ReadRequest::Id(t, id) => {
-                self.config
-                    .retry
-                    .run(|| {
-                        let span = self.call_span("read_by_id", Some(t));
-                        span.record("identity", id.as_str());
-                        self.provider.read_by_id(t, id).instrument(span)
-                    })
-                    .await
-            }
+            ReadRequest::Identity(t, identity) => self.provider.read(&call, t, identity).await,
+            ReadRequest::Id(t, id) => self.provider.read_by_id(&call, t, id).await,
         }
     }
 
@@ -586,4 +561,138 @@ fn prefetch_plan(scope: &Scope<'_>, listed_types: &BTreeSet<String>) -> Prefetch
         prefetch.children.push(child);
     }
     prefetch
+}
+
+/// The provider as discovery calls it: each attempt of a read or listing runs in its own
+/// `provider_call` span (inside the retries, so a retried call shows one span per attempt), which is what
+/// a user filters on to follow the reads of an estate, an operation or a type. Every call is forwarded
+/// as it is.
+pub(crate) struct Spanned<'a> {
+    provider: &'a dyn Provider,
+    estate: &'a Estate,
+}
+
+impl Spanned<'_> {
+    /// The span of one attempt of one provider call.
+    fn span(&self, operation: &'static str, type_name: Option<&str>) -> tracing::Span {
+        tracing::info_span!(
+            target: "projection::discover",
+            "provider_call",
+            estate = %self.estate,
+            operation,
+            type_name,
+            identity = tracing::field::Empty,
+        )
+    }
+}
+
+#[async_trait]
+impl Provider for Spanned<'_> {
+    fn region(&self) -> String {
+        self.provider.region()
+    }
+
+    fn schemas(&self) -> &Catalog {
+        self.provider.schemas()
+    }
+
+    async fn list(&self, call: &Call<'_>, request: ListRequest) -> Result<ListPage, ProviderError> {
+        let span = self.span("list", Some(&request.type_name));
+        self.provider.list(call, request).instrument(span).await
+    }
+
+    async fn create(
+        &self,
+        call: &Call<'_>,
+        request: CreateRequest,
+    ) -> Result<LiveObject, ProviderError> {
+        self.provider.create(call, request).await
+    }
+
+    async fn update(
+        &self,
+        call: &Call<'_>,
+        request: UpdateRequest,
+    ) -> Result<LiveObject, ProviderError> {
+        self.provider.update(call, request).await
+    }
+
+    async fn delete(
+        &self,
+        call: &Call<'_>,
+        type_name: &str,
+        id: &str,
+    ) -> Result<(), ProviderError> {
+        self.provider.delete(call, type_name, id).await
+    }
+
+    async fn read(
+        &self,
+        call: &Call<'_>,
+        type_name: &str,
+        identity: &Identity,
+    ) -> Result<Option<LiveObject>, ProviderError> {
+        let span = self.span("read", Some(type_name));
+        span.record("identity", tracing::field::display(identity));
+        self.provider
+            .read(call, type_name, identity)
+            .instrument(span)
+            .await
+    }
+
+    async fn read_by_id(
+        &self,
+        call: &Call<'_>,
+        type_name: &str,
+        id: &str,
+    ) -> Result<Option<LiveObject>, ProviderError> {
+        let span = self.span("read_by_id", Some(type_name));
+        span.record("identity", id);
+        self.provider
+            .read_by_id(call, type_name, id)
+            .instrument(span)
+            .await
+    }
+
+    async fn tagged_resources(
+        &self,
+        call: &Call<'_>,
+        query: TagQuery,
+    ) -> Result<TaggedPage, ProviderError> {
+        let span = self.span("tagged_resources", None);
+        self.provider
+            .tagged_resources(call, query)
+            .instrument(span)
+            .await
+    }
+
+    async fn update_tags(
+        &self,
+        call: &Call<'_>,
+        type_name: &str,
+        id: &str,
+        change: TagChange,
+    ) -> Result<(), ProviderError> {
+        self.provider.update_tags(call, type_name, id, change).await
+    }
+
+    async fn read_data_source(
+        &self,
+        call: &Call<'_>,
+        request: DataSourceRequest,
+    ) -> Result<Value, ProviderError> {
+        self.provider.read_data_source(call, request).await
+    }
+
+    async fn configure(
+        &self,
+        call: &Call<'_>,
+        config: &ProviderConfig,
+    ) -> Result<Option<Arc<dyn Provider>>, ProviderError> {
+        self.provider.configure(call, config).await
+    }
+
+    fn rate_limits(&self) -> RateLimits {
+        self.provider.rate_limits()
+    }
 }

@@ -23,7 +23,7 @@
 //! identity no listing covers, an identity a listing shows absent, a parent-derived child of a
 //! client-named parent the listing or read has shown). The records are read in one bulk trip
 //! meanwhile. Calls run concurrently up to `read_concurrency`; throttling and server errors are retried
-//! by the [`RetryPolicy`]; a call that still fails is `discovery-incomplete` and withholds what depends
+//! by one [`Retrying`] decorator built from the [`RetryConfig`]; a call that still fails is `discovery-incomplete` and withholds what depends
 //! on it. Every later read goes through the same reader, which answers a read the first stage made
 //! without calling again. `fetch.rs` is the only file that calls the provider.
 //!
@@ -91,7 +91,7 @@ use std::collections::BTreeMap;
 
 use admission::marker::Estate;
 use provider::Catalog;
-use provider::Provider;
+use provider::{CallCounts, Provider};
 use staterecord::Store;
 
 use self::diagnostics::Finding;
@@ -103,7 +103,9 @@ use crate::declared::Declared;
 use crate::error::ProjectionError;
 use crate::output::{BindCandidate, Cost, ForeignObject, Projection, RenameHint};
 use crate::record::{RecordKeys, load_records, marked_attributes};
-use crate::retry::RetryPolicy;
+use crate::retry::RetryConfig;
+#[cfg(doc)]
+use crate::retry::Retrying;
 
 // Public, and hidden from the docs, only so that the crate's integration tests can check it against
 // every escaped form of an address.
@@ -120,7 +122,7 @@ pub struct ProjectionConfig {
     /// Reads and listings in flight at once (at least 1; the CLI's `--read-concurrency`, default 16).
     pub read_concurrency: usize,
     /// How throttled and failed calls are retried.
-    pub retry: RetryPolicy,
+    pub retry: RetryConfig,
     /// "Now", in seconds since the Unix epoch, for the age of create intents.
     pub now: u64,
     /// The record key prefix (empty, or ending with `/`).
@@ -132,7 +134,7 @@ impl ProjectionConfig {
     pub fn at(now: u64) -> ProjectionConfig {
         ProjectionConfig {
             read_concurrency: 16,
-            retry: RetryPolicy::default(),
+            retry: RetryConfig::default(),
             now,
             key_prefix: String::new(),
         }
@@ -144,7 +146,9 @@ impl ProjectionConfig {
 /// `catalog` is every type the plan knows: the provider's schemas and the record-backed types.
 ///
 /// Nothing is written anywhere. Findings are diagnostics in the result; only an unreadable record store
-/// or a declared model that breaks its own rules is an error.
+/// or a declared model that breaks its own rules is an error. The cost reported is what this projection's
+/// own calls reported to its recorder, however many other callers share `provider` meanwhile; pass the
+/// provider itself, not one wrapped in a retrying decorator (the projection retries with `config.retry`).
 #[tracing::instrument(skip_all, fields(estate = %estate), err)]
 pub async fn project(
     provider: &dyn Provider,
@@ -154,10 +158,11 @@ pub async fn project(
     declared: &Declared,
     config: &ProjectionConfig,
 ) -> Result<Projection, ProjectionError> {
-    let calls_before = provider.api_calls();
+    // Every call of this projection reports its attempts here, and nothing else does.
+    let counts = CallCounts::new();
     let keys = RecordKeys::new(&config.key_prefix, estate)?;
     let scope = Scope::new(estate, declared, catalog, config, provider.region())?;
-    let mut reader = Reader::new(provider, estate, config);
+    let mut reader = Reader::new(provider, &counts, estate, config);
     // The records and the first stage of discovery need nothing of each other: the one store trip runs
     // while the listings wait for their answers.
     let (bulk, records) = futures::join!(reader.fetch_bulk(&scope), load_records(store, &keys));
@@ -177,7 +182,7 @@ pub async fn project(
     reports::apply_intents(&scope, &evidence, &mut verdicts);
     let candidates = reports::bind_candidates(&scope, &mut verdicts);
     let rename_hints = reports::rename_hints(&scope, &mut verdicts);
-    let calls = calls_since(provider, &calls_before);
+    let calls = counts.snapshot();
     Ok(finish(
         &scope,
         evidence,
@@ -186,20 +191,6 @@ pub async fn project(
         candidates,
         rename_hints,
     ))
-}
-
-/// The API calls `provider` made since it had made `before`, by operation (the operations it made none
-/// of left out).
-fn calls_since(provider: &dyn Provider, before: &BTreeMap<String, u64>) -> BTreeMap<String, u64> {
-    provider
-        .api_calls()
-        .into_iter()
-        .map(|(op, n)| {
-            let before = before.get(&op).copied().unwrap_or(0);
-            (op, n.saturating_sub(before))
-        })
-        .filter(|(_, n)| *n > 0)
-        .collect()
 }
 
 /// The projection of the verdicts, every report sorted, the findings turned into diagnostics after the

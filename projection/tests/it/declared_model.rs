@@ -1,9 +1,6 @@
-//! The declared model's own rules, and the retry policy's bounds.
+//! The declared model's own rules.
 
-use std::time::Duration;
-
-use projection::{Declared, Expansion, RetryPolicy};
-use provider::ProviderError;
+use projection::{Declared, Expansion};
 
 use crate::support::*;
 
@@ -62,61 +59,4 @@ fn every_declared_address_is_listed_once_in_address_order() {
             r#"aws_vpc.main["z"]"#,
         ]
     );
-}
-
-#[test]
-fn backoff_is_capped_and_grows_exponentially() {
-    let policy = RetryPolicy::new(5, Duration::from_millis(100), Duration::from_millis(500), 7);
-    let caps: Vec<u128> = (1..=5).map(|k| policy.cap(k).as_millis()).collect();
-    assert_eq!(caps, [100, 200, 400, 500, 500]);
-    for k in 1..=5 {
-        for _ in 0..50 {
-            assert!(policy.backoff(k) <= policy.cap(k));
-        }
-    }
-}
-
-#[tokio::test]
-async fn retries_only_transient_failures_and_only_a_bounded_number_of_times() {
-    let policy = RetryPolicy::immediate(4);
-    let mut attempts = 0;
-    let result: Result<(), ProviderError> = policy
-        .run(|| {
-            attempts += 1;
-            async { Err(ProviderError::throttled("ec2:DescribeVpcs")) }
-        })
-        .await;
-    assert!(result.is_err());
-    assert_eq!(attempts, 4);
-
-    let mut attempts = 0;
-    let result: Result<(), ProviderError> = policy
-        .run(|| {
-            attempts += 1;
-            async {
-                Err(ProviderError::access_denied(
-                    "ec2:DescribeVpcs",
-                    "ec2:DescribeVpcs",
-                ))
-            }
-        })
-        .await;
-    assert!(result.is_err());
-    assert_eq!(attempts, 1, "a denial says something about the world");
-
-    let mut attempts = 0;
-    let result = policy
-        .run(|| {
-            attempts += 1;
-            let n = attempts;
-            async move {
-                if n < 3 {
-                    Err(ProviderError::server_error("s3:ListBuckets"))
-                } else {
-                    Ok(n)
-                }
-            }
-        })
-        .await;
-    assert_eq!(result, Ok(3));
 }

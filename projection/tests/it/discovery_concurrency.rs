@@ -6,11 +6,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
 use fixtures::SimCloud;
-use projection::{Declared, DeclaredInstance, DeclaredValue, ProjectionConfig, RetryPolicy};
+use projection::{Declared, DeclaredInstance, DeclaredValue, ProjectionConfig, RetryConfig};
 use provider::Catalog;
 use provider::{
-    CreateRequest, Identity, ListPage, ListRequest, LiveObject, Provider, ProviderError, TagQuery,
-    TaggedPage, UpdateRequest,
+    Call, CreateRequest, Identity, ListPage, ListRequest, LiveObject, Provider, ProviderError,
+    TagQuery, TaggedPage, UpdateRequest,
 };
 use serde_json::json;
 use staterecord::MemoryStore;
@@ -54,32 +54,48 @@ impl Provider for Gauge {
     fn schemas(&self) -> &Catalog {
         Provider::schemas(&self.inner)
     }
-    async fn list(&self, request: ListRequest) -> Result<ListPage, ProviderError> {
-        self.gauged(Provider::list(&self.inner, request)).await
+    async fn list(&self, call: &Call<'_>, request: ListRequest) -> Result<ListPage, ProviderError> {
+        self.gauged(Provider::list(&self.inner, call, request))
+            .await
     }
-    async fn create(&self, request: CreateRequest) -> Result<LiveObject, ProviderError> {
-        Provider::create(&self.inner, request).await
+    async fn create(
+        &self,
+        call: &Call<'_>,
+        request: CreateRequest,
+    ) -> Result<LiveObject, ProviderError> {
+        Provider::create(&self.inner, call, request).await
     }
-    async fn update(&self, request: UpdateRequest) -> Result<LiveObject, ProviderError> {
-        Provider::update(&self.inner, request).await
+    async fn update(
+        &self,
+        call: &Call<'_>,
+        request: UpdateRequest,
+    ) -> Result<LiveObject, ProviderError> {
+        Provider::update(&self.inner, call, request).await
     }
-    async fn delete(&self, type_name: &str, id: &str) -> Result<(), ProviderError> {
-        Provider::delete(&self.inner, type_name, id).await
+    async fn delete(
+        &self,
+        call: &Call<'_>,
+        type_name: &str,
+        id: &str,
+    ) -> Result<(), ProviderError> {
+        Provider::delete(&self.inner, call, type_name, id).await
     }
     async fn read(
         &self,
+        call: &Call<'_>,
         type_name: &str,
         identity: &Identity,
     ) -> Result<Option<LiveObject>, ProviderError> {
-        self.gauged(Provider::read(&self.inner, type_name, identity))
+        self.gauged(Provider::read(&self.inner, call, type_name, identity))
             .await
     }
-    async fn tagged_resources(&self, query: TagQuery) -> Result<TaggedPage, ProviderError> {
-        self.gauged(Provider::tagged_resources(&self.inner, query))
+    async fn tagged_resources(
+        &self,
+        call: &Call<'_>,
+        query: TagQuery,
+    ) -> Result<TaggedPage, ProviderError> {
+        self.gauged(Provider::tagged_resources(&self.inner, call, query))
             .await
-    }
-    fn api_calls(&self) -> BTreeMap<String, u64> {
-        Provider::api_calls(&self.inner)
     }
 }
 
@@ -101,7 +117,7 @@ async fn reads_overlap_up_to_the_read_concurrency_and_no_further() {
     let gauge = Gauge::new(cloud(live));
     let config = ProjectionConfig {
         read_concurrency: 4,
-        retry: RetryPolicy::immediate(1),
+        retry: RetryConfig::immediate(1),
         ..ProjectionConfig::at(NOW)
     };
     let p = project_over(&gauge, &declared, &config).await.unwrap();

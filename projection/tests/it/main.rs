@@ -13,6 +13,7 @@ mod property_ownership;
 mod records_long_keys;
 mod records_state;
 mod records_store;
+mod retrying;
 mod shell_words;
 mod support;
 mod verdict_rules;

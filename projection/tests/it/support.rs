@@ -8,7 +8,7 @@ use fixtures::SimCloud;
 use projection::record::RecordBody;
 use projection::{
     Declared, DeclaredInstance, DeclaredValue, Projection, ProjectionConfig, RecordKeys,
-    RetryPolicy,
+    RetryConfig,
 };
 use provider::schema::ResourceTypeSchema;
 use provider::{AdmissionPath, Catalog, Provider};
@@ -43,7 +43,7 @@ pub fn tags_of<'a>(pairs: &'a [(&'static str, String)]) -> Vec<(&'static str, &'
 /// The knobs of every projection of the tests: no waiting between retries.
 pub fn config() -> ProjectionConfig {
     ProjectionConfig {
-        retry: RetryPolicy::immediate(3),
+        retry: RetryConfig::immediate(3),
         ..ProjectionConfig::at(NOW)
     }
 }
@@ -76,7 +76,6 @@ pub async fn run_with(
     let counting = Arc::new(CountingStore::new(memory, None));
     let keys = RecordKeys::new("", &estate()).unwrap();
     let cache = CacheScope::new().cache(counting.clone(), keys.prefix());
-    cloud.reset_api_calls();
     let projection = projection::project(
         cloud,
         &catalog(cloud),

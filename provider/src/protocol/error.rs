@@ -32,6 +32,12 @@ pub enum ProviderErrorKind {
     InvalidArgument,
     /// The provider does not serve the type or does not offer the operation.
     Unsupported,
+    /// The provider cannot be configured as a `provider` block asks: `setting` names the first argument
+    /// it cannot honour (`region`, `assume_role`, `default_tags`).
+    UnsupportedSetting {
+        /// The block's argument.
+        setting: String,
+    },
 }
 
 impl fmt::Display for ProviderErrorKind {
@@ -49,6 +55,9 @@ impl fmt::Display for ProviderErrorKind {
             ProviderErrorKind::InvalidReference => f.write_str("invalid reference"),
             ProviderErrorKind::InvalidArgument => f.write_str("invalid argument"),
             ProviderErrorKind::Unsupported => f.write_str("unsupported"),
+            ProviderErrorKind::UnsupportedSetting { setting } => {
+                write!(f, "unsupported provider setting {setting}")
+            }
         }
     }
 }
@@ -106,6 +115,11 @@ impl ProviderError {
     /// A not-found error from `operation` about `what`.
     pub fn not_found(operation: impl Into<String>, what: impl Into<String>) -> ProviderError {
         ProviderError::new(operation, ProviderErrorKind::NotFound, what)
+    }
+
+    /// An `Unsupported` error from `operation` about `what` (a type, or an operation it does not offer).
+    pub fn unsupported(operation: impl Into<String>, what: impl Into<String>) -> ProviderError {
+        ProviderError::new(operation, ProviderErrorKind::Unsupported, what)
     }
 
     /// Whether trying the same call again may succeed (throttled, server error, timed out).

@@ -6,34 +6,45 @@
 //! on those: reads by identity or id page through the listing, the tagging sweep lists each type in the
 //! tagging index with a tag filter, and a tags-only update reads the object and updates it with its own
 //! attributes. A provider with cheaper native calls (a `Get*` by name, `tagging:GetResources`,
-//! `ec2:CreateTags`) overrides the defaults.
+//! `ec2:CreateTags`) overrides the defaults. The next surface (data sources, per-block configuration,
+//! rate limits) has defaults that refuse or declare nothing.
+//!
+//! Every call receives a [`Call`]: the provider reports each API attempt to its [`Recorder`] before making
+//! it, so the caller knows the call's cost; the provider keeps no count of its own. Decorators wrap a
+//! provider and are providers themselves: [`Counting`] adds up what the provider under it reports (the
+//! engine's retrying decorator sits outside it, so every attempt is counted).
 //!
 //! Two rules every implementation keeps: a create takes the tags in the same call, so an object never exists
-//! unmarked; and every API attempt, retries included, is counted by operation name ([`ApiCallCounter`]), so
-//! a plan can report its cost. An absent object is an answer (`Ok(None)`), never an error; a failed look is
-//! an error, never an absence.
+//! unmarked; and every API attempt, retries included, is reported. An absent object is an answer
+//! (`Ok(None)`), never an error; a failed look is an error, never an absence.
 //!
 //! This module defines the protocol only; it must never perform I/O itself.
 
-mod counter;
+mod call;
+mod counting;
 mod error;
+mod forward;
 mod live;
 mod requests;
+mod surface;
 
-use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 
-pub use counter::ApiCallCounter;
+pub use call::{Call, CallCounts, Recorder};
+pub use counting::Counting;
 pub use error::{ProviderError, ProviderErrorKind};
 pub use live::LiveObject;
 pub use requests::{
     CreateRequest, Identity, ListPage, ListRequest, ParentScope, TagChange, TagFilter, TagQuery,
     TaggedPage, TaggedResource, UpdateRequest,
 };
+pub use surface::{AssumeRole, DataSourceRequest, ProviderConfig, RateLimit, RateLimits};
 
 use crate::catalog::Catalog;
 use crate::schema::AttributeMode;
+use crate::value::Value;
 
 /// A live system the engine reads and writes: object-safe, used as `Arc<dyn Provider>`.
 ///
@@ -42,18 +53,33 @@ use crate::schema::AttributeMode;
 /// # Rules every implementation keeps
 ///
 /// - **No retries inside.** Make each API attempt once and return its error; the engine retries with one
-///   bounded policy, so a retry inside would multiply attempts and hide them from the count. An SDK's own
-///   retries are switched off.
-/// - **Count every attempt** by its `service:Action` name before making it, a failed one included, so a
-///   plan can report its cost ([`Provider::api_calls`]).
+///   bounded policy (a decorator outside the provider), so a retry inside would multiply attempts and hide
+///   them from the caller. An SDK's own retries are switched off.
+/// - **Report every attempt** to the call's recorder ([`Call::attempt`]) by its `service:Action` name
+///   before making it, a failed one included, so a plan can report its cost. Keep no count of your own:
+///   the caller's recorder (a plan's, a [`Counting`] decorator's) is the count.
 /// - **A failed look is never an absence.** `Ok(None)` (or an empty page) means the call answered that the
 ///   object is not there; anything else (a throttle, a denied call, an unreachable endpoint) is an error.
 ///   Discovery withholds what it could not read; reporting it absent would plan a create over it.
 /// - **Tags in the create call** wherever the API allows it, so an object never exists unmarked; where it
 ///   does not, tag before returning from `create`, and fail the create if tagging fails.
 /// - **Paging tokens are yours**: callers hand them back untouched and never parse them.
-/// - **No state between calls** beyond clients, caches of immutable answers and counts: two plans in a row
-///   must each see the live system as it is.
+/// - **No state between calls** beyond clients and caches of immutable answers: two plans in a row must
+///   each see the live system as it is, and two plans sharing one provider each get their own cost.
+///
+/// # Decorators
+///
+/// A provider that wraps another ([`Counting`], the engine's retrying decorator) forwards every method,
+/// the defaulted ones included: a default left in place would answer from the wrapper's `list` and
+/// bypass the wrapped provider's cheaper override. It hands the wrapped provider the caller's [`Call`], or
+/// one made with [`Call::with_recorder`] when it records attempts itself.
+///
+/// # The next surface
+///
+/// [`Provider::read_data_source`], [`Provider::configure`] and [`Provider::rate_limits`] are not called by
+/// the engine yet. Their defaults say "not offered": a data-source read fails as
+/// [`ProviderErrorKind::Unsupported`], a configuration is accepted only when it asks for nothing beyond
+/// what the provider already is, and no rate limit is declared.
 #[async_trait]
 pub trait Provider: Send + Sync {
     /// The region this provider reads and writes (`us-east-1`).
@@ -64,17 +90,26 @@ pub trait Provider: Send + Sync {
     fn schemas(&self) -> &Catalog;
 
     /// One page of the objects of a type in the region, optionally tag-filtered or under a parent.
-    async fn list(&self, request: ListRequest) -> Result<ListPage, ProviderError>;
+    async fn list(&self, call: &Call<'_>, request: ListRequest) -> Result<ListPage, ProviderError>;
 
     /// Creates an object with its attributes and tags in one call, and returns it as a read would, plus any
     /// value returned only by the create (an access key's `secret`).
-    async fn create(&self, request: CreateRequest) -> Result<LiveObject, ProviderError>;
+    async fn create(
+        &self,
+        call: &Call<'_>,
+        request: CreateRequest,
+    ) -> Result<LiveObject, ProviderError>;
 
     /// Updates an object in place and returns it as a read would.
-    async fn update(&self, request: UpdateRequest) -> Result<LiveObject, ProviderError>;
+    async fn update(
+        &self,
+        call: &Call<'_>,
+        request: UpdateRequest,
+    ) -> Result<LiveObject, ProviderError>;
 
     /// Deletes an object. An object that is already gone is `NotFound`.
-    async fn delete(&self, type_name: &str, id: &str) -> Result<(), ProviderError>;
+    async fn delete(&self, call: &Call<'_>, type_name: &str, id: &str)
+    -> Result<(), ProviderError>;
 
     /// The object of `type_name` with `identity`, or `None` when there is none.
     ///
@@ -82,6 +117,7 @@ pub trait Provider: Send + Sync {
     /// types listed by parent) and matches the schema's identity arguments.
     async fn read(
         &self,
+        call: &Call<'_>,
         type_name: &str,
         identity: &Identity,
     ) -> Result<Option<LiveObject>, ProviderError> {
@@ -111,7 +147,7 @@ pub trait Provider: Send + Sync {
             ..ListRequest::all(type_name)
         };
         loop {
-            let page = self.list(request.clone()).await?;
+            let page = self.list(call, request.clone()).await?;
             if let Some(found) = page
                 .objects
                 .into_iter()
@@ -131,12 +167,13 @@ pub trait Provider: Send + Sync {
     /// The default pages through an unfiltered [`Provider::list`] of the type.
     async fn read_by_id(
         &self,
+        call: &Call<'_>,
         type_name: &str,
         id: &str,
     ) -> Result<Option<LiveObject>, ProviderError> {
         let mut request = ListRequest::all(type_name);
         loop {
-            let page = self.list(request.clone()).await?;
+            let page = self.list(call, request.clone()).await?;
             if let Some(found) = page.objects.into_iter().find(|o| o.id == id) {
                 return Ok(Some(found));
             }
@@ -151,7 +188,11 @@ pub trait Provider: Send + Sync {
     ///
     /// The default lists, in type order, each type of [`Provider::schemas`] that is in the tagging index,
     /// with the filters; its page token is `<type name> <that type's page token>`.
-    async fn tagged_resources(&self, query: TagQuery) -> Result<TaggedPage, ProviderError> {
+    async fn tagged_resources(
+        &self,
+        call: &Call<'_>,
+        query: TagQuery,
+    ) -> Result<TaggedPage, ProviderError> {
         let catalog = self.schemas();
         let types: Vec<String> = catalog
             .iter()
@@ -186,12 +227,15 @@ pub trait Provider: Send + Sync {
             return Ok(TaggedPage::default());
         };
         let page = self
-            .list(ListRequest {
-                type_name: type_name.clone(),
-                tag_filters: query.tag_filters.clone(),
-                parent: None,
-                page_token: inner_token,
-            })
+            .list(
+                call,
+                ListRequest {
+                    type_name: type_name.clone(),
+                    tag_filters: query.tag_filters.clone(),
+                    parent: None,
+                    page_token: inner_token,
+                },
+            )
             .await?;
         let resources = page
             .objects
@@ -218,12 +262,13 @@ pub trait Provider: Send + Sync {
     /// The default reads the object and updates it with its own writable attributes and the tag change.
     async fn update_tags(
         &self,
+        call: &Call<'_>,
         type_name: &str,
         id: &str,
         change: TagChange,
     ) -> Result<(), ProviderError> {
         let object = self
-            .read_by_id(type_name, id)
+            .read_by_id(call, type_name, id)
             .await?
             .ok_or_else(|| ProviderError::not_found("update_tags", format!("{type_name} {id}")))?;
         let catalog = self.schemas();
@@ -238,18 +283,74 @@ pub trait Provider: Send + Sync {
             .into_iter()
             .filter(|(k, _)| writable(k))
             .collect();
-        self.update(UpdateRequest {
-            type_name: type_name.to_owned(),
-            id: id.to_owned(),
-            attributes,
-            tags: change,
-        })
+        self.update(
+            call,
+            UpdateRequest {
+                type_name: type_name.to_owned(),
+                id: id.to_owned(),
+                attributes,
+                tags: change,
+            },
+        )
         .await?;
         Ok(())
     }
 
-    /// The API calls made so far, by operation name, every attempt counted. The default reports none.
-    fn api_calls(&self) -> BTreeMap<String, u64> {
-        BTreeMap::new()
+    /// Reads one data source and returns its attributes as an object value.
+    ///
+    /// Reports its attempts like any call and never writes. The default offers no data source: it fails
+    /// as [`ProviderErrorKind::Unsupported`], naming the type.
+    async fn read_data_source(
+        &self,
+        call: &Call<'_>,
+        request: DataSourceRequest,
+    ) -> Result<Value, ProviderError> {
+        let _ = call;
+        Err(ProviderError::unsupported(
+            "read_data_source",
+            format!("no data source {}", request.type_name),
+        ))
     }
+
+    /// This provider configured as one `provider` block asks: `Ok(None)` when this provider, as it is,
+    /// already serves `config`, or a new provider for it (another region, another role), sharing clients
+    /// where it can. [`configured`] turns the answer into the `Arc<dyn Provider>` to use.
+    ///
+    /// Reports the attempts it makes (a credentials check, an `sts:AssumeRole`) like any call. The default
+    /// accepts a configuration that asks for nothing beyond what the provider is (no setting, or its own
+    /// region; an alias asks for nothing) and refuses anything else with
+    /// [`ProviderErrorKind::UnsupportedSetting`] naming the first setting it cannot honour.
+    async fn configure(
+        &self,
+        call: &Call<'_>,
+        config: &ProviderConfig,
+    ) -> Result<Option<Arc<dyn Provider>>, ProviderError> {
+        let _ = call;
+        match config.first_setting_beyond(&self.region()) {
+            None => Ok(None),
+            Some(setting) => Err(ProviderError::new(
+                "configure",
+                ProviderErrorKind::UnsupportedSetting {
+                    setting: setting.to_owned(),
+                },
+                "this provider takes no configuration beyond what it was built with",
+            )),
+        }
+    }
+
+    /// The rate limits the live system enforces, by operation, for a caller that paces its calls. The
+    /// default declares none.
+    fn rate_limits(&self) -> RateLimits {
+        RateLimits::none()
+    }
+}
+
+/// `provider` configured as `config` asks (see [`Provider::configure`]): itself when it serves the
+/// configuration as it is, else the provider its `configure` built.
+pub async fn configured(
+    provider: Arc<dyn Provider>,
+    call: &Call<'_>,
+    config: &ProviderConfig,
+) -> Result<Arc<dyn Provider>, ProviderError> {
+    Ok(provider.configure(call, config).await?.unwrap_or(provider))
 }

@@ -1,5 +1,6 @@
-//! The provider protocol: error kinds, call counting, and the default methods on an embedder's small
-//! in-memory provider (which implements only the required ones).
+//! The provider protocol: error kinds, attempts reported to the call's recorder and counted by the
+//! `Counting` decorator, the default methods on an embedder's small in-memory provider (which implements
+//! only the required ones), the defaults of the next surface, and the conformance checks.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -14,8 +15,9 @@ use provider::conformance::{self, Sample};
 use provider::schema::{AttributeSchema, ResourceTypeSchema};
 use provider::{AdmissionPath, Value};
 use provider::{
-    ApiCallCounter, CreateRequest, Identity, ListPage, ListRequest, LiveObject, Provider,
-    ProviderError, ProviderErrorKind, TagChange, TagFilter, TagQuery, UpdateRequest,
+    AssumeRole, Call, CallCounts, Counting, CreateRequest, DataSourceRequest, Identity, ListPage,
+    ListRequest, LiveObject, Provider, ProviderConfig, ProviderError, ProviderErrorKind,
+    RateLimits, Recorder, TagChange, TagFilter, TagQuery, UpdateRequest, configured,
 };
 
 /// Runs a future that never waits on anything (the in-memory provider answers at once).
@@ -31,7 +33,6 @@ fn ready<F: Future>(f: F) -> F::Output {
 #[derive(Default)]
 struct KvCloud {
     items: Mutex<BTreeMap<String, LiveObject>>,
-    calls: ApiCallCounter,
 }
 
 impl KvCloud {
@@ -63,8 +64,8 @@ impl Provider for KvCloud {
         &CATALOG
     }
 
-    async fn list(&self, request: ListRequest) -> Result<ListPage, ProviderError> {
-        self.calls.record("kv:List");
+    async fn list(&self, call: &Call<'_>, request: ListRequest) -> Result<ListPage, ProviderError> {
+        call.attempt("kv:List");
         if request.type_name != "kv_item" {
             return Err(ProviderError::new(
                 "kv:List",
@@ -92,8 +93,12 @@ impl Provider for KvCloud {
         })
     }
 
-    async fn create(&self, request: CreateRequest) -> Result<LiveObject, ProviderError> {
-        self.calls.record("kv:Put");
+    async fn create(
+        &self,
+        call: &Call<'_>,
+        request: CreateRequest,
+    ) -> Result<LiveObject, ProviderError> {
+        call.attempt("kv:Put");
         let key = request
             .attributes
             .get("key")
@@ -119,8 +124,12 @@ impl Provider for KvCloud {
         Ok(object)
     }
 
-    async fn update(&self, request: UpdateRequest) -> Result<LiveObject, ProviderError> {
-        self.calls.record("kv:Update");
+    async fn update(
+        &self,
+        call: &Call<'_>,
+        request: UpdateRequest,
+    ) -> Result<LiveObject, ProviderError> {
+        call.attempt("kv:Update");
         let mut items = self.items.lock().unwrap();
         let object = items
             .get_mut(&request.id)
@@ -130,16 +139,17 @@ impl Provider for KvCloud {
         Ok(object.clone())
     }
 
-    async fn delete(&self, _type_name: &str, id: &str) -> Result<(), ProviderError> {
-        self.calls.record("kv:Delete");
+    async fn delete(
+        &self,
+        call: &Call<'_>,
+        _type_name: &str,
+        id: &str,
+    ) -> Result<(), ProviderError> {
+        call.attempt("kv:Delete");
         match self.items.lock().unwrap().remove(id) {
             Some(_) => Ok(()),
             None => Err(ProviderError::not_found("kv:Delete", id)),
         }
-    }
-
-    fn api_calls(&self) -> BTreeMap<String, u64> {
-        self.calls.snapshot()
     }
 }
 
@@ -153,11 +163,14 @@ fn put(cloud: &dyn Provider, key: &str, estate: Option<&str>) {
         ("value".to_owned(), Value::from("v")),
     ]
     .into();
-    ready(cloud.create(CreateRequest {
-        type_name: "kv_item".to_owned(),
-        attributes,
-        tags,
-    }))
+    ready(cloud.create(
+        &Call::unrecorded(),
+        CreateRequest {
+            type_name: "kv_item".to_owned(),
+            attributes,
+            tags,
+        },
+    ))
     .unwrap();
 }
 
@@ -230,6 +243,17 @@ fn provider_errors_name_the_operation_and_kind() {
             "kv:List: unsupported",
             false,
         ),
+        (
+            ProviderError::new(
+                "configure",
+                ProviderErrorKind::UnsupportedSetting {
+                    setting: "region".to_owned(),
+                },
+                "",
+            ),
+            "configure: unsupported provider setting region",
+            false,
+        ),
     ];
     for (err, text, retryable) in cases {
         assert_eq!(err.to_string(), text);
@@ -240,51 +264,176 @@ fn provider_errors_name_the_operation_and_kind() {
 }
 
 #[test]
-fn api_calls_are_counted_by_operation() {
-    let counter = ApiCallCounter::new();
+fn call_counts_add_up_attempts_by_operation() {
+    let counts = CallCounts::new();
+    let call = Call::new(&counts);
     for op in [
         "ec2:DescribeVpcs",
         "ec2:DescribeVpcs",
         "tagging:GetResources",
     ] {
-        counter.record(op);
+        call.attempt(op);
     }
     let want: BTreeMap<String, u64> = [
         ("ec2:DescribeVpcs".to_owned(), 2),
         ("tagging:GetResources".to_owned(), 1),
     ]
     .into();
-    assert_eq!(counter.snapshot(), want);
-    assert_eq!(counter.total(), 3);
+    assert_eq!(counts.snapshot(), want);
+    assert_eq!(counts.total(), 3);
+    assert_eq!(counts.of("ec2:DescribeVpcs"), 2);
+    assert_eq!(counts.of("s3:ListBuckets"), 0);
+    counts.reset();
+    assert_eq!(counts.total(), 0);
+    // A call reported nowhere costs nothing anywhere.
+    Call::unrecorded().attempt("ec2:DescribeVpcs");
+    assert_eq!(counts.total(), 0);
 }
 
 #[test]
 fn provider_default_reads_page_through_the_listing() {
-    let cloud: Arc<dyn Provider> = Arc::new(KvCloud::default());
+    let cloud = Arc::new(Counting::new(KvCloud::default()));
     for key in ["a", "b", "c", "d", "e"] {
         put(cloud.as_ref(), key, None);
     }
-    let found = ready(cloud.read("kv_item", &Identity::Name("e".to_owned())))
+    let call = Call::unrecorded();
+    let found = ready(cloud.read(&call, "kv_item", &Identity::Name("e".to_owned())))
         .unwrap()
         .unwrap();
     assert_eq!(found.id, "e");
     assert_eq!(found.attribute_str("value"), Some("v"));
     assert_eq!(
-        ready(cloud.read("kv_item", &Identity::Name("zz".to_owned()))).unwrap(),
+        ready(cloud.read(&call, "kv_item", &Identity::Name("zz".to_owned()))).unwrap(),
         None
     );
     assert_eq!(
-        ready(cloud.read_by_id("kv_item", "c"))
+        ready(cloud.read_by_id(&call, "kv_item", "c"))
             .unwrap()
             .map(|o| o.id),
         Some("c".to_owned())
     );
     // Five items at two per page: three pages for "e", three for the miss, two for "c", plus five creates.
-    let calls = cloud.api_calls();
+    let calls = cloud.calls();
     assert_eq!(calls.get("kv:List"), Some(&8));
     assert_eq!(calls.get("kv:Put"), Some(&5));
-    let err = ready(cloud.read_by_id("nope", "x")).unwrap_err();
+    let err = ready(cloud.read_by_id(&call, "nope", "x")).unwrap_err();
     assert_eq!(err.kind, ProviderErrorKind::Unsupported);
+    // The failed listing was an attempt too.
+    assert_eq!(cloud.calls_of("kv:List"), 9);
+}
+
+#[test]
+fn counting_reports_each_attempt_to_the_callers_recorder_too() {
+    let cloud = Counting::new(KvCloud::default());
+    put(&cloud, "a", None);
+    let mine = CallCounts::new();
+    let theirs = CallCounts::new();
+    ready(cloud.read_by_id(&Call::new(&mine), "kv_item", "a")).unwrap();
+    ready(cloud.read_by_id(&Call::new(&theirs), "kv_item", "a")).unwrap();
+    ready(cloud.delete(&Call::new(&theirs), "kv_item", "zz")).unwrap_err();
+    // Each caller sees what its own calls cost; the decorator sees everything, the failed delete included.
+    assert_eq!(mine.snapshot(), [("kv:List".to_owned(), 1)].into());
+    assert_eq!(
+        theirs.snapshot(),
+        [("kv:Delete".to_owned(), 1), ("kv:List".to_owned(), 1)].into()
+    );
+    assert_eq!(
+        cloud.calls(),
+        [
+            ("kv:Delete".to_owned(), 1),
+            ("kv:List".to_owned(), 2),
+            ("kv:Put".to_owned(), 1)
+        ]
+        .into()
+    );
+    cloud.reset();
+    assert_eq!(cloud.total(), 0);
+    // Stacked decorators each count every attempt.
+    let outer = Counting::new(&cloud);
+    ready(outer.list(&Call::unrecorded(), ListRequest::all("kv_item"))).unwrap();
+    assert_eq!((outer.total(), cloud.total()), (1, 1));
+    assert_eq!(outer.inner().region(), "local");
+}
+
+/// A recorder that remembers the order of the attempts.
+#[derive(Default)]
+struct Log(Mutex<Vec<String>>);
+
+impl Recorder for Log {
+    fn attempt(&self, operation: &str) {
+        self.0.lock().unwrap().push(operation.to_owned());
+    }
+}
+
+#[test]
+fn a_default_tags_only_update_reports_its_read_and_its_update() {
+    let cloud = KvCloud::default();
+    put(&cloud, "a", None);
+    let log = Log::default();
+    let change = TagChange {
+        set: [("team".to_owned(), "a".to_owned())].into(),
+        remove: Default::default(),
+    };
+    ready(cloud.update_tags(&Call::new(&log), "kv_item", "a", change)).unwrap();
+    assert_eq!(*log.0.lock().unwrap(), ["kv:List", "kv:Update"]);
+}
+
+#[test]
+fn the_next_surface_defaults_offer_nothing_and_refuse_what_they_cannot_honour() {
+    let cloud: Arc<dyn Provider> = Arc::new(KvCloud::default());
+    let call = Call::unrecorded();
+    let err =
+        ready(cloud.read_data_source(&call, DataSourceRequest::new("kv_caller"))).unwrap_err();
+    assert_eq!(err.kind, ProviderErrorKind::Unsupported);
+    assert_eq!(
+        err.to_string(),
+        "read_data_source: unsupported: no data source kv_caller"
+    );
+    assert_eq!(cloud.rate_limits(), RateLimits::none());
+    // Asking for nothing beyond what the provider is keeps the provider itself.
+    for config in [
+        ProviderConfig::new(),
+        ProviderConfig::new().with_alias("west"),
+        ProviderConfig::new().with_region("local"),
+    ] {
+        let same = ready(configured(Arc::clone(&cloud), &call, &config)).unwrap();
+        assert!(Arc::ptr_eq(&same, &cloud), "{config:?}");
+    }
+    let refused = [
+        (ProviderConfig::new().with_region("us-west-2"), "region"),
+        (ProviderConfig::new().with_profile("prod"), "profile"),
+        (
+            ProviderConfig::new().with_assume_role(
+                AssumeRole::new("arn:aws:iam::123456789012:role/deploy")
+                    .with_session_name("liveplan")
+                    .with_external_id("x"),
+            ),
+            "assume_role",
+        ),
+        (
+            ProviderConfig::new().with_default_tag("team", "net"),
+            "default_tags",
+        ),
+    ];
+    for (config, setting) in refused {
+        let err = ready(configured(Arc::clone(&cloud), &call, &config))
+            .err()
+            .expect("refused");
+        assert_eq!(
+            err.kind,
+            ProviderErrorKind::UnsupportedSetting {
+                setting: setting.to_owned()
+            }
+        );
+    }
+    // A decorator forwards the next surface too.
+    let counted = Counting::new(Arc::clone(&cloud));
+    assert_eq!(counted.rate_limits(), RateLimits::none());
+    assert!(
+        ready(counted.configure(&call, &ProviderConfig::new()))
+            .unwrap()
+            .is_none()
+    );
 }
 
 #[test]
@@ -306,10 +455,13 @@ fn provider_default_tagging_sweep_pages_over_tagged_types() {
     let mut seen = Vec::new();
     let mut token = None;
     loop {
-        let page = ready(cloud.tagged_resources(TagQuery {
-            page_token: token,
-            ..query.clone()
-        }))
+        let page = ready(cloud.tagged_resources(
+            &Call::unrecorded(),
+            TagQuery {
+                page_token: token,
+                ..query.clone()
+            },
+        ))
         .unwrap();
         seen.extend(
             page.resources
@@ -332,7 +484,7 @@ fn provider_default_tag_update_changes_only_tags() {
         set: [("tofu-address".to_owned(), "kv_item.a".to_owned())].into(),
         remove: ["tofu-estate".to_owned()].into(),
     };
-    ready(cloud.update_tags("kv_item", "a", change)).unwrap();
+    ready(cloud.update_tags(&Call::unrecorded(), "kv_item", "a", change)).unwrap();
     let object = cloud.object("a").unwrap();
     assert_eq!(
         object.tags,
@@ -340,7 +492,9 @@ fn provider_default_tag_update_changes_only_tags() {
     );
     assert_eq!(object.attribute_str("value"), Some("v"));
     assert_eq!(object.attribute_str("key"), Some("a"));
-    let missing = ready(cloud.update_tags("kv_item", "zz", TagChange::default())).unwrap_err();
+    let missing =
+        ready(cloud.update_tags(&Call::unrecorded(), "kv_item", "zz", TagChange::default()))
+            .unwrap_err();
     assert!(missing.is_not_found());
 }
 
@@ -427,25 +581,109 @@ impl Provider for UntaggedCreates {
         self.0.schemas()
     }
 
-    async fn list(&self, request: ListRequest) -> Result<ListPage, ProviderError> {
-        self.0.list(request).await
+    async fn list(&self, call: &Call<'_>, request: ListRequest) -> Result<ListPage, ProviderError> {
+        self.0.list(call, request).await
     }
 
-    async fn create(&self, request: CreateRequest) -> Result<LiveObject, ProviderError> {
+    async fn create(
+        &self,
+        call: &Call<'_>,
+        request: CreateRequest,
+    ) -> Result<LiveObject, ProviderError> {
         self.0
-            .create(CreateRequest {
-                tags: BTreeMap::new(),
-                ..request
-            })
+            .create(
+                call,
+                CreateRequest {
+                    tags: BTreeMap::new(),
+                    ..request
+                },
+            )
             .await
     }
 
-    async fn update(&self, request: UpdateRequest) -> Result<LiveObject, ProviderError> {
-        self.0.update(request).await
+    async fn update(
+        &self,
+        call: &Call<'_>,
+        request: UpdateRequest,
+    ) -> Result<LiveObject, ProviderError> {
+        self.0.update(call, request).await
     }
 
-    async fn delete(&self, type_name: &str, id: &str) -> Result<(), ProviderError> {
-        self.0.delete(type_name, id).await
+    async fn delete(
+        &self,
+        call: &Call<'_>,
+        type_name: &str,
+        id: &str,
+    ) -> Result<(), ProviderError> {
+        self.0.delete(call, type_name, id).await
+    }
+}
+
+/// A provider that breaks the reporting rule: it reports only the attempts that succeed (as a provider
+/// counting answers rather than attempts would), or none at all.
+struct Unreported {
+    cloud: KvCloud,
+    /// Whether successful attempts are still reported.
+    successes: bool,
+}
+
+impl Unreported {
+    fn report<T>(
+        &self,
+        call: &Call<'_>,
+        answer: Result<T, ProviderError>,
+    ) -> Result<T, ProviderError> {
+        // The inner cloud reports into a recorder nobody reads; only what is passed on here counts.
+        if self.successes
+            && let Ok(_) = &answer
+        {
+            call.attempt("kv:Answered");
+        }
+        answer
+    }
+}
+
+#[async_trait]
+impl Provider for Unreported {
+    fn region(&self) -> String {
+        self.cloud.region()
+    }
+
+    fn schemas(&self) -> &Catalog {
+        self.cloud.schemas()
+    }
+
+    async fn list(&self, call: &Call<'_>, request: ListRequest) -> Result<ListPage, ProviderError> {
+        let answer = self.cloud.list(&Call::unrecorded(), request).await;
+        self.report(call, answer)
+    }
+
+    async fn create(
+        &self,
+        call: &Call<'_>,
+        request: CreateRequest,
+    ) -> Result<LiveObject, ProviderError> {
+        let answer = self.cloud.create(&Call::unrecorded(), request).await;
+        self.report(call, answer)
+    }
+
+    async fn update(
+        &self,
+        call: &Call<'_>,
+        request: UpdateRequest,
+    ) -> Result<LiveObject, ProviderError> {
+        let answer = self.cloud.update(&Call::unrecorded(), request).await;
+        self.report(call, answer)
+    }
+
+    async fn delete(
+        &self,
+        call: &Call<'_>,
+        type_name: &str,
+        id: &str,
+    ) -> Result<(), ProviderError> {
+        let answer = self.cloud.delete(&Call::unrecorded(), type_name, id).await;
+        self.report(call, answer)
     }
 }
 
@@ -464,4 +702,87 @@ fn provider_conformance_names_the_broken_rule() {
     ))
     .unwrap_err();
     assert_eq!(err.to_string(), "schemas list the type: nope is not served");
+}
+
+#[test]
+fn provider_conformance_requires_every_attempt_reported_failed_ones_too() {
+    let silent = Unreported {
+        cloud: KvCloud::default(),
+        successes: false,
+    };
+    let err = ready(conformance::check_object_lifecycle(&silent, &sample("x"))).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "every call reports its attempts: the create reported no attempt"
+    );
+    let successes_only = Unreported {
+        cloud: KvCloud::default(),
+        successes: true,
+    };
+    let err = ready(conformance::check_object_lifecycle(
+        &successes_only,
+        &sample("x"),
+    ))
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "every call reports its attempts: a failed delete reported no attempt"
+    );
+}
+
+/// A provider that reports attempts under names that are not `service:Action`.
+struct BadlyNamed(KvCloud);
+
+#[async_trait]
+impl Provider for BadlyNamed {
+    fn region(&self) -> String {
+        self.0.region()
+    }
+
+    fn schemas(&self) -> &Catalog {
+        self.0.schemas()
+    }
+
+    async fn list(&self, call: &Call<'_>, request: ListRequest) -> Result<ListPage, ProviderError> {
+        self.0.list(call, request).await
+    }
+
+    async fn create(
+        &self,
+        call: &Call<'_>,
+        request: CreateRequest,
+    ) -> Result<LiveObject, ProviderError> {
+        call.attempt("create");
+        self.0.create(&Call::unrecorded(), request).await
+    }
+
+    async fn update(
+        &self,
+        call: &Call<'_>,
+        request: UpdateRequest,
+    ) -> Result<LiveObject, ProviderError> {
+        self.0.update(call, request).await
+    }
+
+    async fn delete(
+        &self,
+        call: &Call<'_>,
+        type_name: &str,
+        id: &str,
+    ) -> Result<(), ProviderError> {
+        self.0.delete(call, type_name, id).await
+    }
+}
+
+#[test]
+fn provider_conformance_requires_service_action_names() {
+    let err = ready(conformance::check_object_lifecycle(
+        &BadlyNamed(KvCloud::default()),
+        &sample("x"),
+    ))
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "attempts are named service:Action: the create reported \"create\""
+    );
 }

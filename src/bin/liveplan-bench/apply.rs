@@ -18,6 +18,7 @@ use admission::{SourceFile, VariableInputs};
 use anyhow::{Context, bail, ensure};
 use engine::{Action, ApplyConfig, Plan, Sources};
 use fixtures::{LatencyTimer, SimCloud, SimConfig};
+use provider::Counting;
 use serde_json::json;
 use staterecord::{MemoryStore, Store};
 
@@ -89,15 +90,16 @@ pub async fn apply_create(options: ApplyOptions) -> anyhow::Result<Report> {
         options.n
     );
     let configuration = estate::configuration(&mix, options.keying);
-    let cloud = Arc::new(SimCloud::new(SimConfig {
+    let cloud = Arc::new(Counting::new(SimCloud::new(SimConfig {
         latency: options.latency,
         timer: LatencyTimer::Precise,
         ..SimConfig::default()
-    }));
+    })));
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
     let (reviewed, path) = plan_greenfield(&configuration, &cloud, &store, options.n).await?;
     let latent = Arc::new(LatentStore::new(Arc::clone(&store), options.store_latency));
-    cloud.reset_api_calls();
+    cloud.reset();
+    cloud.inner().reset_max_in_flight();
     let started = Instant::now();
     let outcome = bench_engine(Arc::clone(&cloud) as _, Arc::clone(&latent) as _, 16)
         .apply(
@@ -118,9 +120,10 @@ pub async fn apply_create(options: ApplyOptions) -> anyhow::Result<Report> {
             .unwrap_or_default();
         bail!("the apply failed: {first}");
     }
-    let calls = cloud.api_calls();
+    let calls = cloud.calls();
     let total_calls: u64 = calls.values().sum();
     let live = cloud
+        .inner()
         .snapshot()
         .await
         .context("reading the live snapshot")?;
@@ -153,7 +156,7 @@ pub async fn apply_create(options: ApplyOptions) -> anyhow::Result<Report> {
         "wall_over_bound",
         json!((bound > 0.0).then(|| round3(wall_ms / bound))),
     );
-    report.metric("max_in_flight", json!(cloud.max_in_flight()));
+    report.metric("max_in_flight", json!(cloud.inner().max_in_flight()));
     if !options.store_latency.is_zero() {
         report.metric("store_calls", json!(latent.calls()));
     }
@@ -191,7 +194,7 @@ pub async fn apply_create(options: ApplyOptions) -> anyhow::Result<Report> {
 /// Plans the greenfield estate; the reviewed plan and its critical path (in creates).
 async fn plan_greenfield(
     configuration: &str,
-    cloud: &Arc<SimCloud>,
+    cloud: &Arc<Counting<SimCloud>>,
     store: &Arc<dyn Store>,
     n: usize,
 ) -> anyhow::Result<(engine::ReviewedPlan, usize)> {

@@ -15,8 +15,9 @@ use std::time::{Duration, Instant};
 use admission::{SourceFile, VariableInputs};
 use anyhow::{Context, bail, ensure};
 use clap::ValueEnum;
-use engine::{ApplyConfig, Engine, Plan, RetryPolicy, Sources};
+use engine::{ApplyConfig, Engine, Plan, RetryConfig, Sources};
 use fixtures::{LatencyTimer, SimCloud, SimConfig, Snapshot};
+use provider::Counting;
 use serde_json::json;
 use staterecord::{CountingStore, LocalStore, Store};
 
@@ -53,7 +54,7 @@ pub fn bench_engine(
     read_concurrency: usize,
 ) -> Engine {
     Engine::new(provider, store)
-        .with_retry(RetryPolicy::immediate(4))
+        .with_retry(RetryConfig::immediate(4))
         .with_read_concurrency(read_concurrency)
 }
 
@@ -98,7 +99,7 @@ pub async fn converge(configuration: &str, store: Arc<dyn Store>) -> anyhow::Res
 pub struct MeasuredPlan {
     /// The plan.
     pub plan: Plan,
-    /// API calls per operation, counted by the cloud.
+    /// API calls per operation, counted by a `Counting` decorator around the cloud.
     pub calls: BTreeMap<String, u64>,
     /// Trips to the record store, counted below the plan's cache.
     pub store_trips: usize,
@@ -121,7 +122,7 @@ pub async fn measure_plan(
     converged: &Converged,
     options: PlanOptions,
 ) -> anyhow::Result<MeasuredPlan> {
-    let cloud = Arc::new(
+    let cloud = Arc::new(Counting::new(
         SimCloud::from_snapshot(
             &converged.snapshot,
             SimConfig {
@@ -131,7 +132,7 @@ pub async fn measure_plan(
             },
         )
         .context("loading the converged snapshot")?,
-    );
+    ));
     let counting = Arc::new(CountingStore::new(Arc::clone(&converged.store), None));
     let files = [SourceFile::new("main.tf", configuration)];
     let inputs = VariableInputs::default();
@@ -153,7 +154,7 @@ pub async fn measure_plan(
     let peak_rss = probe::peak_rss_bytes()?;
     Ok(MeasuredPlan {
         plan,
-        calls: cloud.api_calls(),
+        calls: cloud.calls(),
         store_trips: counting.total(),
         wall,
         cpu,
