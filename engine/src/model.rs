@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use admission::Config;
-use admission::{Diagnostic, InstanceAddress, Severity, Slot, Value};
+use admission::{BlockAddress, Diagnostic, InstanceAddress, Severity, Slot, Value};
 use provider::TagChange;
 use provider::{AdmissionPath, Catalog, LiveObject};
 
@@ -152,8 +152,8 @@ pub(crate) struct PlanContext {
     /// Pending create intents (left by an interrupted apply) of instances bound to an object and not
     /// changed by this plan, with the object's id: apply marks them done.
     pub settled_intents: Vec<(InstanceAddress, String)>,
-    /// The declared instances of each resource block (`type.name`), in address order.
-    pub blocks: BTreeMap<String, Vec<InstanceAddress>>,
+    /// The declared instances of each resource block, in address order.
+    pub blocks: BTreeMap<BlockAddress, Vec<InstanceAddress>>,
     /// The records as the plan saw them, with the versions every compare-and-swap names.
     pub records: projection::RecordSet,
     /// The record key prefix (empty, or ending with `/`).
@@ -190,7 +190,14 @@ impl std::fmt::Debug for PlanContext {
             .field("priors", &self.priors.len())
             .field("deposed", &self.deposed.len())
             .field("declared", &self.declared.len())
-            .field("blocks", &self.blocks.keys().collect::<Vec<_>>())
+            .field(
+                "blocks",
+                &self
+                    .blocks
+                    .keys()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>(),
+            )
             .field("key_prefix", &self.key_prefix)
             .finish_non_exhaustive()
     }

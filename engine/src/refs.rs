@@ -9,19 +9,33 @@ use admission::{BlockAddress, InstanceAddress, InstanceKey, Value};
 use admission::{Config, Expr, ExprKind, Resource, Step};
 use admission::{Evaluator, Instance};
 
-/// The resource blocks (`type.name`) an expression refers to, locals followed.
-pub fn expr_blocks(config: &Config, expr: &Expr, out: &mut BTreeSet<String>) {
+/// The address of a resource block; `None` for a block no address can name (a `data` or `module` type,
+/// which lint refuses): such a block has no instances, so no map of blocks holds it.
+pub fn block_of(res: &Resource) -> Option<BlockAddress> {
+    BlockAddress::new(res.type_name.as_str(), res.name.as_str()).ok()
+}
+
+/// The address of the declared resource block `type_name.name`, if there is one.
+fn declared_block(config: &Config, type_name: &str, name: &str) -> Option<BlockAddress> {
+    config.resource(type_name, name).and_then(block_of)
+}
+
+/// The resource blocks an expression refers to, locals followed.
+pub fn expr_blocks(config: &Config, expr: &Expr, out: &mut BTreeSet<BlockAddress>) {
     let mut seen = BTreeSet::new();
     for (path, _) in expr.references() {
         config.reference_blocks(&path, &mut seen, &mut |block| {
-            out.insert(block);
+            // The configuration names blocks as text; a block no address can name has no instances.
+            if let Ok(block) = block.parse::<BlockAddress>() {
+                out.insert(block);
+            }
         });
     }
 }
 
 /// The resource blocks a resource block depends on: references in its arguments, `count`, `for_each`
 /// and `depends_on`. Never itself.
-pub fn resource_blocks(config: &Config, res: &Resource) -> BTreeSet<String> {
+pub fn resource_blocks(config: &Config, res: &Resource) -> BTreeSet<BlockAddress> {
     let mut out = BTreeSet::new();
     for attr in res.attrs.values() {
         expr_blocks(config, &attr.expr, &mut out);
@@ -31,36 +45,41 @@ pub fn resource_blocks(config: &Config, res: &Resource) -> BTreeSet<String> {
     }
     for (path, _) in &res.depends_on {
         if let (Some(t), Some(n)) = (path.first(), path.get(1))
-            && config.resource(t, n).is_some()
+            && let Some(block) = declared_block(config, t, n)
         {
-            out.insert(format!("{t}.{n}"));
+            out.insert(block);
         }
     }
-    out.remove(&res.address());
+    if let Some(own) = block_of(res) {
+        out.remove(&own);
+    }
     out
 }
 
 /// The resource blocks in an order where each comes after the blocks it depends on; blocks caught in a
 /// cycle come last, in file order. A block declared twice (which lint refuses) comes once, as its first
-/// declaration.
+/// declaration. A block no address can name (see [`block_of`]) has no instances and is left out.
 pub fn block_order(config: &Config) -> Vec<&Resource> {
-    let deps: BTreeMap<String, BTreeSet<String>> = config
+    let named: Vec<(BlockAddress, &Resource)> = config
         .resources()
         .iter()
-        .map(|r| (r.address(), resource_blocks(config, r)))
+        .filter_map(|r| Some((block_of(r)?, r)))
         .collect();
-    let mut done: BTreeSet<String> = BTreeSet::new();
+    let deps: BTreeMap<&BlockAddress, BTreeSet<BlockAddress>> = named
+        .iter()
+        .map(|(a, r)| (a, resource_blocks(config, r)))
+        .collect();
+    let mut done: BTreeSet<&BlockAddress> = BTreeSet::new();
     let mut order = Vec::new();
     loop {
         let mut progressed = false;
-        for r in config.resources() {
-            let a = r.address();
-            if done.contains(&a) {
+        for (a, r) in &named {
+            if done.contains(a) {
                 continue;
             }
-            if deps[&a].iter().all(|d| done.contains(d)) {
+            if deps[a].iter().all(|d| done.contains(d)) {
                 done.insert(a);
-                order.push(r);
+                order.push(*r);
                 progressed = true;
             }
         }
@@ -68,9 +87,9 @@ pub fn block_order(config: &Config) -> Vec<&Resource> {
             break;
         }
     }
-    for r in config.resources() {
-        if done.insert(r.address()) {
-            order.push(r);
+    for (a, r) in &named {
+        if done.insert(a) {
+            order.push(*r);
         }
     }
     order
@@ -85,7 +104,7 @@ pub fn needed_instances(
     statics: &Evaluator<'_>,
     res: &Resource,
     repetition: &Instance,
-) -> BTreeMap<String, Option<BTreeSet<InstanceKey>>> {
+) -> BTreeMap<BlockAddress, Option<BTreeSet<InstanceKey>>> {
     BlockReads::of(config, res).needed(statics, repetition)
 }
 
@@ -103,18 +122,18 @@ enum Member<'c> {
 /// each of its instances reads ([`BlockReads::needed`]) costs one static evaluation per indexed
 /// reference and no walk of the expressions.
 pub struct BlockReads<'c> {
-    /// The block's own address (`type.name`), never among what it reads.
-    own: String,
+    /// The block's own address, never among what it reads (`None` for a block no address can name).
+    own: Option<BlockAddress>,
     /// Each direct reference to a block, in the order the arguments' expressions make them.
-    direct: Vec<(String, Member<'c>)>,
+    direct: Vec<(BlockAddress, Member<'c>)>,
     /// Blocks read through locals: read whole, whatever else reads them directly.
-    through_locals: BTreeSet<String>,
+    through_locals: BTreeSet<BlockAddress>,
     /// Every block the arguments read some way (directly, through locals, inside other expressions).
-    read: BTreeSet<String>,
+    read: BTreeSet<BlockAddress>,
     /// Blocks named only to be waited for (`depends_on`).
-    waited: Vec<String>,
+    waited: Vec<BlockAddress>,
     /// Blocks `count` or `for_each` reads: every instance waits for all of their members.
-    counted: BTreeSet<String>,
+    counted: BTreeSet<BlockAddress>,
 }
 
 impl<'c> BlockReads<'c> {
@@ -135,12 +154,15 @@ impl<'c> BlockReads<'c> {
                 let Some(target) = config.resource(type_name, name) else {
                     return;
                 };
+                let Some(block) = block_of(target) else {
+                    return;
+                };
                 let member = match steps.get(1) {
                     Some(Step::Attr(_)) if !target.repetition.is_repeated() => Member::Single,
                     Some(Step::Index(i)) => Member::Index(i),
                     _ => Member::Whole,
                 };
-                direct.push((target.address(), member));
+                direct.push((block, member));
             });
         }
         let mut through_locals = BTreeSet::new();
@@ -158,17 +180,14 @@ impl<'c> BlockReads<'c> {
         let waited = res
             .depends_on
             .iter()
-            .filter_map(|(path, _)| match (path.first(), path.get(1)) {
-                (Some(t), Some(n)) if config.resource(t, n).is_some() => Some(format!("{t}.{n}")),
-                _ => None,
-            })
+            .filter_map(|(path, _)| declared_block(config, path.first()?, path.get(1)?))
             .collect();
         let mut counted = BTreeSet::new();
         if let Some(attr) = res.repetition.argument() {
             expr_blocks(config, &attr.expr, &mut counted);
         }
         BlockReads {
-            own: res.address(),
+            own: block_of(res),
             direct,
             through_locals,
             read,
@@ -177,13 +196,13 @@ impl<'c> BlockReads<'c> {
         }
     }
 
-    /// The block's own address.
-    pub fn own(&self) -> &str {
-        &self.own
+    /// The block's own address (`None` for a block no address can name).
+    pub fn own(&self) -> Option<&BlockAddress> {
+        self.own.as_ref()
     }
 
     /// The blocks its `count` or `for_each` reads.
-    pub fn counted(&self) -> &BTreeSet<String> {
+    pub fn counted(&self) -> &BTreeSet<BlockAddress> {
         &self.counted
     }
 
@@ -192,8 +211,8 @@ impl<'c> BlockReads<'c> {
         &self,
         statics: &Evaluator<'_>,
         repetition: &Instance,
-    ) -> BTreeMap<String, Option<BTreeSet<InstanceKey>>> {
-        let mut out: BTreeMap<String, Option<BTreeSet<InstanceKey>>> = BTreeMap::new();
+    ) -> BTreeMap<BlockAddress, Option<BTreeSet<InstanceKey>>> {
+        let mut out: BTreeMap<BlockAddress, Option<BTreeSet<InstanceKey>>> = BTreeMap::new();
         for (block, member) in &self.direct {
             let key = match member {
                 Member::Single => Some(InstanceKey::None),
@@ -230,7 +249,9 @@ impl<'c> BlockReads<'c> {
                 out.insert(b.clone(), Some(BTreeSet::new()));
             }
         }
-        out.remove(&self.own);
+        if let Some(own) = &self.own {
+            out.remove(own);
+        }
         out
     }
 }
@@ -261,8 +282,7 @@ pub fn direct_reference(
         }
         _ => return None,
     };
-    let target = config.resource(type_name, name)?;
-    let block: BlockAddress = target.address().parse().ok()?;
+    let block = declared_block(config, type_name, name)?;
     Some((block.instance(key), attr.clone()))
 }
 
@@ -304,8 +324,8 @@ pub fn block_value(
 /// that evaluating every member of a block that reads its own member of another stays linear.
 pub struct BlockValues<'a, V, A, M> {
     config: &'a Config,
-    blocks: &'a BTreeMap<String, Vec<InstanceAddress>>,
-    ready: BTreeMap<String, Option<BTreeSet<InstanceKey>>>,
+    blocks: &'a BTreeMap<BlockAddress, Vec<InstanceAddress>>,
+    ready: BTreeMap<BlockAddress, Option<BTreeSet<InstanceKey>>>,
     value_of: V,
     attr_of: A,
     is_member: M,
@@ -317,13 +337,13 @@ where
     A: Fn(&InstanceAddress, &str) -> Option<Value>,
     M: Fn(&InstanceAddress) -> bool,
 {
-    /// A resolver over `blocks` (each block's members, by `type.name`), giving `value_of` for a member,
+    /// A resolver over `blocks` (each block's members), giving `value_of` for a member,
     /// `attr_of` for one attribute of a member (exactly that attribute of `value_of`'s value, or `None` to
     /// let the evaluator read it from the whole value), and telling a member from a key the block does not
     /// have by `is_member`. No block resolves until it is marked [`ready`](Self::ready).
     pub fn new(
         config: &'a Config,
-        blocks: &'a BTreeMap<String, Vec<InstanceAddress>>,
+        blocks: &'a BTreeMap<BlockAddress, Vec<InstanceAddress>>,
         value_of: V,
         attr_of: A,
         is_member: M,
@@ -341,9 +361,9 @@ where
     /// The member `type_name.name[key]` of a ready block, and whether its value is filled in (a member
     /// outside the keys the block was made ready with is unknown).
     fn member(&self, type_name: &str, name: &str, key: &Value) -> Option<(InstanceAddress, bool)> {
-        let block = format!("{type_name}.{name}");
-        let keys = self.ready.get(&block)?;
         let res = self.config.resource(type_name, name)?;
+        let block = block_of(res)?;
+        let keys = self.ready.get(&block)?;
         let members = self.blocks.get(&block)?;
         let member = if res.repetition.count().is_some() {
             // The block's list holds its members in order: element i is the i-th member.
@@ -375,7 +395,7 @@ where
 
     /// Lets `block` resolve; with `keys`, only those members carry their values and the others are
     /// unknown, as in [`block_value`].
-    pub fn ready(&mut self, block: String, keys: Option<BTreeSet<InstanceKey>>) {
+    pub fn ready(&mut self, block: BlockAddress, keys: Option<BTreeSet<InstanceKey>>) {
         self.ready.insert(block, keys);
     }
 }
@@ -387,9 +407,9 @@ where
     M: Fn(&InstanceAddress) -> bool,
 {
     fn resolve(&self, type_name: &str, name: &str) -> Option<Value> {
-        let block = format!("{type_name}.{name}");
-        let keys = self.ready.get(&block)?;
         let res = self.config.resource(type_name, name)?;
+        let block = block_of(res)?;
+        let keys = self.ready.get(&block)?;
         let members = self.blocks.get(&block)?;
         Some(block_value(res, members, keys.as_ref(), &self.value_of))
     }

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use admission::Evaluator;
-use admission::{Code, InstanceAddress, InstanceKey, Value};
+use admission::{BlockAddress, Code, InstanceAddress, InstanceKey, Value};
 use execgraph::{Diagnostic as GraphDiagnostic, OpResult, Unavailable, ValueSource};
 use provider::LiveObject;
 use provider::TagChange;
@@ -33,13 +33,13 @@ pub(super) struct BlockShape {
 }
 
 /// The shape of every declared resource block with declared instances.
-pub(super) fn block_shapes(ctx: &PlanContext) -> HashMap<String, BlockShape> {
+pub(super) fn block_shapes(ctx: &PlanContext) -> HashMap<BlockAddress, BlockShape> {
     ctx.config
         .resources()
         .iter()
         .enumerate()
-        .map(|(resource, res)| {
-            let block = res.address();
+        .filter_map(|(resource, res)| Some((resource, res, refs::block_of(res)?)))
+        .map(|(resource, res, block)| {
             let instances: &[InstanceAddress] =
                 ctx.blocks.get(&block).map(Vec::as_slice).unwrap_or(&[]);
             let positions = instances
@@ -65,9 +65,9 @@ pub(super) fn block_shapes(ctx: &PlanContext) -> HashMap<String, BlockShape> {
 #[derive(Default)]
 struct Reads {
     /// The blocks read whole, with their values.
-    whole: BTreeMap<String, Value>,
+    whole: BTreeMap<BlockAddress, Value>,
     /// The blocks read by key, with the keys read.
-    keyed: BTreeMap<String, BTreeSet<InstanceKey>>,
+    keyed: BTreeMap<BlockAddress, BTreeSet<InstanceKey>>,
     /// The values of the members read by key.
     members: HashMap<InstanceAddress, Value>,
 }
@@ -81,7 +81,7 @@ struct ReadResolver<'a> {
 
 impl admission::ResourceResolver for ReadResolver<'_> {
     fn resolve(&self, type_name: &str, name: &str) -> Option<Value> {
-        let block = format!("{type_name}.{name}");
+        let block = BlockAddress::new(type_name, name).ok()?;
         if let Some(v) = self.reads.whole.get(&block) {
             return Some(v.clone());
         }
@@ -93,7 +93,7 @@ impl admission::ResourceResolver for ReadResolver<'_> {
     /// One member of a block read by key, exactly as indexing [`resolve`](Self::resolve)'s value gives it:
     /// the fetched value of a member read, the block's unknown element for any other.
     fn resolve_member(&self, type_name: &str, name: &str, key: &Value) -> Option<Value> {
-        let block = format!("{type_name}.{name}");
+        let block = BlockAddress::new(type_name, name).ok()?;
         if self.reads.whole.contains_key(&block) {
             return None;
         }
@@ -121,8 +121,8 @@ impl admission::ResourceResolver for ReadResolver<'_> {
 }
 
 impl Executor {
-    /// The declared instances of `block` (`type.name`), in address order.
-    pub(super) fn members(&self, block: &str) -> &[InstanceAddress] {
+    /// The declared instances of `block`, in address order.
+    pub(super) fn members(&self, block: &BlockAddress) -> &[InstanceAddress] {
         self.ctx.blocks.get(block).map(Vec::as_slice).unwrap_or(&[])
     }
 
@@ -130,7 +130,7 @@ impl Executor {
     /// `None` when an upstream failed (the evaluation stops silently).
     async fn fetch_reads(
         &self,
-        needed: BTreeMap<String, Option<BTreeSet<InstanceKey>>>,
+        needed: BTreeMap<BlockAddress, Option<BTreeSet<InstanceKey>>>,
         values: &ValueSource<EngineFamily>,
     ) -> Option<Reads> {
         let mut reads = Reads::default();
@@ -171,7 +171,7 @@ impl Executor {
     /// values, every other member is unknown. Starts from the block with every member unknown.
     fn keyed_block_value(
         &self,
-        block: &str,
+        block: &BlockAddress,
         keys: &BTreeSet<InstanceKey>,
         members: &HashMap<InstanceAddress, Value>,
     ) -> Option<Value> {

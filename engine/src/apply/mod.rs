@@ -28,7 +28,7 @@ use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use admission::{Code, Diagnostic, InstanceAddress, Value};
+use admission::{BlockAddress, Code, Diagnostic, InstanceAddress, Value};
 use async_trait::async_trait;
 use execgraph::{
     Applied, Diagnostic as GraphDiagnostic, ExecuteConfig, OpResult, Operations, ValueSource,
@@ -308,7 +308,7 @@ struct Executor {
     /// The change of each deposed object deleted, by instance and deposed key.
     deposed_changes: HashMap<(InstanceAddress, String), Arc<ResourceChange>>,
     /// Each resource block's declaration and the value of its members before any is read.
-    blocks: HashMap<String, BlockShape>,
+    blocks: HashMap<BlockAddress, BlockShape>,
     /// The provider, retried as the apply's configuration says.
     provider: Retrying<Arc<dyn Provider>>,
     /// Every record write of the apply.

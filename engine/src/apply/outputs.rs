@@ -69,19 +69,18 @@ impl Executor {
             .resources()
             .iter()
             .map(|res| {
-                let block = res.address();
-                let value =
-                    refs::block_value(res, self.members(&block), None, |a| match results.get(a) {
-                        Some(Some(o)) => graph::object_value(o),
-                        Some(None) => Value::Null,
-                        None => self
-                            .ctx
-                            .priors
-                            .get(a)
-                            .map(graph::object_value)
-                            .unwrap_or(Value::unknown()),
-                    });
-                (block, value)
+                let members = refs::block_of(res).map_or(&[][..], |b| self.members(&b));
+                let value = refs::block_value(res, members, None, |a| match results.get(a) {
+                    Some(Some(o)) => graph::object_value(o),
+                    Some(None) => Value::Null,
+                    None => self
+                        .ctx
+                        .priors
+                        .get(a)
+                        .map(graph::object_value)
+                        .unwrap_or(Value::unknown()),
+                });
+                (res.address(), value)
             })
             .collect()
     }

@@ -19,7 +19,7 @@ use crate::model::{Action, ResourceChange};
 use crate::refs;
 
 /// The members of each block an instance's arguments read (see [`refs::needed_instances`]).
-type Needed = BTreeMap<String, Option<BTreeSet<InstanceKey>>>;
+type Needed = BTreeMap<BlockAddress, Option<BTreeSet<InstanceKey>>>;
 
 /// The fewest items worth handing to the thread pool: below it, the hand-over costs more than it saves.
 const PARALLEL_MIN: usize = 64;
@@ -59,7 +59,7 @@ pub(super) fn map_in_order<T: Sync, R: Send>(
 /// diagnostics planned so far.
 pub(super) struct Planner<'a> {
     /// The declared instances of each block.
-    pub(super) blocks: &'a BTreeMap<String, Vec<InstanceAddress>>,
+    pub(super) blocks: &'a BTreeMap<BlockAddress, Vec<InstanceAddress>>,
     pub(super) config: &'a Config,
     pub(super) variables: &'a BTreeMap<String, Value>,
     pub(super) catalog: &'a Catalog,
@@ -87,7 +87,7 @@ pub(super) struct Planner<'a> {
 impl<'a> Planner<'a> {
     /// A planner of the declared `instances` (in `blocks`, by block), with nothing bound yet.
     pub(super) fn new(
-        blocks: &'a BTreeMap<String, Vec<InstanceAddress>>,
+        blocks: &'a BTreeMap<BlockAddress, Vec<InstanceAddress>>,
         config: &'a Config,
         variables: &'a BTreeMap<String, Value>,
         catalog: &'a Catalog,
@@ -176,14 +176,16 @@ impl Planner<'_> {
         let config = self.config;
         self.changes.reserve(self.declared.len());
         // Only the values of blocks some block reads are ever looked up; the others are not kept.
-        let read: BTreeSet<String> = config
+        let read: BTreeSet<BlockAddress> = config
             .resources()
             .iter()
             .flat_map(|r| refs::resource_blocks(config, r))
             .collect();
         let blocks = self.blocks;
         for res in refs::block_order(config) {
-            let block = res.address();
+            let Some(block) = refs::block_of(res) else {
+                continue;
+            };
             let Some(members) = blocks.get(&block) else {
                 continue;
             };
@@ -372,7 +374,7 @@ impl Planner<'_> {
     /// `depends_on`, `count` or `for_each` names. So an instance that reads its own member of a large
     /// block waits for that member alone, and a plan's dependencies stay linear in its size.
     fn depends_on(&self, reads: &refs::BlockReads<'_>, needed: Needed) -> Vec<InstanceAddress> {
-        let mut whole: BTreeSet<String> = reads.counted().clone();
+        let mut whole: BTreeSet<BlockAddress> = reads.counted().clone();
         let mut out: BTreeSet<InstanceAddress> = BTreeSet::new();
         for (block, keys) in needed {
             let Some(members) = self.blocks.get(&block) else {
@@ -392,7 +394,9 @@ impl Planner<'_> {
                 }
             }
         }
-        whole.remove(reads.own());
+        if let Some(own) = reads.own() {
+            whole.remove(own);
+        }
         for block in &whole {
             out.extend(self.blocks.get(block).into_iter().flatten().cloned());
         }

@@ -27,8 +27,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use admission::ExpandedInstance;
 use admission::marker::Estate;
+use admission::{BlockAddress, Diagnostic, InstanceAddress, Value};
 use admission::{Config, SourceFile, VariableInputs};
-use admission::{Diagnostic, InstanceAddress, Value};
 use projection::{Projection, ProjectionConfig, RetryConfig};
 use provider::TagChange;
 use provider::{AdmissionPath, Catalog, LiveObject, Provider};
@@ -150,12 +150,12 @@ pub(crate) async fn plan(
     Ok(assemble_plan(planned, projected, request.key_prefix))
 }
 
-/// The declared instances of each block (`type.name`), in address order.
-fn block_members(instances: &[ExpandedInstance]) -> BTreeMap<String, Vec<InstanceAddress>> {
-    let mut blocks: BTreeMap<String, Vec<InstanceAddress>> = BTreeMap::new();
+/// The declared instances of each block, in address order.
+fn block_members(instances: &[ExpandedInstance]) -> BTreeMap<BlockAddress, Vec<InstanceAddress>> {
+    let mut blocks: BTreeMap<BlockAddress, Vec<InstanceAddress>> = BTreeMap::new();
     for d in instances {
         blocks
-            .entry(d.address.block().to_string())
+            .entry(d.address.block().clone())
             .or_default()
             .push(d.address.clone());
     }
@@ -170,7 +170,7 @@ struct Planned {
     catalog: Catalog,
     region: String,
     instances: Vec<ExpandedInstance>,
-    blocks: BTreeMap<String, Vec<InstanceAddress>>,
+    blocks: BTreeMap<BlockAddress, Vec<InstanceAddress>>,
     /// The lint's and the planner's diagnostics, in that order.
     diagnostics: Vec<Diagnostic>,
     changes: Vec<ResourceChange>,
