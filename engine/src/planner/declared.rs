@@ -79,12 +79,15 @@ impl ResourceResolver for ParentRefs<'_> {
 /// identity arguments that are not a direct reference, which most configurations never need.
 struct Sentinels<'p, 'a> {
     parents: &'p ParentRefs<'a>,
-    built: RefCell<BTreeMap<(String, String), Option<Value>>>,
+    built: RefCell<BTreeMap<BlockAddress, Option<Value>>>,
 }
 
 impl ResourceResolver for Sentinels<'_, '_> {
     fn resolve(&self, type_name: &str, name: &str) -> Option<Value> {
-        let key = (type_name.to_owned(), name.to_owned());
+        // A block no address can name (type `data` or `module`, which lint refuses) is not kept.
+        let Ok(key) = BlockAddress::new(type_name, name) else {
+            return self.parents.resolve(type_name, name);
+        };
         if let Some(value) = self.built.borrow().get(&key) {
             return value.clone();
         }
