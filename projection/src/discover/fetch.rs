@@ -29,7 +29,7 @@ use provider::{
 use tracing::Instrument;
 
 use super::ProjectionConfig;
-use super::evidence::Listing;
+use super::evidence::{Listing, ObjectKey};
 use super::scope::Scope;
 use crate::declared::DeclaredValue;
 use crate::retry::Retrying;
@@ -39,8 +39,8 @@ use crate::retry::Retrying;
 pub(crate) enum ReadRequest {
     /// The object of a type at an identity.
     Identity(String, Identity),
-    /// The object of a type with an id.
-    Id(String, String),
+    /// The object with a key (its type and id).
+    Id(ObjectKey),
 }
 
 /// What a single read answered: the object, nothing there, or the failure.
@@ -285,7 +285,7 @@ impl<'a> Reader<'a> {
         let call = self.context();
         match request {
             ReadRequest::Identity(t, identity) => self.provider.read(&call, t, identity).await,
-            ReadRequest::Id(t, id) => self.provider.read_by_id(&call, t, id).await,
+            ReadRequest::Id(k) => self.provider.read_by_id(&call, &k.type_name, &k.id).await,
         }
     }
 

@@ -46,14 +46,8 @@ pub(crate) async fn confirm_owned(
     let (sources, reads): (Vec<ConfirmSource>, Vec<ReadRequest>) = requests.into_iter().unzip();
     let answers = reader.read_many(&reads).await;
     for (source, (read, answer)) in sources.into_iter().zip(reads.iter().zip(answers)) {
-        if let ReadRequest::Id(type_name, id) = read {
-            on_confirmed(
-                scope,
-                verdicts,
-                source,
-                ObjectKey::new(type_name, id),
-                answer,
-            );
+        if let ReadRequest::Id(key) = read {
+            on_confirmed(scope, verdicts, source, key.clone(), answer);
         }
     }
 }
@@ -94,7 +88,7 @@ fn sweep_requests(
         }
         requests.push((
             ConfirmSource::Sweep,
-            ReadRequest::Id(hit.type_name.clone(), hit.id.clone()),
+            ReadRequest::Id(ObjectKey::new(&hit.type_name, &hit.id)),
         ));
     }
     requests
@@ -147,7 +141,7 @@ fn located_requests(
         }
         requests.push((
             ConfirmSource::Located(address.clone()),
-            ReadRequest::Id(type_name.to_owned(), record.body.id.clone()),
+            ReadRequest::Id(ObjectKey::new(type_name, &record.body.id)),
         ));
     }
     seen_inline
@@ -177,7 +171,7 @@ fn deposed_requests(
             }
             requests.push((
                 ConfirmSource::Deposed(address.clone()),
-                ReadRequest::Id(type_name.to_owned(), id.clone()),
+                ReadRequest::Id(ObjectKey::new(type_name, id)),
             ));
         }
     }
