@@ -32,9 +32,12 @@ use crate::value::Value;
 /// #         call.attempt("kv:List");
 /// #         Ok(ListPage::default())
 /// #     }
-/// #     async fn create(&self, _: &Call<'_>, _: CreateRequest) -> Result<LiveObject, ProviderError> { unimplemented!() }
-/// #     async fn update(&self, _: &Call<'_>, _: UpdateRequest) -> Result<LiveObject, ProviderError> { unimplemented!() }
-/// #     async fn delete(&self, _: &Call<'_>, _: &str, _: &str) -> Result<(), ProviderError> { unimplemented!() }
+/// #     async fn create(&self, _: &Call<'_>, _: CreateRequest) -> Result<LiveObject, ProviderError> { Err(read_only("kv:Create")) }
+/// #     async fn update(&self, _: &Call<'_>, _: UpdateRequest) -> Result<LiveObject, ProviderError> { Err(read_only("kv:Update")) }
+/// #     async fn delete(&self, _: &Call<'_>, _: &str, _: &str) -> Result<(), ProviderError> { Err(read_only("kv:Delete")) }
+/// # }
+/// # fn read_only(op: &str) -> ProviderError {
+/// #     ProviderError::new(op, provider::ProviderErrorKind::Unsupported, "this example cloud is read-only")
 /// # }
 /// # let provider = Empty(Catalog::default());
 /// let counted = Counting::new(provider);
