@@ -141,6 +141,9 @@ codes! {
     ApplyFailed = "apply-failed", Error;
     /// Apply was interrupted; in-flight operations finished, nothing new started.
     Cancelled = "cancelled", Error;
+    /// An apply left a withheld change undone: an interrupted create that may not be retried yet, or a
+    /// change waiting on one.
+    CreateWithheld = "create-withheld", Error;
     /// A client-named identity exists with no estate marker.
     Unowned = "unowned", Warning;
     /// A client-named identity is held by another estate.

@@ -38,6 +38,7 @@ pub use handle::{Engine, MvOptions, Sources, Validation, full_catalog, validate}
 pub use model::{
     Action, BindCandidate, Cost, ForeignObject, OwnedUndeclared, Plan, RenameHint, RenameTarget,
     ReplaceOrder, ResourceChange, ReviewedPlan, UndeclaredAction, UnownedObject, UnownedVerdict,
+    WithheldCause, WithheldChange,
 };
 pub use projection::{Backoff, RetryConfig, Retrying};
 pub use summary::Summary;

@@ -127,6 +127,42 @@ impl ResourceChange {
     }
 }
 
+/// A change the plan holds back, and from when it may be retried: the create of an instance an earlier
+/// apply started and did not finish (it may be creating the object right now), and every change that
+/// waits on a withheld one. It is a pending change: the plan does not say the live system matches, and
+/// an apply that leaves it undone fails with `create-withheld`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WithheldChange {
+    /// The instance.
+    pub address: InstanceAddress,
+    /// What would be planned for it (a create, for the interrupted create itself).
+    pub action: Action,
+    /// Why it is held back.
+    pub cause: WithheldCause,
+    /// When it may be retried, in seconds since the Unix epoch: the end of the patience of the
+    /// interrupted create (the latest of those it waits on).
+    pub retry_after: u64,
+}
+
+/// Why a change is withheld.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WithheldCause {
+    /// An earlier apply wrote the instance's create intent and did not finish (`interrupted-create`).
+    InterruptedCreate,
+    /// It reads a value of these withheld instances, or depends on them (sorted).
+    WaitsOn(Vec<InstanceAddress>),
+}
+
+impl WithheldCause {
+    /// The name plan JSON uses.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            WithheldCause::InterruptedCreate => "interrupted-create",
+            WithheldCause::WaitsOn(_) => "waits-on-withheld",
+        }
+    }
+}
+
 /// Everything apply needs beyond the changes: the configuration and what the plan saw.
 ///
 /// Its `Debug` names the variables but never shows their values, and counts the live objects instead of
@@ -220,6 +256,8 @@ pub struct Plan {
     pub owned_undeclared: Vec<OwnedUndeclared>,
     /// Plausible renames.
     pub rename_hints: Vec<RenameHint>,
+    /// The changes held back until an interrupted create may be retried, by address.
+    pub withheld: Vec<WithheldChange>,
     /// Every diagnostic, sorted.
     pub diagnostics: Vec<Diagnostic>,
     /// What the plan cost.
@@ -245,6 +283,7 @@ impl Plan {
             unowned: Vec::new(),
             owned_undeclared: Vec::new(),
             rename_hints: Vec::new(),
+            withheld: Vec::new(),
             diagnostics,
             cost: Cost::default(),
             context: Arc::new(PlanContext::default()),
@@ -300,6 +339,7 @@ impl Plan {
                 Action::NoOp => {}
             }
         }
+        s.withheld = self.withheld.len();
         s
     }
 

@@ -13,7 +13,7 @@ use serde_json::{Value as Json, json};
 
 use crate::model::{
     Action, BindCandidate, Plan, RenameTarget, ReplaceOrder, ResourceChange, UndeclaredAction,
-    UnownedObject, UnownedVerdict,
+    UnownedObject, UnownedVerdict, WithheldCause, WithheldChange,
 };
 
 /// How to render.
@@ -201,6 +201,7 @@ fn diagnostic_text(d: &Diagnostic, out: &mut String) {
 pub fn text(plan: &Plan, options: RenderOptions) -> String {
     let mut out = String::new();
     changes_text(plan, options, &mut out);
+    withheld_text(plan, &mut out);
     foreign_text(plan, &mut out);
     candidates_text(plan, &mut out);
     unowned_text(plan, &mut out);
@@ -246,6 +247,72 @@ fn changes_text(plan: &Plan, options: RenderOptions, out: &mut String) {
         attr_lines(c, out);
         out.push_str("    }\n\n");
     }
+}
+
+/// A time in seconds since the Unix epoch as the text shows it, in UTC to the second
+/// (`2100-01-01 00:10:00 UTC`), so that a plan of the same records reads the same whenever it is made.
+pub fn utc_time(secs: u64) -> String {
+    match date_time(secs) {
+        Some(t) => format!(
+            "{:04}-{:02}-{:02} {:02}:{:02}:{:02} UTC",
+            t.year(),
+            u8::from(t.month()),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second()
+        ),
+        None => format!("{secs} seconds after the Unix epoch"),
+    }
+}
+
+/// A time in seconds since the Unix epoch as plan JSON shows it: RFC 3339 in UTC
+/// (`2100-01-01T00:10:00Z`), or the number of seconds for a time past the year 9999.
+fn rfc3339_time(secs: u64) -> Json {
+    date_time(secs)
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .map_or_else(|| json!(secs), Json::from)
+}
+
+/// The UTC date and time of `secs` seconds after the Unix epoch, if the `time` crate can hold it.
+fn date_time(secs: u64) -> Option<time::OffsetDateTime> {
+    let secs = i64::try_from(secs).ok()?;
+    time::OffsetDateTime::from_unix_timestamp(secs).ok()
+}
+
+/// Why a change is withheld, as one clause of text.
+pub(crate) fn withheld_cause(w: &WithheldChange) -> String {
+    match &w.cause {
+        WithheldCause::InterruptedCreate => {
+            "an earlier apply started creating it and did not finish".to_owned()
+        }
+        WithheldCause::WaitsOn(on) => {
+            let on: Vec<String> = on.iter().map(ToString::to_string).collect();
+            format!("it waits on {}", on.join(", "))
+        }
+    }
+}
+
+/// The changes held back until an interrupted create may be retried, each with its cause and time.
+fn withheld_text(plan: &Plan, out: &mut String) {
+    if plan.withheld.is_empty() {
+        return;
+    }
+    out.push_str("Withheld until an interrupted create may be retried:\n");
+    for w in &plan.withheld {
+        let _ = writeln!(
+            out,
+            "  {} ({}): {}; may be retried after {}",
+            w.address,
+            w.action.as_str(),
+            withheld_cause(w),
+            utc_time(w.retry_after)
+        );
+    }
+    out.push('\n');
 }
 
 /// The foreign objects, which are never changed.
@@ -399,7 +466,7 @@ pub fn json(plan: &Plan, options: RenderOptions) -> String {
         })
         .collect();
     let summary = plan.summary();
-    let doc = json!({
+    let mut doc = json!({
         "format_version": "1",
         "estate": plan.estate,
         "applicable": plan.applicable(),
@@ -451,9 +518,37 @@ pub fn json(plan: &Plan, options: RenderOptions) -> String {
             "store_trips": plan.cost.store_trips,
         },
     });
+    // Only a plan that holds something back has the key, as Terraform's `deferred_changes`.
+    if !plan.withheld.is_empty()
+        && let Some(map) = doc.as_object_mut()
+    {
+        map.insert("withheld".to_owned(), withheld_json(&plan.withheld));
+    }
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
     s.push('\n');
     s
+}
+
+/// The withheld changes as plan JSON shows them.
+fn withheld_json(withheld: &[WithheldChange]) -> Json {
+    let entries: Vec<Json> = withheld
+        .iter()
+        .map(|w| {
+            let waits_on: Vec<String> = match &w.cause {
+                WithheldCause::InterruptedCreate => Vec::new(),
+                WithheldCause::WaitsOn(on) => on.iter().map(ToString::to_string).collect(),
+            };
+            json!({
+                "address": w.address.to_string(),
+                "type": w.address.type_name(),
+                "action": w.action.as_str(),
+                "reason": w.cause.as_str(),
+                "waits_on": waits_on,
+                "retry_after": rfc3339_time(w.retry_after),
+            })
+        })
+        .collect();
+    Json::Array(entries)
 }
 
 /// One diagnostic as plan JSON shows it.

@@ -1,7 +1,10 @@
 //! The one-line summary that closes every plan.
 //!
 //! A plan without errors ends with `Plan: A to add, C to change, D to destroy.`, or with `No changes. The live
-//! system matches the configuration.` when it changes nothing; a plan with errors always ends with the counts.
+//! system matches the configuration.` when it changes nothing and holds nothing back; a plan with errors
+//! always ends with the counts. A plan that withholds changes (an interrupted create that may be retried
+//! later, and what waits on it) says how many: `Plan: 0 to add, 0 to change, 0 to destroy, 1 withheld.`,
+//! never that the live system matches.
 
 use std::fmt;
 
@@ -14,12 +17,20 @@ pub struct Summary {
     pub change: usize,
     /// Deletes, the destroy leg of replaces included.
     pub destroy: usize,
+    /// Changes held back until an interrupted create may be retried (not counted above).
+    pub withheld: usize,
 }
 
 impl Summary {
-    /// Whether the plan changes nothing.
+    /// Whether the plan changes nothing and holds nothing back: only then does the live system match the
+    /// configuration.
     pub fn is_empty(&self) -> bool {
-        self.add == 0 && self.change == 0 && self.destroy == 0
+        !self.has_changes() && self.withheld == 0
+    }
+
+    /// Whether the plan has a change to apply now (withheld ones are not).
+    pub fn has_changes(&self) -> bool {
+        self.add > 0 || self.change > 0 || self.destroy > 0
     }
 
     /// The summary line of a plan that has errors: always the counts, even when they are all zero. Such a
@@ -37,9 +48,13 @@ impl fmt::Display for Counts<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "Plan: {} to add, {} to change, {} to destroy.",
+            "Plan: {} to add, {} to change, {} to destroy",
             self.0.add, self.0.change, self.0.destroy
-        )
+        )?;
+        if self.0.withheld > 0 {
+            write!(f, ", {} withheld", self.0.withheld)?;
+        }
+        f.write_str(".")
     }
 }
 

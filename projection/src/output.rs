@@ -45,7 +45,11 @@ pub enum Withheld {
     /// It matches several live objects that are not a fungible set (`ambiguous-content-match`).
     AmbiguousContentMatch,
     /// A create intent younger than ten minutes: another apply may be creating it right now.
-    CreateInProgress,
+    CreateInProgress {
+        /// When the intent's patience ends and the create may be retried, in seconds since the Unix
+        /// epoch (the intent's time plus [`INTENT_PATIENCE_SECS`](crate::INTENT_PATIENCE_SECS)).
+        retry_after: u64,
+    },
     /// The parent it derives from is blocked or withheld.
     Parent(InstanceAddress),
 }

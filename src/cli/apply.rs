@@ -181,10 +181,11 @@ fn settle_before_apply(
         }
         return Ok(Some(Exit::Failure));
     }
-    // With nothing to change, the engine still runs when there are outputs to show (and record), as
-    // Terraform shows them after every apply, or records to settle (deposed records naming objects already
-    // gone, intents of interrupted creates whose objects were found, records of removed outputs);
-    // otherwise there is nothing to run.
+    // With nothing to change and nothing withheld, the engine still runs when there are outputs to show
+    // (and record), as Terraform shows them after every apply, or records to settle (deposed records
+    // naming objects already gone, intents of interrupted creates whose objects were found, records of
+    // removed outputs); otherwise there is nothing to run. Withheld changes always run it: the apply ends
+    // with their errors.
     let engine_has_work = plan.has_record_work();
     if summary.is_empty() && !engine_has_work {
         if common.json {
@@ -197,7 +198,9 @@ fn settle_before_apply(
         }
         return Ok(Some(Exit::Success));
     }
-    if !auto_approve && !summary.is_empty() {
+    // Only a change to apply now asks for a confirmation: with nothing but withheld changes, the apply
+    // changes nothing and ends with their `create-withheld` errors.
+    if !auto_approve && summary.has_changes() {
         if !term.stdin_tty {
             term.error(
                 "apply needs a confirmation and stdin is not a terminal; \

@@ -49,9 +49,10 @@ pub enum Command {
     ///
     /// Reads the configuration, the live system and the estate's records, and prints the changes, the
     /// objects it found but does not own, and every problem. Exit code 0 on success (1 on error); with
-    /// `--detailed-exitcode`: 0 no changes, 1 error, 2 changes.
+    /// `--detailed-exitcode`: 0 no changes, 1 error, 2 changes (withheld ones included).
     Plan {
-        /// Exit 0 when there is nothing to change, 2 when there are changes, 1 on error.
+        /// Exit 0 when there is nothing to change, 2 when there are changes (a create withheld until an
+        /// interrupted one may be retried included), 1 on error.
         #[arg(long)]
         detailed_exitcode: bool,
     },

@@ -7,7 +7,7 @@
 //! the text (`plan.txt`) and the `--json` document (`plan.json`) are compared with `expect_file!`
 //! (`UPDATE_EXPECT=1 cargo test -p liveplan golden` rewrites them; review the diff line by line). Then the
 //! case's hand-written `expect.json` (exit code, summary, the action per address, the ids of each report,
-//! the diagnostic codes) is checked against the JSON document on its own, so that a golden rewritten in
+//! the diagnostic codes, the withheld changes) is checked against the JSON document on its own, so that a golden rewritten in
 //! haste cannot make a wrong plan pass.
 
 use std::collections::BTreeMap;
@@ -145,6 +145,19 @@ fn facts(plan: &Json) -> Json {
         .map(|d| d["code"].as_str().unwrap_or_default().to_owned())
         .collect();
     codes.sort();
+    // Each withheld change as its reason, and what it waits on.
+    let withheld: BTreeMap<String, String> = plan["withheld"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|w| {
+            let mut reason = w["reason"].as_str().unwrap_or_default().to_owned();
+            for on in w["waits_on"].as_array().into_iter().flatten() {
+                reason = format!("{reason} {}", on.as_str().unwrap_or_default());
+            }
+            (w["address"].as_str().unwrap_or_default().to_owned(), reason)
+        })
+        .collect();
     json!({
         "applicable": plan["applicable"],
         "summary": plan["summary"],
@@ -155,6 +168,7 @@ fn facts(plan: &Json) -> Json {
         "owned_undeclared": ids(&plan["owned_undeclared"]),
         "rename_hints": ids(&plan["rename_hints"]),
         "diagnostics": codes,
+        "withheld": withheld,
     })
 }
 

@@ -27,3 +27,4 @@ mod reliability_support;
 mod secrets_sentinel;
 mod source_shape;
 mod tracing_spans;
+mod withheld;

@@ -43,7 +43,7 @@ pub use events::{ApplyEvent, ApplyEventKind, EventSink};
 use crate::builtin::ApplyTime;
 use crate::graph::{self, EngineFamily, FinalPlan, GraphValue, Meta};
 use crate::journal::{RecordJournal, records_seen};
-use crate::model::{PlanContext, ResourceChange, ReviewedPlan};
+use crate::model::{PlanContext, ResourceChange, ReviewedPlan, WithheldCause, WithheldChange};
 use eval::BlockShape;
 use projection::record::RecordKeys;
 use projection::{RetryConfig, Retrying};
@@ -89,7 +89,8 @@ impl Default for ApplyConfig {
 /// value that came from a sensitive variable.
 #[derive(Clone, Default)]
 pub struct ApplyOutcome {
-    /// Every diagnostic (failed operations, lost compare-and-swaps, cancellation), sorted.
+    /// Every diagnostic (failed operations, lost compare-and-swaps, cancellation, the changes the plan
+    /// withheld), sorted.
     pub diagnostics: Vec<Diagnostic>,
     /// The objects after the apply, by instance (`None` for a destroyed instance).
     pub objects: BTreeMap<InstanceAddress, Option<LiveObject>>,
@@ -200,6 +201,8 @@ async fn apply_plan(
         ops.settle(&mut diagnostics).await;
         ops.write_outputs(&mut diagnostics).await
     };
+    // What the plan held back is left undone: the apply says so, and did not finish the estate.
+    diagnostics.extend(p.withheld.iter().map(withheld_diagnostic));
     diagnostics.sort_by(|a, b| {
         a.sort_key()
             .cmp(&b.sort_key())
@@ -211,6 +214,31 @@ async fn apply_plan(
         objects,
         outputs,
     })
+}
+
+/// The error of a change the plan held back (`create-withheld`): named, with why, and when to apply again.
+fn withheld_diagnostic(w: &WithheldChange) -> Diagnostic {
+    let after = crate::render::utc_time(w.retry_after);
+    let detail = match &w.cause {
+        WithheldCause::InterruptedCreate => format!(
+            "Another apply may be creating the object right now. Run apply again after {after}: it \
+             binds the object that apply made, or creates it if there is none."
+        ),
+        WithheldCause::WaitsOn(_) => {
+            format!("It is applied once what it waits on is: run apply again after {after}.")
+        }
+    };
+    Diagnostic::new(
+        Code::CreateWithheld,
+        format!(
+            "the {} of {} is withheld: {}",
+            w.action.as_str(),
+            w.address,
+            crate::render::withheld_cause(w)
+        ),
+        detail,
+    )
+    .with_address(w.address.to_string())
 }
 
 impl Executor {

@@ -11,11 +11,11 @@ use admission::ExpandedInstance;
 use admission::marker::Estate;
 use admission::{BlockAddress, Code, Diagnostic, InstanceAddress, InstanceKey, Slot, Value};
 use admission::{Config, Resource};
-use projection::{Binding, Projection};
+use projection::{Binding, Projection, Withheld};
 use provider::schema::ResourceTypeSchema;
 use provider::{AdmissionPath, Catalog, LiveObject};
 
-use crate::model::{Action, ResourceChange};
+use crate::model::{Action, ResourceChange, WithheldCause, WithheldChange};
 use crate::refs;
 
 /// The members of each block an instance's arguments read (see [`refs::needed_instances`]).
@@ -31,6 +31,8 @@ struct Outcome {
     value: Option<Value>,
     /// Its change, unless nothing is planned for it (blocked, or a create withheld).
     change: Option<ResourceChange>,
+    /// Its change held back, when it waits on a withheld one.
+    withheld: Option<WithheldChange>,
     diagnostics: Vec<Diagnostic>,
     /// Whether its arguments failed to evaluate (nothing is planned for it).
     blocked: bool,
@@ -75,8 +77,8 @@ pub(super) struct Planner<'a> {
     pub(super) residue: BTreeMap<InstanceAddress, BTreeMap<String, Value>>,
     /// Declared instances for which nothing is planned (unowned, collision, errors).
     pub(super) blocked: BTreeSet<InstanceAddress>,
-    /// Declared instances whose create is withheld.
-    pub(super) creates_withheld: BTreeSet<InstanceAddress>,
+    /// Declared instances whose change is held back: interrupted creates, and what waits on them.
+    pub(super) withheld: BTreeMap<InstanceAddress, WithheldChange>,
     /// Types whose live picture is incomplete: no create of theirs is planned.
     pub(super) incomplete_types: BTreeSet<String>,
     pub(super) changes: Vec<ResourceChange>,
@@ -108,7 +110,7 @@ impl<'a> Planner<'a> {
             slots: BTreeMap::new(),
             residue: BTreeMap::new(),
             blocked: BTreeSet::new(),
-            creates_withheld: BTreeSet::new(),
+            withheld: BTreeMap::new(),
             incomplete_types: BTreeSet::new(),
             changes: Vec::new(),
             values: BTreeMap::new(),
@@ -139,6 +141,16 @@ impl Planner<'_> {
                     self.bound.insert(address, object);
                 }
                 Binding::Create => {}
+                Binding::Withheld(Withheld::CreateInProgress { retry_after }) => {
+                    let withheld = WithheldChange {
+                        address: address.clone(),
+                        action: Action::Create,
+                        cause: WithheldCause::InterruptedCreate,
+                        retry_after,
+                    };
+                    self.withheld.insert(address.clone(), withheld);
+                    self.blocked.insert(address);
+                }
                 Binding::Blocked { .. } | Binding::Withheld(_) => {
                     self.blocked.insert(address);
                 }
@@ -217,6 +229,9 @@ impl Planner<'_> {
             self.blocked.insert(outcome.address.clone());
         }
         self.changes.extend(outcome.change);
+        if let Some(withheld) = outcome.withheld {
+            self.withheld.insert(outcome.address.clone(), withheld);
+        }
         if let Some(value) = outcome.value {
             self.values.insert(outcome.address, value);
         }
@@ -310,6 +325,7 @@ impl Planner<'_> {
             address: d.address.clone(),
             value: None,
             change: None,
+            withheld: None,
             diagnostics: Vec::new(),
             blocked: false,
         };
@@ -348,10 +364,13 @@ impl Planner<'_> {
                     .unwrap_or_else(|| self.unknown_instance_value(type_name)),
             );
         }
-        let withheld = change.action == Action::Create
-            && (self.creates_withheld.contains(&d.address)
-                || self.incomplete_types.contains(type_name));
-        if !withheld {
+        if let Some(withheld) = self.waiting(&change) {
+            outcome.withheld = Some(withheld);
+            return outcome;
+        }
+        let incomplete =
+            change.action == Action::Create && self.incomplete_types.contains(type_name);
+        if !incomplete {
             if matches!(change.action, Action::Replace | Action::Delete)
                 && res.lifecycle.prevent_destroy
             {
@@ -367,6 +386,27 @@ impl Planner<'_> {
             outcome.change = Some(change);
         }
         outcome
+    }
+
+    /// `change` held back, when it does something and waits on a withheld change: it could not be
+    /// applied (a value it reads is not there yet), and would break the order its `depends_on` asks for.
+    /// It may be retried when the last of what it waits on may be.
+    fn waiting(&self, change: &ResourceChange) -> Option<WithheldChange> {
+        if change.action == Action::NoOp {
+            return None;
+        }
+        let waits: Vec<&WithheldChange> = change
+            .depends_on
+            .iter()
+            .filter_map(|a| self.withheld.get(a))
+            .collect();
+        let retry_after = waits.iter().map(|w| w.retry_after).max()?;
+        Some(WithheldChange {
+            address: change.address.clone(),
+            action: change.action,
+            cause: WithheldCause::WaitsOn(waits.iter().map(|w| w.address.clone()).collect()),
+            retry_after,
+        })
     }
 
     /// The instances `d` waits for: the members its arguments read (one member for a reference with a

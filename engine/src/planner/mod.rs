@@ -34,7 +34,7 @@ use provider::TagChange;
 use provider::{AdmissionPath, Catalog, LiveObject, Provider};
 use staterecord::{CacheScope, Store};
 
-use crate::model::{Action, Plan, PlanContext, ResourceChange};
+use crate::model::{Action, Plan, PlanContext, ResourceChange, WithheldChange};
 use evaluate::Planner;
 use reports::Projected;
 
@@ -128,6 +128,7 @@ pub(crate) async fn plan(
         diagnostics: found,
         changes,
         bound,
+        withheld,
         ..
     } = planner;
     let projected = projected
@@ -145,6 +146,7 @@ pub(crate) async fn plan(
         blocks,
         diagnostics,
         changes,
+        withheld: withheld.into_values().collect(),
         bound,
     };
     Ok(assemble_plan(planned, projected, request.key_prefix))
@@ -174,6 +176,8 @@ struct Planned {
     /// The lint's and the planner's diagnostics, in that order.
     diagnostics: Vec<Diagnostic>,
     changes: Vec<ResourceChange>,
+    /// The changes held back, by address.
+    withheld: Vec<WithheldChange>,
     /// Instances bound to a live object.
     bound: BTreeMap<InstanceAddress, LiveObject>,
 }
@@ -223,6 +227,7 @@ fn assemble_plan(planned: Planned, projected: Projected, key_prefix: &str) -> Pl
         unowned: report.unowned,
         owned_undeclared: report.owned_undeclared,
         rename_hints: report.rename_hints,
+        withheld: planned.withheld,
         diagnostics,
         cost: projected.cost,
         context: Arc::new(context),

@@ -16,6 +16,7 @@ mod plan_secrets;
 mod plan_shapes;
 mod store_failures;
 mod support;
+mod withheld_creates;
 
 use engine::Summary;
 
@@ -25,6 +26,7 @@ fn summary_line_reads_as_terraform_users_expect() {
         add: 1,
         change: 0,
         destroy: 2,
+        withheld: 0,
     };
     assert_eq!(
         changes.to_string(),
@@ -33,5 +35,18 @@ fn summary_line_reads_as_terraform_users_expect() {
     assert_eq!(
         Summary::default().to_string(),
         "No changes. The live system matches the configuration."
+    );
+    // A withheld change is pending: the line never says the live system matches.
+    let withheld = Summary {
+        withheld: 2,
+        ..Summary::default()
+    };
+    assert_eq!(
+        withheld.to_string(),
+        "Plan: 0 to add, 0 to change, 0 to destroy, 2 withheld."
+    );
+    assert_eq!(
+        Summary { add: 1, ..withheld }.counts().to_string(),
+        "Plan: 1 to add, 0 to change, 0 to destroy, 2 withheld."
     );
 }

@@ -42,7 +42,8 @@ pub(crate) fn apply_intents(scope: &Scope<'_>, evidence: &Evidence, verdicts: &m
         let outcome = match (&state.binding, young) {
             (Binding::Bound { object, .. }, _) => IntentOutcome::Bound(object.id.clone()),
             (Binding::Create, true) => {
-                state.binding = Binding::Withheld(Withheld::CreateInProgress);
+                let retry_after = intent.body.time.saturating_add(INTENT_PATIENCE_SECS);
+                state.binding = Binding::Withheld(Withheld::CreateInProgress { retry_after });
                 IntentOutcome::InProgress(age)
             }
             (Binding::Create, false) => IntentOutcome::CreateAgain(age),

@@ -27,7 +27,10 @@ async fn a_young_pending_intent_with_nothing_live_withholds_the_create() {
         .projection;
     assert_eq!(
         p.instance(&a("aws_vpc.main")).unwrap().binding,
-        Binding::Withheld(Withheld::CreateInProgress)
+        // Written 60 s ago, with 600 s of patience: the create may be retried 540 s from now.
+        Binding::Withheld(Withheld::CreateInProgress {
+            retry_after: NOW + 540
+        })
     );
     assert_eq!(
         codes(&p),
