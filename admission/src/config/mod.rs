@@ -320,22 +320,6 @@ pub enum Repetition {
 }
 
 impl Repetition {
-    /// The `count` argument, if the block repeats by count.
-    pub fn count(&self) -> Option<&Attr> {
-        match self {
-            Repetition::Count(a) => Some(a),
-            _ => None,
-        }
-    }
-
-    /// The `for_each` argument, if the block repeats by key.
-    pub fn for_each(&self) -> Option<&Attr> {
-        match self {
-            Repetition::ForEach(a) => Some(a),
-            _ => None,
-        }
-    }
-
     /// The repeating argument, whichever it is.
     pub fn argument(&self) -> Option<&Attr> {
         match self {

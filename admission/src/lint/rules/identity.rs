@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::count_index;
-use crate::config::{Expr, Resource};
+use crate::config::{Expr, Repetition, Resource};
 use crate::diag::{Code, Diagnostic};
 use crate::eval::{EvalError, Instance};
 use crate::lint::Lint;
@@ -24,7 +24,7 @@ impl Lint<'_, '_> {
         schema: &ResourceTypeSchema,
         path: AdmissionPath,
     ) {
-        if res.repetition.count().is_none()
+        if !matches!(res.repetition, Repetition::Count(_))
             || !matches!(
                 path,
                 AdmissionPath::ClientNamed | AdmissionPath::ParentDerived
