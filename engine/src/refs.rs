@@ -24,9 +24,9 @@ fn declared_block(config: &Config, type_name: &str, name: &str) -> Option<BlockA
 pub fn expr_blocks(config: &Config, expr: &Expr, out: &mut BTreeSet<BlockAddress>) {
     let mut seen = BTreeSet::new();
     for (path, _) in expr.references() {
-        config.reference_blocks(&path, &mut seen, &mut |block| {
-            // The configuration names blocks as text; a block no address can name has no instances.
-            if let Ok(block) = block.parse::<BlockAddress>() {
+        config.reference_blocks(&path, &mut seen, &mut |res| {
+            // A block no address can name has no instances.
+            if let Some(block) = block_of(res) {
                 out.insert(block);
             }
         });

@@ -163,7 +163,7 @@ impl Lint<'_, '_> {
 
     /// The instance keys of a block, or `None` when `count`/`for_each` cannot be expanded.
     fn repetitions(&mut self, res: &Resource) -> Option<Repetitions> {
-        let address = res.address();
+        let address = res.address().to_string();
         let (attr, code, what) = match &res.repetition {
             Repetition::Single => return Some(vec![(InstanceKey::None, Instance::Single)]),
             Repetition::Count(count) => (count, Code::NonStaticCount, "count"),

@@ -163,7 +163,7 @@ fn declare_blocks(
     instances: &[ExpandedInstance],
 ) -> Result<(), crate::Error> {
     for res in config.resources() {
-        let Ok(block) = res.address().parse::<BlockAddress>() else {
+        let Some(block) = refs::block_of(res) else {
             continue;
         };
         if catalog

@@ -56,7 +56,7 @@ impl Lint<'_, '_> {
                     ),
                     detail,
                 )
-                .with_address(res.address())
+                .with_address(res.address().to_string())
                 .at(expr.loc.to_pos()),
             );
         }

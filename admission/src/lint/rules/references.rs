@@ -45,7 +45,7 @@ impl Lint<'_, '_> {
                             ),
                             "declare the resource or fix the reference",
                         )
-                        .with_address(res.address())
+                        .with_address(res.address().to_string())
                         .at(loc.to_pos()),
                     );
                 }
@@ -61,7 +61,7 @@ impl Lint<'_, '_> {
                     )
                     .at(loc.to_pos());
                     if let Some(r) = res {
-                        d = d.with_address(r.address());
+                        d = d.with_address(r.address().to_string());
                     }
                     self.push(d);
                 }
