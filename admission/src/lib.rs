@@ -2,9 +2,10 @@
 //! and the rules that decide what may enter stateless mode.
 //!
 //! The crate's API is the list below; its modules are private but for [`marker`]:
-//! - the configuration model, as written: [`Config`] with its [`Resource`] blocks, variables, locals and
-//!   outputs, the expression model ([`Expr`], [`ExprKind`], [`Loc`]), [`parse_config`], and the variable
-//!   inputs with Terraform's precedence ([`VariableInputs`], [`resolve_variables`]);
+//! - the configuration model, as written: [`Config`] with its [`Resource`] blocks (each named by its
+//!   [`BlockLabels`]), variables, locals and outputs, the expression model ([`Expr`], [`ExprKind`],
+//!   [`Loc`]), [`parse_config`], and the variable inputs with Terraform's precedence ([`VariableInputs`],
+//!   [`resolve_variables`]);
 //! - evaluation of expressions into values ([`Evaluator`], with the [`ResourceResolver`] and
 //!   [`ImpureValues`] its caller supplies);
 //! - the admission lint ([`lint()`], and [`check`] for parse, variables and lint in one go) and the
@@ -57,10 +58,11 @@ use ::provider::{schema, value};
 pub use ::provider::{Number, Type, Value, ValuePath};
 pub use address::{BlockAddress, InstanceAddress, InstanceKey};
 pub use config::{
-    Attr, BinaryOp, Config, ConfigDir, Expr, ExprKind, ForExpr, IgnoreChanges, Lifecycle,
-    LiveBlock, Loc, Output, ProviderBlock, ProviderKind, RecordStoreBlock, RecordStoreKind,
-    Repetition, Resource, SourceFile, Step, TemplatePart, UnaryOp, VarInput, Variable,
-    VariableInputs, parse_config, parse_expression, read_dir, resolve_variables, var_file_names,
+    Attr, BinaryOp, BlockLabels, Config, ConfigDir, Expr, ExprKind, ForExpr, IgnoreChanges,
+    Lifecycle, LiveBlock, Loc, Output, ProviderBlock, ProviderKind, RecordStoreBlock,
+    RecordStoreKind, Repetition, Resource, SourceFile, Step, TemplatePart, UnaryOp, VarInput,
+    Variable, VariableInputs, parse_config, parse_expression, read_dir, resolve_variables,
+    var_file_names,
 };
 pub use diag::{Code, Diagnostic, Severity, SourcePos};
 pub use error::Error;

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use admission::{BlockAddress, InstanceAddress, InstanceKey, Value};
-use admission::{Config, Expr, ExprKind, Resource, Step};
+use admission::{Config, Expr, ExprKind, Repetition, Resource, Step};
 use admission::{Evaluator, Instance};
 
 /// The address of a resource block; `None` for a block no address can name (a `data` or `module` type,
@@ -24,9 +24,9 @@ fn declared_block(config: &Config, type_name: &str, name: &str) -> Option<BlockA
 pub fn expr_blocks(config: &Config, expr: &Expr, out: &mut BTreeSet<BlockAddress>) {
     let mut seen = BTreeSet::new();
     for (path, _) in expr.references() {
-        config.reference_blocks(&path, &mut seen, &mut |block| {
-            // The configuration names blocks as text; a block no address can name has no instances.
-            if let Ok(block) = block.parse::<BlockAddress>() {
+        config.reference_blocks(&path, &mut seen, &mut |res| {
+            // A block no address can name has no instances.
+            if let Some(block) = block_of(res) {
                 out.insert(block);
             }
         });
@@ -299,10 +299,9 @@ pub fn block_value(
         Some(k) if !k.contains(a.key()) => Value::unknown(),
         _ => value_of(a),
     };
-    if res.repetition.count().is_some() {
-        Value::List(instances.iter().map(&mut wanted).collect())
-    } else if res.repetition.for_each().is_some() {
-        Value::Map(
+    match res.repetition {
+        Repetition::Count(_) => Value::List(instances.iter().map(&mut wanted).collect()),
+        Repetition::ForEach(_) => Value::Map(
             instances
                 .iter()
                 .map(|a| {
@@ -313,9 +312,8 @@ pub fn block_value(
                     (k, wanted(a))
                 })
                 .collect(),
-        )
-    } else {
-        instances.first().map(wanted).unwrap_or(Value::unknown())
+        ),
+        Repetition::Single => instances.first().map(wanted).unwrap_or(Value::unknown()),
     }
 }
 
@@ -365,26 +363,22 @@ where
         let block = block_of(res)?;
         let keys = self.ready.get(&block)?;
         let members = self.blocks.get(&block)?;
-        let member = if res.repetition.count().is_some() {
+        let member = match (&res.repetition, key) {
             // The block's list holds its members in order: element i is the i-th member.
-            let Value::Number(n) = key else {
-                return None;
-            };
-            members.get(usize::try_from(n.as_u64()?).ok()?)?.clone()
-        } else if res.repetition.for_each().is_some() {
-            let Value::String(k) = key else {
-                return None;
-            };
-            let address = members
-                .first()?
-                .block()
-                .instance(InstanceKey::Str(k.clone()));
-            if !(self.is_member)(&address) {
-                return None;
+            (Repetition::Count(_), Value::Number(n)) => {
+                members.get(usize::try_from(n.as_u64()?).ok()?)?.clone()
             }
-            address
-        } else {
-            return None;
+            (Repetition::ForEach(_), Value::String(k)) => {
+                let address = members
+                    .first()?
+                    .block()
+                    .instance(InstanceKey::Str(k.clone()));
+                if !(self.is_member)(&address) {
+                    return None;
+                }
+                address
+            }
+            _ => return None,
         };
         let filled = match keys {
             Some(k) => k.contains(member.key()),

@@ -118,14 +118,14 @@ pub struct Config {
 }
 
 impl Config {
-    /// The declared resource blocks (`type.name`) one reference reads, each passed to `found`: the block it
-    /// names, or, for `local.NAME`, those the local's expression reads. Each local is followed once per
-    /// `seen`, so a cycle of locals (an error reported elsewhere) ends.
-    pub fn reference_blocks(
-        &self,
+    /// The declared resource blocks one reference reads, each passed to `found`: the block it names, or,
+    /// for `local.NAME`, those the local's expression reads. Each local is followed once per `seen`, so a
+    /// cycle of locals (an error reported elsewhere) ends.
+    pub fn reference_blocks<'c>(
+        &'c self,
         path: &[String],
         seen: &mut BTreeSet<String>,
-        found: &mut dyn FnMut(String),
+        found: &mut dyn FnMut(&'c Resource),
     ) {
         match path.first().map(String::as_str) {
             Some("local") => {
@@ -141,9 +141,9 @@ impl Config {
             Some("var" | "count" | "each" | "self" | "path" | "terraform") | None => {}
             Some(type_name) => {
                 if let Some(name) = path.get(1)
-                    && self.resource(type_name, name).is_some()
+                    && let Some(res) = self.resource(type_name, name)
                 {
-                    found(format!("{type_name}.{name}"));
+                    found(res);
                 }
             }
         }
@@ -320,22 +320,6 @@ pub enum Repetition {
 }
 
 impl Repetition {
-    /// The `count` argument, if the block repeats by count.
-    pub fn count(&self) -> Option<&Attr> {
-        match self {
-            Repetition::Count(a) => Some(a),
-            _ => None,
-        }
-    }
-
-    /// The `for_each` argument, if the block repeats by key.
-    pub fn for_each(&self) -> Option<&Attr> {
-        match self {
-            Repetition::ForEach(a) => Some(a),
-            _ => None,
-        }
-    }
-
     /// The repeating argument, whichever it is.
     pub fn argument(&self) -> Option<&Attr> {
         match self {
@@ -351,9 +335,33 @@ impl Repetition {
 }
 
 impl Resource {
-    /// The block address, `type.name`.
-    pub fn address(&self) -> String {
-        format!("{}.{}", self.type_name, self.name)
+    /// The block's labels, which display as its address `type.name`.
+    pub fn address(&self) -> BlockLabels<'_> {
+        BlockLabels::new(&self.type_name, &self.name)
+    }
+}
+
+/// A resource block's two labels, `resource "TYPE" "NAME"`, as written: what the lint names a block by,
+/// displayed as `TYPE.NAME`. Unlike a [`BlockAddress`](crate::BlockAddress), either label may be any text
+/// (the lint refuses a block whose labels make no address), so every declared block has one; two blocks
+/// have equal labels exactly when they declare the same block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BlockLabels<'c> {
+    type_name: &'c str,
+    name: &'c str,
+}
+
+impl<'c> BlockLabels<'c> {
+    /// The labels of `resource "type_name" "name"`.
+    pub fn new(type_name: &'c str, name: &'c str) -> BlockLabels<'c> {
+        BlockLabels { type_name, name }
+    }
+}
+
+impl std::fmt::Display for BlockLabels<'_> {
+    /// `TYPE.NAME`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.type_name, self.name)
     }
 }
 

@@ -38,6 +38,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub(crate) use operators::{primitive_text, to_bool, to_number};
 pub(crate) use redact::quoted;
 
+use crate::address::BlockAddress;
 use crate::config::{Config, Expr, Loc};
 use crate::diag::{Code, Diagnostic};
 use crate::value::Value;
@@ -76,10 +77,10 @@ pub trait ResourceResolver {
     }
 }
 
-impl ResourceResolver for BTreeMap<String, Value> {
-    /// Looks the block up by its address `type.name`.
+impl ResourceResolver for BTreeMap<BlockAddress, Value> {
+    /// Looks the block up by its address; a block no address can name has no value.
     fn resolve(&self, type_name: &str, name: &str) -> Option<Value> {
-        self.get(&format!("{type_name}.{name}")).cloned()
+        self.get(&BlockAddress::new(type_name, name).ok()?).cloned()
     }
 }
 

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use crate::address::{InstanceAddress, InstanceKey};
-use crate::config::{Attr, Expr, ExprKind, Resource};
+use crate::config::{Attr, Expr, ExprKind, Repetition, Resource};
 use crate::diag::{Code, Diagnostic};
 use crate::eval::{EvalError, Instance};
 use crate::lint::Lint;
@@ -163,14 +163,14 @@ impl Lint<'_, '_> {
 
     /// The instance keys of a block, or `None` when `count`/`for_each` cannot be expanded.
     fn repetitions(&mut self, res: &Resource) -> Option<Repetitions> {
-        let address = res.address();
-        let (attr, code, what) = match (res.repetition.count(), res.repetition.for_each()) {
-            (Some(count), _) => (count, Code::NonStaticCount, "count"),
-            (None, Some(for_each)) => (for_each, Code::NonStaticForEach, "for_each"),
-            (None, None) => return Some(vec![(InstanceKey::None, Instance::Single)]),
+        let address = res.address().to_string();
+        let (attr, code, what) = match &res.repetition {
+            Repetition::Single => return Some(vec![(InstanceKey::None, Instance::Single)]),
+            Repetition::Count(count) => (count, Code::NonStaticCount, "count"),
+            Repetition::ForEach(for_each) => (for_each, Code::NonStaticForEach, "for_each"),
         };
         let v = self.static_value(&attr.expr, &Instance::Single, code, &address, what)?;
-        if res.repetition.count().is_some() {
+        if matches!(res.repetition, Repetition::Count(_)) {
             self.count_indices(v, attr, &address)
         } else {
             self.for_each_keys(v, attr, &address)

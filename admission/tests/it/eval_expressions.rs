@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use admission::Value;
+use admission::{BlockAddress, Value};
 use admission::{Config, SourceFile, parse_config, parse_expression};
 use admission::{EvalError, Evaluator, Instance, ResourceResolver};
 use expect_test::{Expect, expect};
@@ -62,27 +62,28 @@ fn vars() -> BTreeMap<String, Value> {
 }
 
 /// What the engine would pass: known values for created resources, unknown ids for pending ones.
-fn resources() -> BTreeMap<String, Value> {
+fn resources() -> BTreeMap<BlockAddress, Value> {
     let subnet = |i: i64| {
         Value::map([
             ("id", Value::from(format!("subnet-{i}"))),
             ("arn", Value::unknown()),
         ])
     };
+    let block = |type_name: &str, name: &str| BlockAddress::new(type_name, name).unwrap();
     BTreeMap::from([
         (
-            "aws_vpc.main".to_string(),
+            block("aws_vpc", "main"),
             Value::map([
                 ("id", Value::from("vpc-1")),
                 ("cidr_block", Value::from("10.0.0.0/16")),
             ]),
         ),
         (
-            "aws_subnet.s".to_string(),
+            block("aws_subnet", "s"),
             Value::list([subnet(0), subnet(1)]),
         ),
         (
-            "aws_subnet.e".to_string(),
+            block("aws_subnet", "e"),
             Value::map([("a", subnet(10)), ("b", subnet(11))]),
         ),
     ])
@@ -593,7 +594,7 @@ fn eval_static_evaluator_refuses_resource_references() {
 
 /// A resolver that answers members of `aws_subnet.s` one by one and logs what it is asked.
 struct MemberResolver {
-    whole: BTreeMap<String, Value>,
+    whole: BTreeMap<BlockAddress, Value>,
     asked: std::cell::RefCell<Vec<String>>,
 }
 

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use admission::Evaluator;
-use admission::{BlockAddress, Code, InstanceAddress, InstanceKey, Value};
+use admission::{BlockAddress, Code, InstanceAddress, InstanceKey, Repetition, Value};
 use execgraph::{Diagnostic as GraphDiagnostic, OpResult, Unavailable, ValueSource};
 use provider::LiveObject;
 use provider::TagChange;
@@ -101,12 +101,12 @@ impl admission::ResourceResolver for ReadResolver<'_> {
         let res = self.exec.ctx.config.resource(type_name, name)?;
         let shape = self.exec.blocks.get(&block)?;
         let instances = self.exec.ctx.blocks.get(&block)?;
-        let (position, unknown) = match (key, &shape.unknown) {
-            (Value::Number(n), Value::List(items)) if res.repetition.count().is_some() => {
+        let (position, unknown) = match (key, &shape.unknown, &res.repetition) {
+            (Value::Number(n), Value::List(items), Repetition::Count(_)) => {
                 let i = usize::try_from(n.as_u64()?).ok()?;
                 (i, items.get(i)?)
             }
-            (Value::String(k), Value::Map(entries)) if res.repetition.for_each().is_some() => (
+            (Value::String(k), Value::Map(entries), Repetition::ForEach(_)) => (
                 *shape.positions.get(&InstanceKey::Str(k.clone()))?,
                 entries.get(k)?,
             ),

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::PoisonError;
 
 use admission::Evaluator;
-use admission::{Code, Diagnostic, InstanceAddress, Value};
+use admission::{BlockAddress, Code, Diagnostic, InstanceAddress, Value};
 use projection::record::{OutputRecord, RecordBody};
 
 use super::{Executor, to_diagnostic};
@@ -58,7 +58,7 @@ impl Executor {
 
     /// Every declared block's value after the apply: each instance's object after its apply, else its
     /// prior, else unknown.
-    fn final_blocks(&self) -> BTreeMap<String, Value> {
+    fn final_blocks(&self) -> BTreeMap<BlockAddress, Value> {
         let results = self
             .results
             .lock()
@@ -68,19 +68,21 @@ impl Executor {
             .config
             .resources()
             .iter()
-            .map(|res| {
-                let members = refs::block_of(res).map_or(&[][..], |b| self.members(&b));
-                let value = refs::block_value(res, members, None, |a| match results.get(a) {
-                    Some(Some(o)) => graph::object_value(o),
-                    Some(None) => Value::Null,
-                    None => self
-                        .ctx
-                        .priors
-                        .get(a)
-                        .map(graph::object_value)
-                        .unwrap_or(Value::unknown()),
-                });
-                (res.address(), value)
+            // A block no address can name (which lint refuses) has no value, as it has no instances.
+            .filter_map(|res| Some((res, refs::block_of(res)?)))
+            .map(|(res, block)| {
+                let value =
+                    refs::block_value(res, self.members(&block), None, |a| match results.get(a) {
+                        Some(Some(o)) => graph::object_value(o),
+                        Some(None) => Value::Null,
+                        None => self
+                            .ctx
+                            .priors
+                            .get(a)
+                            .map(graph::object_value)
+                            .unwrap_or(Value::unknown()),
+                    });
+                (block, value)
             })
             .collect()
     }
@@ -89,7 +91,7 @@ impl Executor {
     /// `uuid()` could not draw is told in `diagnostics` instead.
     fn evaluate_outputs(
         &self,
-        values: &BTreeMap<String, Value>,
+        values: &BTreeMap<BlockAddress, Value>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Vec<(String, Value, bool)> {
         let draws = self.impure.draws();

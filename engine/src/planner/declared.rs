@@ -7,8 +7,8 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use admission::Config;
 use admission::{BlockAddress, InstanceAddress, InstanceKey, Value};
+use admission::{Config, Repetition};
 use admission::{Evaluator, ResourceResolver};
 use admission::{ExpandedInstance, IdentityValue};
 use projection::{Declared, DeclaredValue, Expansion};
@@ -56,21 +56,22 @@ impl ResourceResolver for ParentRefs<'_> {
             .iter()
             .filter(|d| d.address.type_name() == type_name && d.address.block().name() == name)
             .collect();
-        Some(if res.repetition.count().is_some() {
-            Value::List(mine.iter().map(|d| value_of(&d.address)).collect())
-        } else if res.repetition.for_each().is_some() {
-            Value::Map(
+        Some(match res.repetition {
+            Repetition::Count(_) => {
+                Value::List(mine.iter().map(|d| value_of(&d.address)).collect())
+            }
+            Repetition::ForEach(_) => Value::Map(
                 mine.iter()
                     .filter_map(|d| match d.address.key() {
                         InstanceKey::Str(k) => Some((k.clone(), value_of(&d.address))),
                         _ => None,
                     })
                     .collect(),
-            )
-        } else {
-            mine.first()
+            ),
+            Repetition::Single => mine
+                .first()
                 .map(|d| value_of(&d.address))
-                .unwrap_or(Value::unknown())
+                .unwrap_or(Value::unknown()),
         })
     }
 }
@@ -162,7 +163,7 @@ fn declare_blocks(
     instances: &[ExpandedInstance],
 ) -> Result<(), crate::Error> {
     for res in config.resources() {
-        let Ok(block) = res.address().parse::<BlockAddress>() else {
+        let Some(block) = refs::block_of(res) else {
             continue;
         };
         if catalog
@@ -172,16 +173,16 @@ fn declare_blocks(
         {
             continue;
         }
-        let expansion = if res.repetition.count().is_some() {
-            let n = instances
-                .iter()
-                .filter(|d| d.address.block() == &block)
-                .count();
-            Expansion::Count(n as u64)
-        } else if res.repetition.for_each().is_some() {
-            Expansion::ForEach
-        } else {
-            Expansion::Single
+        let expansion = match res.repetition {
+            Repetition::Count(_) => {
+                let n = instances
+                    .iter()
+                    .filter(|d| d.address.block() == &block)
+                    .count();
+                Expansion::Count(n as u64)
+            }
+            Repetition::ForEach(_) => Expansion::ForEach,
+            Repetition::Single => Expansion::Single,
         };
         declared.declare_block(block, expansion)?;
     }

@@ -11,7 +11,7 @@ use provider::{Identity, LiveObject};
 
 use super::classify::judge_client_named;
 use super::diagnostics::CountFault;
-use super::evidence::Evidence;
+use super::evidence::{Evidence, IdentityKey};
 use super::fetch::{ReadRequest, Reader};
 use super::scope::Scope;
 use super::verdicts::Verdicts;
@@ -82,7 +82,8 @@ fn look_up(
             verdicts.withhold_unread(&address);
             continue;
         }
-        let request = ReadRequest::Identity(type_name.clone(), Identity::Name(name.clone()));
+        let request =
+            ReadRequest::Identity(IdentityKey::new(&type_name, Identity::Name(name.clone())));
         let Some(listing) = evidence.listings.get(&type_name) else {
             lookups.to_read.push((address, request));
             continue;

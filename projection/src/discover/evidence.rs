@@ -47,6 +47,26 @@ impl fmt::Display for ObjectKey {
     }
 }
 
+/// Where a live object is found without its id: its type and its identity (a client-assigned name, or
+/// the components of a parent-derived identity).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct IdentityKey {
+    /// The resource type.
+    pub(crate) type_name: String,
+    /// The object's identity.
+    pub(crate) identity: Identity,
+}
+
+impl IdentityKey {
+    /// The key of the object of `type_name` at `identity`.
+    pub(crate) fn new(type_name: &str, identity: Identity) -> IdentityKey {
+        IdentityKey {
+            type_name: type_name.to_owned(),
+            identity,
+        }
+    }
+}
+
 /// The whole listing of one type, page after page.
 #[derive(Debug, Default)]
 pub(crate) struct Listing {
@@ -94,8 +114,8 @@ pub(crate) struct Evidence {
     sweep_index: HashMap<ObjectKey, usize>,
     /// The children the listings carried inline, sorted by key.
     children: Vec<LiveObject>,
-    /// Inline children by (type, identity components in schema order).
-    children_index: HashMap<(String, Vec<String>), usize>,
+    /// Inline children by type and identity (the components their schema names).
+    children_index: HashMap<IdentityKey, usize>,
     children_by_id: HashMap<ObjectKey, usize>,
     /// The records of the estate.
     pub(crate) records: RecordSet,
@@ -210,8 +230,12 @@ impl Evidence {
         let Identity::Composite(parts) = identity else {
             return None;
         };
-        let values: Option<Vec<String>> = arguments.iter().map(|a| parts.get(a).cloned()).collect();
-        let i = self.children_index.get(&(type_name.to_owned(), values?))?;
+        let named: Option<BTreeMap<String, String>> = arguments
+            .iter()
+            .map(|a| Some((a.clone(), parts.get(a)?.clone())))
+            .collect();
+        let key = IdentityKey::new(type_name, Identity::Composite(named?));
+        let i = self.children_index.get(&key)?;
         self.children
             .get(*i)
             .filter(|c| identity.matches(arguments, c))
@@ -239,13 +263,16 @@ impl Evidence {
     }
 }
 
-/// The identity components of a live child, in its schema's order.
-fn child_key(scope: &Scope<'_>, object: &LiveObject) -> Option<(String, Vec<String>)> {
+/// The identity of a live child: the components its schema names.
+fn child_key(scope: &Scope<'_>, object: &LiveObject) -> Option<IdentityKey> {
     let schema = scope.catalog.get(&object.type_name)?;
-    let parts: Option<Vec<String>> = schema
+    let parts: Option<BTreeMap<String, String>> = schema
         .identity
         .iter()
-        .map(|arg| object.attribute_str(arg).map(str::to_owned))
+        .map(|arg| Some((arg.clone(), object.attribute_str(arg)?.to_owned())))
         .collect();
-    Some((object.type_name.clone(), parts?))
+    Some(IdentityKey::new(
+        &object.type_name,
+        Identity::Composite(parts?),
+    ))
 }

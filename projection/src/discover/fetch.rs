@@ -29,7 +29,7 @@ use provider::{
 use tracing::Instrument;
 
 use super::ProjectionConfig;
-use super::evidence::{Listing, ObjectKey};
+use super::evidence::{IdentityKey, Listing, ObjectKey};
 use super::scope::Scope;
 use crate::declared::DeclaredValue;
 use crate::retry::Retrying;
@@ -37,8 +37,8 @@ use crate::retry::Retrying;
 /// One single read: by identity, or by id.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum ReadRequest {
-    /// The object of a type at an identity.
-    Identity(String, Identity),
+    /// The object with a key (its type and identity).
+    Identity(IdentityKey),
     /// The object with a key (its type and id).
     Id(ObjectKey),
 }
@@ -133,10 +133,10 @@ struct PendingChild {
 
 impl PendingChild {
     fn read(&self) -> ReadRequest {
-        ReadRequest::Identity(
-            self.type_name.clone(),
+        ReadRequest::Identity(IdentityKey::new(
+            &self.type_name,
             Identity::Composite(self.parts.clone()),
-        )
+        ))
     }
 }
 
@@ -284,7 +284,7 @@ impl<'a> Reader<'a> {
     async fn read_one(&self, request: &ReadRequest) -> Answer {
         let call = self.context();
         match request {
-            ReadRequest::Identity(t, identity) => self.provider.read(&call, t, identity).await,
+            ReadRequest::Identity(k) => self.provider.read(&call, &k.type_name, &k.identity).await,
             ReadRequest::Id(k) => self.provider.read_by_id(&call, &k.type_name, &k.id).await,
         }
     }
@@ -457,7 +457,7 @@ impl FirstStage {
             match listing.find_named(argument.as_deref(), &name) {
                 Some(object) => self.prefetch.observed(&parent, &object.id),
                 None => self.prefetch.ask(
-                    ReadRequest::Identity(type_name.clone(), Identity::Name(name)),
+                    ReadRequest::Identity(IdentityKey::new(&type_name, Identity::Name(name))),
                     Some(parent),
                 ),
             }
@@ -510,7 +510,7 @@ fn prefetch_plan(scope: &Scope<'_>, listed_types: &BTreeSet<String>) -> Prefetch
                 .push((name, address));
         } else {
             prefetch.ask(
-                ReadRequest::Identity(type_name, Identity::Name(name)),
+                ReadRequest::Identity(IdentityKey::new(&type_name, Identity::Name(name))),
                 Some(address),
             );
         }

@@ -10,7 +10,7 @@ use admission::InstanceAddress;
 use provider::AdmissionPath;
 use provider::Identity;
 
-use super::evidence::Evidence;
+use super::evidence::{Evidence, IdentityKey};
 use super::fetch::{ReadRequest, Reader};
 use super::scope::Scope;
 use super::verdicts::Verdicts;
@@ -147,7 +147,7 @@ fn bind_inline(
                 None => verdicts.create(address),
             }
         }
-        _ => return Some(ReadRequest::Identity(type_name.to_owned(), identity)),
+        _ => return Some(ReadRequest::Identity(IdentityKey::new(type_name, identity))),
     }
     None
 }

@@ -12,8 +12,8 @@ use hcl_edit::structure::{Block, BlockLabel, Body, Structure};
 use super::Parser;
 use crate::config::expr::{Expr, ExprKind, Loc};
 use crate::config::{
-    Attr, Config, IgnoreChanges, Lifecycle, LiveBlock, Output, ProviderBlock, ProviderKind,
-    RecordStoreBlock, RecordStoreKind, Repetition, Resource, Variable,
+    Attr, BlockLabels, Config, IgnoreChanges, Lifecycle, LiveBlock, Output, ProviderBlock,
+    ProviderKind, RecordStoreBlock, RecordStoreKind, Repetition, Resource, Variable,
 };
 use crate::value::Type;
 
@@ -262,7 +262,7 @@ impl Parser<'_> {
         }
         let labels = self.labels(block);
         let taken = config.resource(&labels[0], &labels[1]).is_some();
-        let address = format!("{}.{}", labels[0], labels[1]);
+        let address = BlockLabels::new(&labels[0], &labels[1]).to_string();
         if !self.declare_once(taken, &address, &loc, Declaration::Resource) {
             return;
         }

@@ -15,14 +15,14 @@ use std::collections::{BTreeSet, HashMap};
 use petgraph::algo::kosaraju_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 
-use crate::config::{Config, Loc, Resource};
+use crate::config::{BlockLabels, Config, Loc, Resource};
 use crate::diag::{Code, Diagnostic};
 
 /// One diagnostic per cycle: a block that reads itself, or each group of blocks that read each other.
 pub fn cycles(config: &Config) -> Vec<Diagnostic> {
     // Node weights are indices into `config.resources`; edge weights are where the reference is written.
     let mut graph: DiGraph<usize, Loc> = DiGraph::new();
-    let mut node_of: HashMap<String, NodeIndex> = HashMap::new();
+    let mut node_of: HashMap<BlockLabels<'_>, NodeIndex> = HashMap::new();
     for (i, res) in config.resources().iter().enumerate() {
         let node = graph.add_node(i);
         node_of.entry(res.address()).or_insert(node);
@@ -52,7 +52,7 @@ pub fn cycles(config: &Config) -> Vec<Diagnostic> {
                          another of its instances): use a literal, a variable or a local that does not \
                          read it",
                     )
-                    .with_address(res.address())
+                    .with_address(res.address().to_string())
                     .at(graph[edge].to_pos()),
                 );
             }
@@ -83,7 +83,7 @@ pub fn cycles(config: &Config) -> Vec<Diagnostic> {
                  `depends_on`), so none can be created first: remove one of the references that close \
                  the cycle",
             )
-            .with_address(res.address())
+            .with_address(res.address().to_string())
             .at(pos),
         );
     }
@@ -92,19 +92,19 @@ pub fn cycles(config: &Config) -> Vec<Diagnostic> {
 
 /// The blocks `res` waits for, each with where the first reference to it is written: its arguments'
 /// references (a reference through a local counts where the block names the local) and `depends_on`.
-fn waits_for(config: &Config, res: &Resource) -> Vec<(String, Loc)> {
+fn waits_for<'c>(config: &'c Config, res: &'c Resource) -> Vec<(BlockLabels<'c>, Loc)> {
     let mut out = Vec::new();
     for attr in res.attrs.values() {
         for (path, loc) in attr.expr.references() {
             let mut seen = BTreeSet::new();
             config.reference_blocks(&path, &mut seen, &mut |block| {
-                out.push((block, loc.clone()));
+                out.push((block.address(), loc.clone()));
             });
         }
     }
     for (path, loc) in &res.depends_on {
         if let (Some(t), Some(n)) = (path.first(), path.get(1)) {
-            out.push((format!("{t}.{n}"), loc.clone()));
+            out.push((BlockLabels::new(t, n), loc.clone()));
         }
     }
     out

@@ -7,7 +7,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::count_index;
-use crate::config::{Expr, Resource};
+use crate::address::InstanceAddress;
+use crate::config::{Expr, Repetition, Resource};
 use crate::diag::{Code, Diagnostic};
 use crate::eval::{EvalError, Instance};
 use crate::lint::Lint;
@@ -24,7 +25,7 @@ impl Lint<'_, '_> {
         schema: &ResourceTypeSchema,
         path: AdmissionPath,
     ) {
-        if res.repetition.count().is_none()
+        if !matches!(res.repetition, Repetition::Count(_))
             || !matches!(
                 path,
                 AdmissionPath::ClientNamed | AdmissionPath::ParentDerived
@@ -56,7 +57,7 @@ impl Lint<'_, '_> {
                     ),
                     detail,
                 )
-                .with_address(res.address())
+                .with_address(res.address().to_string())
                 .at(expr.loc.to_pos()),
             );
         }
@@ -171,8 +172,8 @@ impl Lint<'_, '_> {
         &mut self,
         instances: impl Iterator<Item = &'d ExpandedInstance>,
     ) {
-        let mut seen: BTreeMap<(String, Vec<Value>), String> = BTreeMap::new();
-        let mut reported = BTreeSet::new();
+        let mut seen: BTreeMap<Claim<'d>, &'d InstanceAddress> = BTreeMap::new();
+        let mut reported: BTreeSet<&'d InstanceAddress> = BTreeSet::new();
         for inst in instances.filter(|i| i.admission == AdmissionPath::ClientNamed) {
             let values: Option<Vec<Value>> = inst
                 .identity
@@ -185,11 +186,14 @@ impl Lint<'_, '_> {
             let Some(values) = values.filter(|v| !v.is_empty()) else {
                 continue;
             };
-            let key = (inst.address.type_name().to_string(), values);
-            let address = inst.address.to_string();
-            match seen.get(&key) {
-                Some(first) if reported.insert(address.clone()) => {
-                    let shown: Vec<String> = key.1.iter().map(Value::to_string).collect();
+            let claim = Claim {
+                type_name: inst.address.type_name(),
+                values,
+            };
+            match seen.get(&claim) {
+                Some(first) if reported.insert(&inst.address) => {
+                    let address = inst.address.to_string();
+                    let shown: Vec<String> = claim.values.iter().map(Value::to_string).collect();
                     let pos = self
                         .input
                         .config
@@ -199,7 +203,7 @@ impl Lint<'_, '_> {
                         Code::DuplicateIdentity,
                         format!(
                             "`{address}` and `{first}` both declare {} {}",
-                            key.0,
+                            claim.type_name,
                             shown.join(", ")
                         ),
                         "give every instance its own identity (bucket or name)",
@@ -212,9 +216,16 @@ impl Lint<'_, '_> {
                 }
                 Some(_) => {}
                 None => {
-                    seen.insert(key, address);
+                    seen.insert(claim, &inst.address);
                 }
             }
         }
     }
+}
+
+/// The identity a client-named instance claims: its type and its identity's values, in schema order.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct Claim<'d> {
+    type_name: &'d str,
+    values: Vec<Value>,
 }

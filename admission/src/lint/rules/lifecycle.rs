@@ -10,7 +10,7 @@ use crate::marker::MARKER_PREFIX;
 impl Lint<'_, '_> {
     /// `ignore_changes` may not cover `tags`, `tags_all`, `all` or a marker tag key.
     pub(crate) fn lifecycle(&mut self, res: &Resource) {
-        let address = res.address();
+        let address = res.address().to_string();
         let refuse = |what: String, loc: &crate::config::Loc| {
             Diagnostic::new(
                 Code::IgnoreChangesMarkers,

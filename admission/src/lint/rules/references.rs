@@ -3,7 +3,7 @@
 //!
 //! References are judged as written; this rule never evaluates an expression.
 
-use crate::config::{Expr, Resource};
+use crate::config::{Expr, Repetition, Resource};
 use crate::diag::{Code, Diagnostic};
 use crate::lint::Lint;
 
@@ -33,13 +33,7 @@ impl Lint<'_, '_> {
                 exprs.push((&attr.expr, Some(res)));
             }
             // `count` and `for_each` are evaluated before the repetition exists.
-            exprs.extend(
-                res.repetition
-                    .count()
-                    .iter()
-                    .chain(res.repetition.for_each().iter())
-                    .map(|a| (&a.expr, None)),
-            );
+            exprs.extend(res.repetition.argument().map(|a| (&a.expr, None)));
             for (path, loc) in &res.depends_on {
                 if config.resource(&path[0], &path[1]).is_none() {
                     self.push(
@@ -51,7 +45,7 @@ impl Lint<'_, '_> {
                             ),
                             "declare the resource or fix the reference",
                         )
-                        .with_address(res.address())
+                        .with_address(res.address().to_string())
                         .at(loc.to_pos()),
                     );
                 }
@@ -67,7 +61,7 @@ impl Lint<'_, '_> {
                     )
                     .at(loc.to_pos());
                     if let Some(r) = res {
-                        d = d.with_address(r.address());
+                        d = d.with_address(r.address().to_string());
                     }
                     self.push(d);
                 }
@@ -91,14 +85,18 @@ impl Lint<'_, '_> {
                 None => Some("`local` must be followed by a local name".into()),
             },
             "count" => match (second, res) {
-                (Some("index"), Some(r)) if r.repetition.count().is_some() => None,
+                (Some("index"), Some(r)) if matches!(r.repetition, Repetition::Count(_)) => None,
                 (Some("index"), _) => {
                     Some("`count.index` is used outside a block with `count`".into())
                 }
                 _ => Some("`count` has only the attribute `index`".into()),
             },
             "each" => match (second, res) {
-                (Some("key" | "value"), Some(r)) if r.repetition.for_each().is_some() => None,
+                (Some("key" | "value"), Some(r))
+                    if matches!(r.repetition, Repetition::ForEach(_)) =>
+                {
+                    None
+                }
                 (Some("key" | "value"), _) => {
                     Some("`each` is used outside a block with `for_each`".into())
                 }
@@ -117,12 +115,12 @@ impl Lint<'_, '_> {
                 };
                 // An attribute of a single-instance block must exist in its type's schema.
                 let attr = path.get(2)?;
-                if target.repetition.count().is_some() || target.repetition.for_each().is_some() {
-                    let how = if target.repetition.count().is_some() {
-                        "[0]"
-                    } else {
-                        "[\"key\"]"
-                    };
+                let how = match target.repetition {
+                    Repetition::Single => None,
+                    Repetition::Count(_) => Some("[0]"),
+                    Repetition::ForEach(_) => Some("[\"key\"]"),
+                };
+                if let Some(how) = how {
                     return Some(format!(
                         "`{type_name}.{name}` has several instances: pick one (`{type_name}.{name}{how}.{attr}`) or all \
                          (`{type_name}.{name}[*].{attr}`)"

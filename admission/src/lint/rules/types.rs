@@ -17,7 +17,7 @@ impl<'a> Lint<'_, 'a> {
         &mut self,
         res: &Resource,
     ) -> Option<(&'a ResourceTypeSchema, AdmissionPath, BlockAddress)> {
-        let block_addr = res.address();
+        let block_addr = res.address().to_string();
         let catalog = self.input.catalog;
         let Some(schema) = catalog.get(&res.type_name) else {
             self.push(
