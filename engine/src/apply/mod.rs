@@ -131,6 +131,17 @@ fn gdiag(
     GraphDiagnostic::error(code.as_str(), summary, detail).with_address(address)
 }
 
+/// The plan does not match what the apply has for `address` (`what`: "has no object to update"): the
+/// apply fails there, and planning again is the way out.
+fn plan_again(address: &InstanceAddress, what: impl std::fmt::Display) -> GraphDiagnostic {
+    gdiag(
+        Code::ApplyFailed,
+        format!("{address} {what}"),
+        "plan again",
+        address,
+    )
+}
+
 /// Applies a reviewed plan through `provider`, writing records to `store` (read past any cache), retrying
 /// throttled calls by `retry`.
 #[tracing::instrument(skip_all, fields(estate = %plan.plan().estate), err)]
@@ -343,14 +354,11 @@ impl Operations<EngineFamily> for Executor {
         addr: &InstanceAddress,
         _prior: Option<&LiveObject>,
     ) -> OpResult<Meta> {
-        let change = self.changes.get(addr).cloned().ok_or_else(|| {
-            vec![gdiag(
-                Code::ApplyFailed,
-                format!("{addr} has no change in the plan"),
-                "plan again",
-                addr,
-            )]
-        })?;
+        let change = self
+            .changes
+            .get(addr)
+            .cloned()
+            .ok_or_else(|| vec![plan_again(addr, "has no change in the plan")])?;
         Ok(Meta {
             address: addr.clone(),
             change,
@@ -390,11 +398,9 @@ impl Operations<EngineFamily> for Executor {
         delete_plan: &FinalPlan,
     ) -> OpResult<LiveObject> {
         let Some(current) = current else {
-            return Err(vec![gdiag(
-                Code::ApplyFailed,
-                format!("{} has no object to depose", delete_plan.address),
-                "plan again",
+            return Err(vec![plan_again(
                 &delete_plan.address,
+                "has no object to depose",
             )]);
         };
         // The record is written by the create leg as it starts (`managed_apply` with a fallback), so a
@@ -413,11 +419,9 @@ impl Operations<EngineFamily> for Executor {
             .get(&(addr.clone(), key.clone()))
             .cloned()
             .ok_or_else(|| {
-                vec![gdiag(
-                    Code::ApplyFailed,
-                    format!("{addr} has no deposed object {key} in the plan"),
-                    "plan again",
+                vec![plan_again(
                     addr,
+                    format!("has no deposed object {key} in the plan"),
                 )]
             })?;
         Ok(Meta {
@@ -437,14 +441,7 @@ impl Operations<EngineFamily> for Executor {
             .get(addr)
             .and_then(|objs| objs.iter().find(|o| &o.id == key))
             .cloned()
-            .ok_or_else(|| {
-                vec![gdiag(
-                    Code::ApplyFailed,
-                    format!("{addr} has no deposed object {key}"),
-                    "plan again",
-                    addr,
-                )]
-            })
+            .ok_or_else(|| vec![plan_again(addr, format!("has no deposed object {key}"))])
     }
 
     async fn managed_change_addr(

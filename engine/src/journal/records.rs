@@ -251,59 +251,47 @@ pub(crate) fn records_seen(
     keys: &RecordKeys,
     records: &projection::RecordSet,
 ) -> BTreeMap<String, (RecordBody, Version)> {
+    let mut seen = Seen {
+        keys,
+        out: BTreeMap::new(),
+    };
+    seen.instances(&records.objects, Namespace::Records, RecordBody::Object);
+    seen.instances(&records.residue, Namespace::Residue, RecordBody::Residue);
+    seen.instances(&records.deposed, Namespace::Deposed, RecordBody::Deposed);
+    seen.instances(&records.intents, Namespace::Intent, RecordBody::Intent);
+    seen.instances(&records.located, Namespace::Located, RecordBody::Located);
+    seen.add(&records.slots, |b| keys.slots(b), RecordBody::Slots);
+    seen.add(&records.outputs, |n| keys.output(n), RecordBody::Output);
+    seen.out
+}
+
+/// Records by key with the version each was read at, gathered one map of a record set at a time.
+struct Seen<'a> {
+    keys: &'a RecordKeys,
+    out: BTreeMap<String, (RecordBody, Version)>,
+}
+
+impl Seen<'_> {
+    /// The records of one per-instance namespace.
+    fn instances<T: Clone>(
+        &mut self,
+        stored: &BTreeMap<InstanceAddress, projection::record::Stored<T>>,
+        namespace: Namespace,
+        wrap: fn(T) -> RecordBody,
+    ) {
+        let keys = self.keys;
+        self.add(stored, |a| keys.instance(namespace, a), wrap);
+    }
+
     fn add<K, T: Clone>(
-        out: &mut BTreeMap<String, (RecordBody, Version)>,
+        &mut self,
         stored: &BTreeMap<K, projection::record::Stored<T>>,
         key: impl Fn(&K) -> String,
         wrap: fn(T) -> RecordBody,
     ) {
         for (k, r) in stored {
-            out.insert(key(k), (wrap(r.body.clone()), r.version.clone()));
+            self.out
+                .insert(key(k), (wrap(r.body.clone()), r.version.clone()));
         }
     }
-    let instance = |ns: Namespace| move |a: &InstanceAddress| keys.instance(ns, a);
-    let mut out = BTreeMap::new();
-    add(
-        &mut out,
-        &records.objects,
-        instance(Namespace::Records),
-        RecordBody::Object,
-    );
-    add(
-        &mut out,
-        &records.residue,
-        instance(Namespace::Residue),
-        RecordBody::Residue,
-    );
-    add(
-        &mut out,
-        &records.deposed,
-        instance(Namespace::Deposed),
-        RecordBody::Deposed,
-    );
-    add(
-        &mut out,
-        &records.intents,
-        instance(Namespace::Intent),
-        RecordBody::Intent,
-    );
-    add(
-        &mut out,
-        &records.located,
-        instance(Namespace::Located),
-        RecordBody::Located,
-    );
-    add(
-        &mut out,
-        &records.slots,
-        |b| keys.slots(b),
-        RecordBody::Slots,
-    );
-    add(
-        &mut out,
-        &records.outputs,
-        |n| keys.output(n),
-        RecordBody::Output,
-    );
-    out
 }
