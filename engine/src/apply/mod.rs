@@ -152,25 +152,21 @@ pub(crate) async fn apply(
     config: ApplyConfig,
     retry: RetryConfig,
 ) -> Result<ApplyOutcome, crate::Error> {
-    // Every record an apply writes is its estate's: on S3 the objects carry the estate's tag, so that one
-    // bucket's records can be told apart by estate (lifecycle rules, access policies, cost reports).
-    let tags = BTreeMap::from([(
-        admission::marker::ESTATE_TAG.to_owned(),
-        plan.plan().estate.clone(),
-    )]);
-    staterecord::with_object_tags(tags, apply_plan(plan, provider, store, config, retry)).await
-}
-
-async fn apply_plan(
-    plan: &ReviewedPlan,
-    provider: Arc<dyn Provider>,
-    store: Arc<dyn Store>,
-    config: ApplyConfig,
-    retry: RetryConfig,
-) -> Result<ApplyOutcome, crate::Error> {
     let p = plan.plan();
     let graph = graph::build(p).map_err(|e| crate::Error::InvalidGraph(e.to_string()))?;
     let ops = Arc::new(Executor::new(p, provider, &store, &config, retry)?);
+    // Every record an apply writes is its estate's: on S3 the objects carry the estate's tag, so that one
+    // bucket's records can be told apart by estate (lifecycle rules, access policies, cost reports).
+    let tags = BTreeMap::from([(admission::marker::ESTATE_TAG.to_owned(), p.estate.clone())]);
+    staterecord::with_object_tags(tags, execute(&graph, ops, &config)).await
+}
+
+/// Runs the plan's graph through its executor `ops`.
+async fn execute(
+    graph: &graph::EngineGraph,
+    ops: Arc<Executor>,
+    config: &ApplyConfig,
+) -> Result<ApplyOutcome, crate::Error> {
     let in_graph: BTreeSet<InstanceAddress> = ops.changes.keys().cloned().collect();
     let compiled = graph
         .compile(Arc::clone(&ops) as Arc<dyn Operations<EngineFamily>>)

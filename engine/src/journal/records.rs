@@ -70,20 +70,13 @@ impl RecordJournal {
         address: &InstanceAddress,
         id: &str,
     ) -> Result<(), RecordError> {
-        let key = self.keys.instance(Namespace::Deposed, address);
-        let _turn = self.turns.take(&key).await;
-        let mut ids = match self.read_now(&key).await? {
-            Some(RecordBody::Deposed(r)) => r.ids,
-            _ => Vec::new(),
-        };
-        if !ids.iter().any(|x| x == id) {
-            ids.push(id.to_owned());
-            ids.sort();
-        }
-        let body = RecordBody::Deposed(DeposedRecord { ids });
-        self.put_payload_now(&key, &body.to_payload_at(&key, &address.to_string()))
-            .await
-            .map(|_| ())
+        self.change_deposed(address, |ids| {
+            if !ids.iter().any(|x| x == id) {
+                ids.push(id.to_owned());
+                ids.sort();
+            }
+        })
+        .await
     }
 
     /// Removes `id` from `address`'s deposed objects (the record goes with the last one).
@@ -92,15 +85,31 @@ impl RecordJournal {
         address: &InstanceAddress,
         id: &str,
     ) -> Result<(), RecordError> {
+        self.change_deposed(address, |ids| ids.retain(|x| x != id))
+            .await
+    }
+
+    /// Changes the ids of `address`'s deposed record, read now in the record's turn (none when there is no
+    /// record): the record is written back, deleted when no id is left, and left alone when there was
+    /// none and none is added.
+    async fn change_deposed(
+        &self,
+        address: &InstanceAddress,
+        change: impl FnOnce(&mut Vec<String>),
+    ) -> Result<(), RecordError> {
         let key = self.keys.instance(Namespace::Deposed, address);
         let _turn = self.turns.take(&key).await;
-        let mut ids = match self.read_now(&key).await? {
-            Some(RecordBody::Deposed(r)) => r.ids,
-            _ => return Ok(()),
+        let (mut ids, recorded) = match self.read_now(&key).await? {
+            Some(RecordBody::Deposed(r)) => (r.ids, true),
+            _ => (Vec::new(), false),
         };
-        ids.retain(|x| x != id);
+        change(&mut ids);
         if ids.is_empty() {
-            return self.delete_now(&key).await;
+            return if recorded {
+                self.delete_now(&key).await
+            } else {
+                Ok(())
+            };
         }
         let body = RecordBody::Deposed(DeposedRecord { ids });
         self.put_payload_now(&key, &body.to_payload_at(&key, &address.to_string()))
