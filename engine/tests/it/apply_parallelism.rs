@@ -9,7 +9,7 @@ use engine::ApplyConfig;
 use fixtures::{SimCloud, SimConfig};
 use staterecord::{LatentStore, Store};
 
-use crate::support::{Bench, diagnostics};
+use crate::support::{Bench, diagnostics, only_cancellations};
 
 /// Twelve independent VPCs.
 fn vpcs() -> String {
@@ -63,14 +63,7 @@ async fn a_create_cancelled_while_waiting_for_its_turn_leaves_no_intent() {
     world.store = Arc::clone(&store) as Arc<dyn Store>;
     let outcome = world.apply_interrupted(plan).await;
     assert!(!outcome.succeeded());
-    assert!(
-        outcome
-            .diagnostics
-            .iter()
-            .all(|d| d.code == admission::Code::Cancelled),
-        "{}",
-        diagnostics(&outcome)
-    );
+    assert!(only_cancellations(&outcome), "{}", diagnostics(&outcome));
     let created = world
         .cloud
         .snapshot()
