@@ -11,17 +11,11 @@
 //! attempt once its cancellation token has fired.
 
 use std::future::Future;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use admission::Value;
 use async_trait::async_trait;
-use provider::{
-    Call, Catalog, CreateRequest, DataSourceRequest, Identity, ListPage, ListRequest, LiveObject,
-    Provider, ProviderConfig, ProviderError, RateLimits, TagChange, TagQuery, TaggedPage,
-    UpdateRequest,
-};
+use provider::{Decorate, Next, Provider, ProviderError};
 use tokio_util::sync::CancellationToken;
 
 /// How often and how patiently a provider call is retried: plain configuration, compared and cloned
@@ -118,8 +112,8 @@ impl Backoff {
 /// A provider whose calls are retried as its [`RetryConfig`] says: each retryable failure waits its
 /// backoff and tries again, up to `max_attempts` attempts; any other answer is returned at once.
 ///
-/// Every method forwards to the wrapped provider (its own overrides included), so wrapping changes what
-/// a call costs only by its retries. With a cancellation token ([`Retrying::until_cancelled`]) a call
+/// Every method forwards to the wrapped provider (its own overrides included) through its [`Decorate`]
+/// hook, so wrapping changes what a call costs only by its retries. With a cancellation token ([`Retrying::until_cancelled`]) a call
 /// that is waiting between attempts when the token fires stops waiting and returns its last error, and
 /// no attempt starts after the token fired.
 #[derive(Debug)]
@@ -197,102 +191,15 @@ impl<P> Retrying<P> {
 }
 
 #[async_trait]
-impl<P: Provider> Provider for Retrying<P> {
-    fn region(&self) -> String {
-        self.inner.region()
+impl<P: Provider> Decorate for Retrying<P> {
+    type Inner = P;
+
+    fn inner(&self) -> &P {
+        &self.inner
     }
 
-    fn schemas(&self) -> &Catalog {
-        self.inner.schemas()
-    }
-
-    async fn list(&self, call: &Call<'_>, request: ListRequest) -> Result<ListPage, ProviderError> {
-        self.run(|| self.inner.list(call, request.clone())).await
-    }
-
-    async fn create(
-        &self,
-        call: &Call<'_>,
-        request: CreateRequest,
-    ) -> Result<LiveObject, ProviderError> {
-        self.run(|| self.inner.create(call, request.clone())).await
-    }
-
-    async fn update(
-        &self,
-        call: &Call<'_>,
-        request: UpdateRequest,
-    ) -> Result<LiveObject, ProviderError> {
-        self.run(|| self.inner.update(call, request.clone())).await
-    }
-
-    async fn delete(
-        &self,
-        call: &Call<'_>,
-        type_name: &str,
-        id: &str,
-    ) -> Result<(), ProviderError> {
-        self.run(|| self.inner.delete(call, type_name, id)).await
-    }
-
-    async fn read(
-        &self,
-        call: &Call<'_>,
-        type_name: &str,
-        identity: &Identity,
-    ) -> Result<Option<LiveObject>, ProviderError> {
-        self.run(|| self.inner.read(call, type_name, identity))
-            .await
-    }
-
-    async fn read_by_id(
-        &self,
-        call: &Call<'_>,
-        type_name: &str,
-        id: &str,
-    ) -> Result<Option<LiveObject>, ProviderError> {
-        self.run(|| self.inner.read_by_id(call, type_name, id))
-            .await
-    }
-
-    async fn tagged_resources(
-        &self,
-        call: &Call<'_>,
-        query: TagQuery,
-    ) -> Result<TaggedPage, ProviderError> {
-        self.run(|| self.inner.tagged_resources(call, query.clone()))
-            .await
-    }
-
-    async fn update_tags(
-        &self,
-        call: &Call<'_>,
-        type_name: &str,
-        id: &str,
-        change: TagChange,
-    ) -> Result<(), ProviderError> {
-        self.run(|| self.inner.update_tags(call, type_name, id, change.clone()))
-            .await
-    }
-
-    async fn read_data_source(
-        &self,
-        call: &Call<'_>,
-        request: DataSourceRequest,
-    ) -> Result<Value, ProviderError> {
-        self.run(|| self.inner.read_data_source(call, request.clone()))
-            .await
-    }
-
-    async fn configure(
-        &self,
-        call: &Call<'_>,
-        config: &ProviderConfig,
-    ) -> Result<Option<Arc<dyn Provider>>, ProviderError> {
-        self.run(|| self.inner.configure(call, config)).await
-    }
-
-    fn rate_limits(&self) -> RateLimits {
-        self.inner.rate_limits()
+    /// Each attempt is a call of the wrapped provider with the caller's [`Call`](provider::Call).
+    async fn around<T: Send>(&self, next: Next<'_, T>) -> Result<T, ProviderError> {
+        self.run(|| next.forward()).await
     }
 }

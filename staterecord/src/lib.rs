@@ -7,7 +7,8 @@
 //! - Backends: [`MemoryStore`] (tests, the simulated cloud), [`LocalStore`] (a directory, the default),
 //!   and `S3Store` (feature `s3`, for teams), which also checks the bucket contract.
 //! - Wrappers: [`RunCache`] (records read once per run, created from a [`CacheScope`]), [`CountingStore`]
-//!   (every trip to the store, counted and attributed) and [`fresh`] (the view without caches).
+//!   (every trip to the store, counted and attributed), [`LatentStore`] (a remote store's latency, for
+//!   benchmarks and tests) and [`fresh`] (the view without caches).
 //!
 //! ```
 //! use std::sync::Arc;
@@ -44,6 +45,7 @@ mod counting;
 mod error;
 pub mod key;
 mod kms;
+mod latent;
 mod local;
 mod memory;
 mod record;
@@ -60,6 +62,7 @@ pub use counting::{
 pub use error::{BoxError, StoreError, VersionConflict};
 pub use key::{KeyError, validate_key};
 pub use kms::{KmsDenialPolicy, KmsDenied};
+pub use latent::LatentStore;
 pub use local::{DEFAULT_LOCK_STALE_AFTER, LocalStore, RECORD_SUFFIX};
 pub use memory::MemoryStore;
 pub use record::{Record, Version};

@@ -59,6 +59,33 @@ fn bucket_request(name: &str, tags: BTreeMap<String, String>) -> CreateRequest {
     }
 }
 
+/// String attributes by name.
+fn strings<const N: usize>(pairs: [(&str, &str); N]) -> BTreeMap<String, Value> {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), Value::from(*v)))
+        .collect()
+}
+
+/// A create of `bucket`'s versioning configuration, enabled.
+fn versioning_enabled(bucket: &str) -> CreateRequest {
+    CreateRequest {
+        type_name: "aws_s3_bucket_versioning".to_owned(),
+        attributes: strings([("bucket", bucket), ("status", "Enabled")]),
+        tags: BTreeMap::new(),
+    }
+}
+
+/// An update of `bucket`'s versioning configuration to `attributes`.
+fn versioning_update(bucket: &str, attributes: BTreeMap<String, Value>) -> UpdateRequest {
+    UpdateRequest {
+        type_name: "aws_s3_bucket_versioning".to_owned(),
+        id: bucket.to_owned(),
+        attributes,
+        tags: TagChange::default(),
+    }
+}
+
 /// Every bucket of one unfiltered listing, paged to the end.
 async fn list_all_buckets(provider: &dyn Provider) -> Vec<LiveObject> {
     let mut request = ListRequest::all("aws_s3_bucket");
@@ -383,17 +410,7 @@ async fn aws_provider_versioning_enables_suspends_and_reads_back() {
     );
 
     let created = provider
-        .create(
-            &Call::unrecorded(),
-            CreateRequest {
-                type_name: "aws_s3_bucket_versioning".to_owned(),
-                attributes: BTreeMap::from([
-                    ("bucket".to_owned(), Value::from(name.as_str())),
-                    ("status".to_owned(), Value::from("Enabled")),
-                ]),
-                tags: BTreeMap::new(),
-            },
-        )
+        .create(&Call::unrecorded(), versioning_enabled(&name))
         .await
         .unwrap();
     assert_eq!(created.id, name);
@@ -412,15 +429,7 @@ async fn aws_provider_versioning_enables_suspends_and_reads_back() {
     let suspended = provider
         .update(
             &Call::unrecorded(),
-            UpdateRequest {
-                type_name: "aws_s3_bucket_versioning".to_owned(),
-                id: name.clone(),
-                attributes: BTreeMap::from([
-                    ("bucket".to_owned(), Value::from(name.as_str())),
-                    ("status".to_owned(), Value::from("Suspended")),
-                ]),
-                tags: TagChange::default(),
-            },
+            versioning_update(&name, strings([("bucket", &name), ("status", "Suspended")])),
         )
         .await
         .unwrap();
@@ -434,12 +443,7 @@ async fn aws_provider_versioning_enables_suspends_and_reads_back() {
     provider
         .update(
             &Call::unrecorded(),
-            UpdateRequest {
-                type_name: "aws_s3_bucket_versioning".to_owned(),
-                id: name.clone(),
-                attributes: BTreeMap::from([("status".to_owned(), Value::from("Enabled"))]),
-                tags: TagChange::default(),
-            },
+            versioning_update(&name, strings([("status", "Enabled")])),
         )
         .await
         .unwrap();
@@ -458,12 +462,7 @@ async fn aws_provider_versioning_enables_suspends_and_reads_back() {
     let bad = provider
         .update(
             &Call::unrecorded(),
-            UpdateRequest {
-                type_name: "aws_s3_bucket_versioning".to_owned(),
-                id: name.clone(),
-                attributes: BTreeMap::from([("status".to_owned(), Value::from("Disabled"))]),
-                tags: TagChange::default(),
-            },
+            versioning_update(&name, strings([("status", "Disabled")])),
         )
         .await
         .unwrap_err();
@@ -474,17 +473,7 @@ async fn aws_provider_versioning_enables_suspends_and_reads_back() {
         .await
         .unwrap();
     let orphan = provider
-        .create(
-            &Call::unrecorded(),
-            CreateRequest {
-                type_name: "aws_s3_bucket_versioning".to_owned(),
-                attributes: BTreeMap::from([
-                    ("bucket".to_owned(), Value::from(name.as_str())),
-                    ("status".to_owned(), Value::from("Enabled")),
-                ]),
-                tags: BTreeMap::new(),
-            },
-        )
+        .create(&Call::unrecorded(), versioning_enabled(&name))
         .await
         .unwrap_err();
     assert_eq!(orphan.kind, ProviderErrorKind::InvalidReference);
@@ -624,17 +613,7 @@ async fn aws_provider_counts_each_api_call_by_operation() {
         .await
         .unwrap();
     provider
-        .create(
-            &Call::unrecorded(),
-            CreateRequest {
-                type_name: "aws_s3_bucket_versioning".to_owned(),
-                attributes: BTreeMap::from([
-                    ("bucket".to_owned(), Value::from(name.as_str())),
-                    ("status".to_owned(), Value::from("Enabled")),
-                ]),
-                tags: BTreeMap::new(),
-            },
-        )
+        .create(&Call::unrecorded(), versioning_enabled(&name))
         .await
         .unwrap();
     provider

@@ -18,6 +18,17 @@ use crate::reliability_support::{EstateDir, Run};
 const SENTINEL: &str = "s3ntinel-Secret-0a1b2c";
 const ROTATED: &str = "r0tated-Secret-9z8y7x";
 
+/// Every command that shows an applied estate without changing it, most verbose forms included.
+const LOOKS: [&[&str]; 7] = [
+    &["plan"],
+    &["plan", "--json"],
+    &["plan", "--verbose"],
+    &["plan", "--json", "--verbose"],
+    &["graph"],
+    &["graph", "--debug"],
+    &["records"],
+];
+
 const CONFIG: &str = r#"
 live {
   estate = "sec"
@@ -94,6 +105,11 @@ fn find_string(doc: &Json, key: &str) -> Option<String> {
         Json::Array(items) => items.iter().find_map(|v| find_string(v, key)),
         _ => None,
     }
+}
+
+/// Asserts that `run`'s standard output holds `text`.
+fn assert_shows(run: &Run, text: &str) {
+    assert!(run.stdout.contains(text), "{}", run.stdout);
 }
 
 /// Asserts that no secret appears in either stream of a run.
@@ -177,17 +193,11 @@ fn secrets_sentinel_never_shows_in_any_cli_output_or_trace_log() {
     assert_hidden("apply", &applied, &secrets);
 
     // Later commands see every secret as applied, and show none of them.
-    for args in [
-        &["plan"][..],
-        &["plan", "--json"],
-        &["plan", "--verbose"],
-        &["plan", "--json", "--verbose"],
-        &["graph"],
-        &["graph", "--debug"],
-        &["records"],
+    let applies: [&[&str]; 2] = [
         &["apply", "--auto-approve"],
         &["apply", "--auto-approve", "--json"],
-    ] {
+    ];
+    for args in LOOKS.into_iter().chain(applies) {
         estate.set_faults(json!([
             { "operation": "s3:ListBuckets", "kind": "throttle", "times": 1 },
             { "operation": "iam:ListAccessKeys", "kind": "server-error", "times": 1 },
@@ -209,11 +219,7 @@ fn secrets_sentinel_never_shows_in_any_cli_output_or_trace_log() {
     secrets.push(ROTATED.to_owned());
     let rotated = run(&estate, &["plan"], ROTATED, true);
     rotated.expect_code(0);
-    assert!(
-        rotated.stdout.contains("(sensitive value)"),
-        "{}",
-        rotated.stdout
-    );
+    assert_shows(&rotated, "(sensitive value)");
     assert_hidden("rotated plan", &rotated, &secrets);
     let rotated = run(
         &estate,
@@ -493,21 +499,17 @@ fn assert_no_file_holds(estate: &EstateDir, secrets: &[String]) {
 fn secrets_sentinel_a_rotated_secret_never_shows_wherever_it_is_used() {
     let secrets = vec![SENTINEL.to_owned(), ROTATED.to_owned()];
     let estate = EstateDir::new(EVERYWHERE);
-    let commands: [&[&str]; 11] = [
-        &["validate"],
-        &["plan"],
-        &["plan", "--json"],
-        &["plan", "--verbose"],
-        &["plan", "--json", "--verbose"],
-        &["graph"],
-        &["graph", "--debug"],
-        &["records"],
-        &["apply", "--auto-approve"],
-        &["plan", "--json", "--verbose"],
-        &["apply", "--auto-approve", "--json"],
-    ];
+    let commands: Vec<&[&str]> = [&["validate"][..]]
+        .into_iter()
+        .chain(LOOKS)
+        .chain([
+            &["apply", "--auto-approve"][..],
+            &["plan", "--json", "--verbose"],
+            &["apply", "--auto-approve", "--json"],
+        ])
+        .collect();
     for token in [SENTINEL, ROTATED] {
-        for args in commands {
+        for &args in &commands {
             let out = run(&estate, args, token, true);
             out.expect_code(0);
             assert_hidden(&format!("{} ({token})", args.join(" ")), &out, &secrets);
@@ -535,11 +537,7 @@ fn secrets_sentinel_a_rotated_secret_never_shows_wherever_it_is_used() {
     assert_hidden("rotated plan", &rotated, &secrets);
     let applied = run(&estate, &["apply", "--auto-approve"], ROTATED, true);
     applied.expect_code(0);
-    assert!(
-        applied.stdout.contains("token = (sensitive value)"),
-        "{}",
-        applied.stdout
-    );
+    assert_shows(&applied, "token = (sensitive value)");
     assert_hidden("rotated apply", &applied, &secrets);
 }
 
@@ -581,11 +579,7 @@ fn secrets_sentinel_never_shows_in_errors_of_functions_keys_or_the_provider() {
     ] {
         let out = run(&estate, args, SENTINEL, true);
         out.expect_code(1);
-        assert!(
-            out.stdout.contains("the provider's message is not shown"),
-            "{}",
-            out.stdout
-        );
+        assert_shows(&out, "the provider's message is not shown");
         assert_hidden(&args.join(" "), &out, &sentinel);
     }
     assert_no_file_holds(&estate, &sentinel);

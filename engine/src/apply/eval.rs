@@ -16,7 +16,7 @@ use provider::LiveObject;
 use provider::TagChange;
 use provider::schema::{AttributeMode, ResourceTypeSchema};
 
-use super::{Executor, gdiag};
+use super::{Executor, gdiag, plan_again};
 use crate::graph::{self, EngineFamily, FinalKind, FinalPlan, Meta};
 use crate::model::{PlanContext, ResourceChange};
 use crate::refs;
@@ -235,12 +235,7 @@ impl Executor {
             .config
             .resource(address.type_name(), address.block().name())
         else {
-            return Err(vec![gdiag(
-                Code::ApplyFailed,
-                format!("{address} is not declared"),
-                "plan again",
-                address,
-            )]);
+            return Err(vec![plan_again(address, "is not declared")]);
         };
         let schema = self.schema(address.type_name()).ok_or_else(|| {
             vec![gdiag(
@@ -341,11 +336,9 @@ impl Executor {
             (Some(_), Some(_)) => FinalKind::Update,
             (None, Some(_)) => FinalKind::Delete,
             (None, None) => {
-                return Err(vec![gdiag(
-                    Code::ApplyFailed,
-                    format!("{} has neither a desired nor a prior object", meta.address),
-                    "plan again",
+                return Err(vec![plan_again(
                     &meta.address,
+                    "has neither a desired nor a prior object",
                 )]);
             }
         };

@@ -132,6 +132,17 @@ fn gdiag(
     GraphDiagnostic::error(code.as_str(), summary, detail).with_address(address)
 }
 
+/// The plan does not match what the apply has for `address` (`what`: "has no object to update"): the
+/// apply fails there, and planning again is the way out.
+fn plan_again(address: &InstanceAddress, what: impl std::fmt::Display) -> GraphDiagnostic {
+    gdiag(
+        Code::ApplyFailed,
+        format!("{address} {what}"),
+        "plan again",
+        address,
+    )
+}
+
 /// Applies a reviewed plan through `provider`, writing records to `store` (read past any cache), retrying
 /// throttled calls by `retry`.
 #[tracing::instrument(skip_all, fields(estate = %plan.plan().estate), err)]
@@ -142,25 +153,21 @@ pub(crate) async fn apply(
     config: ApplyConfig,
     retry: RetryConfig,
 ) -> Result<ApplyOutcome, crate::Error> {
-    // Every record an apply writes is its estate's: on S3 the objects carry the estate's tag, so that one
-    // bucket's records can be told apart by estate (lifecycle rules, access policies, cost reports).
-    let tags = BTreeMap::from([(
-        admission::marker::ESTATE_TAG.to_owned(),
-        plan.plan().estate.clone(),
-    )]);
-    staterecord::with_object_tags(tags, apply_plan(plan, provider, store, config, retry)).await
-}
-
-async fn apply_plan(
-    plan: &ReviewedPlan,
-    provider: Arc<dyn Provider>,
-    store: Arc<dyn Store>,
-    config: ApplyConfig,
-    retry: RetryConfig,
-) -> Result<ApplyOutcome, crate::Error> {
     let p = plan.plan();
     let graph = graph::build(p).map_err(|e| crate::Error::InvalidGraph(e.to_string()))?;
     let ops = Arc::new(Executor::new(p, provider, &store, &config, retry)?);
+    // Every record an apply writes is its estate's: on S3 the objects carry the estate's tag, so that one
+    // bucket's records can be told apart by estate (lifecycle rules, access policies, cost reports).
+    let tags = BTreeMap::from([(admission::marker::ESTATE_TAG.to_owned(), p.estate.clone())]);
+    staterecord::with_object_tags(tags, execute(&graph, ops, &config)).await
+}
+
+/// Runs the plan's graph through its executor `ops`.
+async fn execute(
+    graph: &graph::EngineGraph,
+    ops: Arc<Executor>,
+    config: &ApplyConfig,
+) -> Result<ApplyOutcome, crate::Error> {
     let in_graph: BTreeSet<InstanceAddress> = ops.changes.keys().cloned().collect();
     let compiled = graph
         .compile(Arc::clone(&ops) as Arc<dyn Operations<EngineFamily>>)
@@ -371,14 +378,11 @@ impl Operations<EngineFamily> for Executor {
         addr: &InstanceAddress,
         _prior: Option<&LiveObject>,
     ) -> OpResult<Meta> {
-        let change = self.changes.get(addr).cloned().ok_or_else(|| {
-            vec![gdiag(
-                Code::ApplyFailed,
-                format!("{addr} has no change in the plan"),
-                "plan again",
-                addr,
-            )]
-        })?;
+        let change = self
+            .changes
+            .get(addr)
+            .cloned()
+            .ok_or_else(|| vec![plan_again(addr, "has no change in the plan")])?;
         Ok(Meta {
             address: addr.clone(),
             change,
@@ -418,11 +422,9 @@ impl Operations<EngineFamily> for Executor {
         delete_plan: &FinalPlan,
     ) -> OpResult<LiveObject> {
         let Some(current) = current else {
-            return Err(vec![gdiag(
-                Code::ApplyFailed,
-                format!("{} has no object to depose", delete_plan.address),
-                "plan again",
+            return Err(vec![plan_again(
                 &delete_plan.address,
+                "has no object to depose",
             )]);
         };
         // The record is written by the create leg as it starts (`managed_apply` with a fallback), so a
@@ -441,11 +443,9 @@ impl Operations<EngineFamily> for Executor {
             .get(&(addr.clone(), key.clone()))
             .cloned()
             .ok_or_else(|| {
-                vec![gdiag(
-                    Code::ApplyFailed,
-                    format!("{addr} has no deposed object {key} in the plan"),
-                    "plan again",
+                vec![plan_again(
                     addr,
+                    format!("has no deposed object {key} in the plan"),
                 )]
             })?;
         Ok(Meta {
@@ -465,14 +465,7 @@ impl Operations<EngineFamily> for Executor {
             .get(addr)
             .and_then(|objs| objs.iter().find(|o| &o.id == key))
             .cloned()
-            .ok_or_else(|| {
-                vec![gdiag(
-                    Code::ApplyFailed,
-                    format!("{addr} has no deposed object {key}"),
-                    "plan again",
-                    addr,
-                )]
-            })
+            .ok_or_else(|| vec![plan_again(addr, format!("has no deposed object {key}"))])
     }
 
     async fn managed_change_addr(

@@ -21,7 +21,7 @@ use tokio::time::Instant;
 
 use super::events::Op;
 use super::turns::{Entry, not_started};
-use super::{ApplyEventKind, Executor, gdiag};
+use super::{ApplyEventKind, Executor, gdiag, plan_again};
 use crate::builtin::{self, entropy};
 use crate::graph::{FinalKind, FinalPlan};
 use crate::journal::{SlotsBasis, located_record};
@@ -388,14 +388,10 @@ impl Executor {
     ) -> Result<LiveObject, GraphDiagnostic> {
         let address = &fp.address;
         let schema = self.schema_of(address)?;
-        let prior = fp.prior.clone().ok_or_else(|| {
-            gdiag(
-                Code::ApplyFailed,
-                format!("{address} has no object to update"),
-                "plan again",
-                address,
-            )
-        })?;
+        let prior = fp
+            .prior
+            .clone()
+            .ok_or_else(|| plan_again(address, "has no object to update"))?;
         let desired = fp.desired.clone().unwrap_or_default();
         if schema.admission == Some(AdmissionPath::Record) {
             let mut object = prior.clone();
@@ -476,14 +472,10 @@ impl Executor {
 
     async fn delete(&self, fp: &FinalPlan, flight: &mut Flight<'_>) -> Result<(), GraphDiagnostic> {
         let address = &fp.address;
-        let prior = fp.prior.clone().ok_or_else(|| {
-            gdiag(
-                Code::ApplyFailed,
-                format!("{address} has no object to delete"),
-                "plan again",
-                address,
-            )
-        })?;
+        let prior = fp
+            .prior
+            .clone()
+            .ok_or_else(|| plan_again(address, "has no object to delete"))?;
         if self.record_backed(address) {
             flight.end_turn();
         } else {

@@ -70,20 +70,13 @@ impl RecordJournal {
         address: &InstanceAddress,
         id: &str,
     ) -> Result<(), RecordError> {
-        let key = self.keys.instance(Namespace::Deposed, address);
-        let _turn = self.turns.take(&key).await;
-        let mut ids = match self.read_now(&key).await? {
-            Some(RecordBody::Deposed(r)) => r.ids,
-            _ => Vec::new(),
-        };
-        if !ids.iter().any(|x| x == id) {
-            ids.push(id.to_owned());
-            ids.sort();
-        }
-        let body = RecordBody::Deposed(DeposedRecord { ids });
-        self.put_payload_now(&key, &body.to_payload_at(&key, &address.to_string()))
-            .await
-            .map(|_| ())
+        self.change_deposed(address, |ids| {
+            if !ids.iter().any(|x| x == id) {
+                ids.push(id.to_owned());
+                ids.sort();
+            }
+        })
+        .await
     }
 
     /// Removes `id` from `address`'s deposed objects (the record goes with the last one).
@@ -92,15 +85,31 @@ impl RecordJournal {
         address: &InstanceAddress,
         id: &str,
     ) -> Result<(), RecordError> {
+        self.change_deposed(address, |ids| ids.retain(|x| x != id))
+            .await
+    }
+
+    /// Changes the ids of `address`'s deposed record, read now in the record's turn (none when there is no
+    /// record): the record is written back, deleted when no id is left, and left alone when there was
+    /// none and none is added.
+    async fn change_deposed(
+        &self,
+        address: &InstanceAddress,
+        change: impl FnOnce(&mut Vec<String>),
+    ) -> Result<(), RecordError> {
         let key = self.keys.instance(Namespace::Deposed, address);
         let _turn = self.turns.take(&key).await;
-        let mut ids = match self.read_now(&key).await? {
-            Some(RecordBody::Deposed(r)) => r.ids,
-            _ => return Ok(()),
+        let (mut ids, recorded) = match self.read_now(&key).await? {
+            Some(RecordBody::Deposed(r)) => (r.ids, true),
+            _ => (Vec::new(), false),
         };
-        ids.retain(|x| x != id);
+        change(&mut ids);
         if ids.is_empty() {
-            return self.delete_now(&key).await;
+            return if recorded {
+                self.delete_now(&key).await
+            } else {
+                Ok(())
+            };
         }
         let body = RecordBody::Deposed(DeposedRecord { ids });
         self.put_payload_now(&key, &body.to_payload_at(&key, &address.to_string()))
@@ -251,59 +260,47 @@ pub(crate) fn records_seen(
     keys: &RecordKeys,
     records: &projection::RecordSet,
 ) -> BTreeMap<String, (RecordBody, Version)> {
+    let mut seen = Seen {
+        keys,
+        out: BTreeMap::new(),
+    };
+    seen.instances(&records.objects, Namespace::Records, RecordBody::Object);
+    seen.instances(&records.residue, Namespace::Residue, RecordBody::Residue);
+    seen.instances(&records.deposed, Namespace::Deposed, RecordBody::Deposed);
+    seen.instances(&records.intents, Namespace::Intent, RecordBody::Intent);
+    seen.instances(&records.located, Namespace::Located, RecordBody::Located);
+    seen.add(&records.slots, |b| keys.slots(b), RecordBody::Slots);
+    seen.add(&records.outputs, |n| keys.output(n), RecordBody::Output);
+    seen.out
+}
+
+/// Records by key with the version each was read at, gathered one map of a record set at a time.
+struct Seen<'a> {
+    keys: &'a RecordKeys,
+    out: BTreeMap<String, (RecordBody, Version)>,
+}
+
+impl Seen<'_> {
+    /// The records of one per-instance namespace.
+    fn instances<T: Clone>(
+        &mut self,
+        stored: &BTreeMap<InstanceAddress, projection::record::Stored<T>>,
+        namespace: Namespace,
+        wrap: fn(T) -> RecordBody,
+    ) {
+        let keys = self.keys;
+        self.add(stored, |a| keys.instance(namespace, a), wrap);
+    }
+
     fn add<K, T: Clone>(
-        out: &mut BTreeMap<String, (RecordBody, Version)>,
+        &mut self,
         stored: &BTreeMap<K, projection::record::Stored<T>>,
         key: impl Fn(&K) -> String,
         wrap: fn(T) -> RecordBody,
     ) {
         for (k, r) in stored {
-            out.insert(key(k), (wrap(r.body.clone()), r.version.clone()));
+            self.out
+                .insert(key(k), (wrap(r.body.clone()), r.version.clone()));
         }
     }
-    let instance = |ns: Namespace| move |a: &InstanceAddress| keys.instance(ns, a);
-    let mut out = BTreeMap::new();
-    add(
-        &mut out,
-        &records.objects,
-        instance(Namespace::Records),
-        RecordBody::Object,
-    );
-    add(
-        &mut out,
-        &records.residue,
-        instance(Namespace::Residue),
-        RecordBody::Residue,
-    );
-    add(
-        &mut out,
-        &records.deposed,
-        instance(Namespace::Deposed),
-        RecordBody::Deposed,
-    );
-    add(
-        &mut out,
-        &records.intents,
-        instance(Namespace::Intent),
-        RecordBody::Intent,
-    );
-    add(
-        &mut out,
-        &records.located,
-        instance(Namespace::Located),
-        RecordBody::Located,
-    );
-    add(
-        &mut out,
-        &records.slots,
-        |b| keys.slots(b),
-        RecordBody::Slots,
-    );
-    add(
-        &mut out,
-        &records.outputs,
-        |n| keys.output(n),
-        RecordBody::Output,
-    );
-    out
 }

@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 use expect_test::expect;
 use fixtures::testkit::Network;
 
-use crate::support::{Bench, diagnostics, failing, live_tags, text};
+use crate::support::{Bench, diagnostics, failing, live_tags, only_cancellations, text};
 
 /// A VPC with one subnet, a route table and its association, and a bucket, in the estate `acme`.
 static NETWORK: LazyLock<String> = LazyLock::new(|| Network::new("acme", 0).hcl());
@@ -49,12 +49,7 @@ async fn cancellation_finishes_what_is_in_flight_and_the_next_plan_converges() {
     let plan = world.plan(&NETWORK).await;
     let outcome = world.apply_interrupted(plan).await;
     assert!(!outcome.succeeded());
-    assert!(
-        outcome
-            .diagnostics
-            .iter()
-            .all(|d| d.code == admission::Code::Cancelled)
-    );
+    assert!(only_cancellations(&outcome), "{}", diagnostics(&outcome));
     // Nothing is half written: every intent that exists is done, none is pending.
     let keys = world.record_keys().await;
     for key in keys.iter().filter(|k| k.contains("/intent/")) {

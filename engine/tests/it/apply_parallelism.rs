@@ -3,14 +3,13 @@
 //! for its turn leaves no intent behind.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use engine::ApplyConfig;
 use fixtures::{SimCloud, SimConfig};
-use staterecord::{Record, Store, StoreError, Version};
+use staterecord::{LatentStore, Store};
 
-use crate::support::{Bench, diagnostics};
+use crate::support::{Bench, diagnostics, only_cancellations};
 
 /// Twelve independent VPCs.
 fn vpcs() -> String {
@@ -23,63 +22,16 @@ fn vpcs() -> String {
     config
 }
 
-/// A store that takes `latency` per write and remembers the most writes in flight at once.
-#[derive(Debug)]
-struct SlowStore {
-    inner: Arc<dyn Store>,
-    latency: Duration,
-    in_flight: AtomicUsize,
-    most: AtomicUsize,
-}
-
-impl SlowStore {
-    async fn wait(&self) {
-        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-        self.most.fetch_max(now, Ordering::SeqCst);
-        tokio::time::sleep(self.latency).await;
-        self.in_flight.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-#[async_trait::async_trait]
-impl Store for SlowStore {
-    async fn get(&self, key: &str) -> Result<Option<Record>, StoreError> {
-        self.inner.get(key).await
-    }
-
-    async fn put_if_version(
-        &self,
-        key: &str,
-        payload: &[u8],
-        expected: Option<&Version>,
-    ) -> Result<Version, StoreError> {
-        self.wait().await;
-        self.inner.put_if_version(key, payload, expected).await
-    }
-
-    async fn delete(&self, key: &str, expected: Option<&Version>) -> Result<(), StoreError> {
-        self.wait().await;
-        self.inner.delete(key, expected).await
-    }
-
-    async fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
-        self.inner.list(prefix).await
-    }
-}
-
-fn slow_world() -> (Bench, Arc<SlowStore>) {
+fn slow_world() -> (Bench, Arc<LatentStore>) {
     let mut world = Bench::empty();
     world.cloud = Arc::new(SimCloud::new(SimConfig {
         latency: Duration::from_millis(100),
         ..SimConfig::default()
     }));
-    let store = Arc::new(SlowStore {
-        inner: Arc::clone(&world.store),
-        latency: Duration::from_millis(100),
-        in_flight: AtomicUsize::new(0),
-        most: AtomicUsize::new(0),
-    });
-    (world, store)
+    // A write takes 100 ms; reads answer at once.
+    let store =
+        LatentStore::new(Arc::clone(&world.store), Duration::from_millis(100)).writes_only();
+    (world, Arc::new(store))
 }
 
 #[tokio::test(start_paused = true)]
@@ -99,7 +51,7 @@ async fn provider_calls_keep_to_the_limit_while_record_writes_overlap_beyond_it(
     assert_eq!(diagnostics(&outcome), "");
     assert_eq!(world.cloud.max_in_flight(), 3);
     // The intents of the creates waiting for a turn are written while three calls run.
-    let most = store.most.load(Ordering::SeqCst);
+    let most = store.most_in_flight();
     assert!(most > 3, "at most {most} store writes at once");
     assert!(world.plan(&vpcs()).await.summary().is_empty());
 }
@@ -111,14 +63,7 @@ async fn a_create_cancelled_while_waiting_for_its_turn_leaves_no_intent() {
     world.store = Arc::clone(&store) as Arc<dyn Store>;
     let outcome = world.apply_interrupted(plan).await;
     assert!(!outcome.succeeded());
-    assert!(
-        outcome
-            .diagnostics
-            .iter()
-            .all(|d| d.code == admission::Code::Cancelled),
-        "{}",
-        diagnostics(&outcome)
-    );
+    assert!(only_cancellations(&outcome), "{}", diagnostics(&outcome));
     let created = world
         .cloud
         .snapshot()

@@ -99,8 +99,9 @@ async fn a_sentinel_secret_never_shows() {
     let _ = Arc::clone(&world.store);
 }
 
-/// A role whose arguments carry `secret`, and a count block whose members do.
-fn rotating_config(secret: &str, count: u32) -> String {
+/// The configuration of estate `acme` with a sensitive variable `secret` defaulting to `secret`, and
+/// `resources`.
+fn with_secret(secret: &str, resources: &str) -> String {
     format!(
         r#"
 live {{
@@ -113,7 +114,16 @@ variable "secret" {{
   sensitive = true
 }}
 
-resource "aws_iam_role" "r" {{
+{resources}"#
+    )
+}
+
+/// A role whose arguments carry `secret`, and a count block whose members do.
+fn rotating_config(secret: &str, count: u32) -> String {
+    with_secret(
+        secret,
+        &format!(
+            r#"resource "aws_iam_role" "r" {{
   name               = "acme-role"
   assume_role_policy = jsonencode({{ Version = "2012-10-17", Statement = [], Sid = var.secret }})
   description        = "token ${{var.secret}}"
@@ -126,6 +136,7 @@ resource "aws_iam_role" "many" {{
   description        = "token ${{var.secret}}"
 }}
 "#
+        ),
     )
 }
 
@@ -171,23 +182,13 @@ async fn a_rotated_secret_is_masked_on_both_sides_of_its_diff() {
 #[tokio::test]
 async fn a_sensitive_tag_key_is_never_shown() {
     let world = Bench::empty();
-    let config = format!(
-        r#"
-live {{
-  estate = "acme"
-}}
-
-variable "secret" {{
-  type      = string
-  default   = "{SENTINEL}"
-  sensitive = true
-}}
-
-resource "aws_vpc" "v" {{
+    let config = with_secret(
+        SENTINEL,
+        r#"resource "aws_vpc" "v" {
   cidr_block = "10.0.0.0/16"
-  tags       = {{ (var.secret) = "v", Name = "plain" }}
-}}
-"#
+  tags       = { (var.secret) = "v", Name = "plain" }
+}
+"#,
     );
     let plan = world.plan(&config).await;
     let shown = text(&plan);
@@ -222,27 +223,17 @@ resource "aws_vpc" "v" {{
 #[tokio::test]
 async fn a_provider_refusal_of_a_sensitive_argument_never_quotes_it() {
     let world = Bench::empty();
-    let config = format!(
-        r#"
-live {{
-  estate = "acme"
-}}
-
-variable "secret" {{
-  type      = string
-  default   = "{SENTINEL}"
-  sensitive = true
-}}
-
-resource "aws_vpc" "v" {{
+    let config = with_secret(
+        SENTINEL,
+        r#"resource "aws_vpc" "v" {
   cidr_block = var.secret
-}}
+}
 
-resource "aws_iam_role" "r" {{
+resource "aws_iam_role" "r" {
   name               = "acme-role"
   assume_role_policy = var.secret
-}}
-"#
+}
+"#,
     );
     let plan = world.plan(&config).await;
     let journal = Journal::default();

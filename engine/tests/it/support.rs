@@ -182,6 +182,14 @@ impl Bench {
     }
 }
 
+/// Whether every diagnostic of an apply says it was cancelled.
+pub fn only_cancellations(outcome: &engine::ApplyOutcome) -> bool {
+    outcome
+        .diagnostics
+        .iter()
+        .all(|d| d.code == admission::Code::Cancelled)
+}
+
 /// The diagnostics of an apply, one line each.
 pub fn diagnostics(outcome: &engine::ApplyOutcome) -> String {
     outcome

@@ -13,18 +13,14 @@ use std::task::Poll;
 
 use admission::InstanceAddress;
 use admission::marker::{ESTATE_TAG, Estate};
-use std::sync::Arc;
-
-use admission::Value;
 use async_trait::async_trait;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::FuturesUnordered;
-use provider::{AdmissionPath, Catalog};
+use provider::AdmissionPath;
 use provider::{
-    Call, CallCounts, CreateRequest, DataSourceRequest, Identity, ListPage, ListRequest,
-    LiveObject, Provider, ProviderConfig, ProviderError, RateLimits, TagChange, TagFilter,
-    TagQuery, TaggedPage, TaggedResource, UpdateRequest,
+    Call, CallCounts, Decorate, Identity, ListPage, ListRequest, LiveObject, Method, Next,
+    Provider, ProviderError, TagFilter, TagQuery, TaggedPage, TaggedResource,
 };
 use tracing::Instrument;
 
@@ -572,127 +568,43 @@ pub(crate) struct Spanned<'a> {
     estate: &'a Estate,
 }
 
-impl Spanned<'_> {
-    /// The span of one attempt of one provider call.
-    fn span(&self, operation: &'static str, type_name: Option<&str>) -> tracing::Span {
-        tracing::info_span!(
+#[async_trait]
+impl<'a> Decorate for Spanned<'a> {
+    type Inner = dyn Provider + 'a;
+
+    fn inner(&self) -> &(dyn Provider + 'a) {
+        self.provider
+    }
+
+    /// A read, a listing or a sweep runs in its span; anything else is forwarded as it is.
+    async fn around<T: Send>(&self, next: Next<'_, T>) -> Result<T, ProviderError> {
+        let method = next.method();
+        if !matches!(
+            method,
+            Method::List(_)
+                | Method::Read { .. }
+                | Method::ReadById { .. }
+                | Method::TaggedResources(_)
+        ) {
+            return next.forward().await;
+        }
+        let span = tracing::info_span!(
             target: "projection::discover",
             "provider_call",
             estate = %self.estate,
-            operation,
-            type_name,
+            operation = method.name(),
+            type_name = method.type_name(),
             identity = tracing::field::Empty,
-        )
-    }
-}
-
-#[async_trait]
-impl Provider for Spanned<'_> {
-    fn region(&self) -> String {
-        self.provider.region()
-    }
-
-    fn schemas(&self) -> &Catalog {
-        self.provider.schemas()
-    }
-
-    async fn list(&self, call: &Call<'_>, request: ListRequest) -> Result<ListPage, ProviderError> {
-        let span = self.span("list", Some(&request.type_name));
-        self.provider.list(call, request).instrument(span).await
-    }
-
-    async fn create(
-        &self,
-        call: &Call<'_>,
-        request: CreateRequest,
-    ) -> Result<LiveObject, ProviderError> {
-        self.provider.create(call, request).await
-    }
-
-    async fn update(
-        &self,
-        call: &Call<'_>,
-        request: UpdateRequest,
-    ) -> Result<LiveObject, ProviderError> {
-        self.provider.update(call, request).await
-    }
-
-    async fn delete(
-        &self,
-        call: &Call<'_>,
-        type_name: &str,
-        id: &str,
-    ) -> Result<(), ProviderError> {
-        self.provider.delete(call, type_name, id).await
-    }
-
-    async fn read(
-        &self,
-        call: &Call<'_>,
-        type_name: &str,
-        identity: &Identity,
-    ) -> Result<Option<LiveObject>, ProviderError> {
-        let span = self.span("read", Some(type_name));
-        span.record("identity", tracing::field::display(identity));
-        self.provider
-            .read(call, type_name, identity)
-            .instrument(span)
-            .await
-    }
-
-    async fn read_by_id(
-        &self,
-        call: &Call<'_>,
-        type_name: &str,
-        id: &str,
-    ) -> Result<Option<LiveObject>, ProviderError> {
-        let span = self.span("read_by_id", Some(type_name));
-        span.record("identity", id);
-        self.provider
-            .read_by_id(call, type_name, id)
-            .instrument(span)
-            .await
-    }
-
-    async fn tagged_resources(
-        &self,
-        call: &Call<'_>,
-        query: TagQuery,
-    ) -> Result<TaggedPage, ProviderError> {
-        let span = self.span("tagged_resources", None);
-        self.provider
-            .tagged_resources(call, query)
-            .instrument(span)
-            .await
-    }
-
-    async fn update_tags(
-        &self,
-        call: &Call<'_>,
-        type_name: &str,
-        id: &str,
-        change: TagChange,
-    ) -> Result<(), ProviderError> {
-        self.provider.update_tags(call, type_name, id, change).await
-    }
-
-    async fn read_data_source(
-        &self,
-        call: &Call<'_>,
-        request: DataSourceRequest,
-    ) -> Result<Value, ProviderError> {
-        self.provider.read_data_source(call, request).await
-    }
-
-    async fn configure(
-        &self,
-        call: &Call<'_>,
-        config: &ProviderConfig,
-    ) -> Result<Option<Arc<dyn Provider>>, ProviderError> {
-        self.provider.configure(call, config).await
-    }
-
-    fn rate_limits(&self) -> RateLimits {
-        self.provider.rate_limits()
+        );
+        match method {
+            Method::Read { identity, .. } => {
+                span.record("identity", tracing::field::display(identity));
+            }
+            Method::ReadById { id, .. } => {
+                span.record("identity", id);
+            }
+            _ => {}
+        }
+        next.forward().instrument(span).await
     }
 }

@@ -7,11 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use async_trait::async_trait;
 use fixtures::SimCloud;
 use projection::{Declared, DeclaredInstance, DeclaredValue, ProjectionConfig, RetryConfig};
-use provider::Catalog;
-use provider::{
-    Call, CreateRequest, Identity, ListPage, ListRequest, LiveObject, Provider, ProviderError,
-    TagQuery, TaggedPage, UpdateRequest,
-};
+use provider::{Decorate, Method, Next, ProviderError};
 use serde_json::json;
 use staterecord::MemoryStore;
 
@@ -47,55 +43,22 @@ impl Gauge {
 }
 
 #[async_trait]
-impl Provider for Gauge {
-    fn region(&self) -> String {
-        Provider::region(&self.inner)
+impl Decorate for Gauge {
+    type Inner = SimCloud;
+
+    fn inner(&self) -> &SimCloud {
+        &self.inner
     }
-    fn schemas(&self) -> &Catalog {
-        Provider::schemas(&self.inner)
-    }
-    async fn list(&self, call: &Call<'_>, request: ListRequest) -> Result<ListPage, ProviderError> {
-        self.gauged(Provider::list(&self.inner, call, request))
-            .await
-    }
-    async fn create(
-        &self,
-        call: &Call<'_>,
-        request: CreateRequest,
-    ) -> Result<LiveObject, ProviderError> {
-        Provider::create(&self.inner, call, request).await
-    }
-    async fn update(
-        &self,
-        call: &Call<'_>,
-        request: UpdateRequest,
-    ) -> Result<LiveObject, ProviderError> {
-        Provider::update(&self.inner, call, request).await
-    }
-    async fn delete(
-        &self,
-        call: &Call<'_>,
-        type_name: &str,
-        id: &str,
-    ) -> Result<(), ProviderError> {
-        Provider::delete(&self.inner, call, type_name, id).await
-    }
-    async fn read(
-        &self,
-        call: &Call<'_>,
-        type_name: &str,
-        identity: &Identity,
-    ) -> Result<Option<LiveObject>, ProviderError> {
-        self.gauged(Provider::read(&self.inner, call, type_name, identity))
-            .await
-    }
-    async fn tagged_resources(
-        &self,
-        call: &Call<'_>,
-        query: TagQuery,
-    ) -> Result<TaggedPage, ProviderError> {
-        self.gauged(Provider::tagged_resources(&self.inner, call, query))
-            .await
+
+    /// Reads, listings and sweeps are gauged; writes are forwarded as they are.
+    async fn around<T: Send>(&self, next: Next<'_, T>) -> Result<T, ProviderError> {
+        match next.method() {
+            Method::List(_)
+            | Method::Read { .. }
+            | Method::ReadById { .. }
+            | Method::TaggedResources(_) => self.gauged(next.forward()).await,
+            _ => next.forward().await,
+        }
     }
 }
 

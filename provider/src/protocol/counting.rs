@@ -1,21 +1,13 @@
 //! `Counting<P>`: a decorator that adds up every API attempt the provider under it reports, by operation.
 //!
-//! It forwards every call, and reports each attempt both to its own counts and to the caller's recorder,
+//! Its [`Decorate`] hook reports each attempt both to its own counts and to the caller's recorder,
 //! so wrapping a provider changes neither what it does nor what its callers see. Put it inside a retrying
 //! decorator, so that every attempt is counted. It keeps nothing but the counts.
-
-use std::sync::Arc;
 
 use async_trait::async_trait;
 
 use super::call::Both;
-use super::{
-    Call, CallCounts, CreateRequest, DataSourceRequest, Identity, ListPage, ListRequest,
-    LiveObject, Provider, ProviderConfig, ProviderError, RateLimits, TagChange, TagQuery,
-    TaggedPage, UpdateRequest,
-};
-use crate::catalog::Catalog;
-use crate::value::Value;
+use super::{CallCounts, Decorate, Next, Provider, ProviderError};
 
 /// A provider whose calls are counted: `calls()` says, by `service:Action` operation, how many attempts
 /// the wrapped provider reported since it was wrapped or last [`reset`](Counting::reset).
@@ -97,121 +89,16 @@ impl<P> Counting<P> {
 }
 
 #[async_trait]
-impl<P: Provider> Provider for Counting<P> {
-    fn region(&self) -> String {
-        self.inner.region()
+impl<P: Provider> Decorate for Counting<P> {
+    type Inner = P;
+
+    fn inner(&self) -> &P {
+        &self.inner
     }
 
-    fn schemas(&self) -> &Catalog {
-        self.inner.schemas()
-    }
-
-    async fn list(&self, call: &Call<'_>, request: ListRequest) -> Result<ListPage, ProviderError> {
-        let both = Both(&self.counts, call.recorder());
-        self.inner.list(&call.with_recorder(&both), request).await
-    }
-
-    async fn create(
-        &self,
-        call: &Call<'_>,
-        request: CreateRequest,
-    ) -> Result<LiveObject, ProviderError> {
-        let both = Both(&self.counts, call.recorder());
-        self.inner.create(&call.with_recorder(&both), request).await
-    }
-
-    async fn update(
-        &self,
-        call: &Call<'_>,
-        request: UpdateRequest,
-    ) -> Result<LiveObject, ProviderError> {
-        let both = Both(&self.counts, call.recorder());
-        self.inner.update(&call.with_recorder(&both), request).await
-    }
-
-    async fn delete(
-        &self,
-        call: &Call<'_>,
-        type_name: &str,
-        id: &str,
-    ) -> Result<(), ProviderError> {
-        let both = Both(&self.counts, call.recorder());
-        self.inner
-            .delete(&call.with_recorder(&both), type_name, id)
-            .await
-    }
-
-    async fn read(
-        &self,
-        call: &Call<'_>,
-        type_name: &str,
-        identity: &Identity,
-    ) -> Result<Option<LiveObject>, ProviderError> {
-        let both = Both(&self.counts, call.recorder());
-        self.inner
-            .read(&call.with_recorder(&both), type_name, identity)
-            .await
-    }
-
-    async fn read_by_id(
-        &self,
-        call: &Call<'_>,
-        type_name: &str,
-        id: &str,
-    ) -> Result<Option<LiveObject>, ProviderError> {
-        let both = Both(&self.counts, call.recorder());
-        self.inner
-            .read_by_id(&call.with_recorder(&both), type_name, id)
-            .await
-    }
-
-    async fn tagged_resources(
-        &self,
-        call: &Call<'_>,
-        query: TagQuery,
-    ) -> Result<TaggedPage, ProviderError> {
-        let both = Both(&self.counts, call.recorder());
-        self.inner
-            .tagged_resources(&call.with_recorder(&both), query)
-            .await
-    }
-
-    async fn update_tags(
-        &self,
-        call: &Call<'_>,
-        type_name: &str,
-        id: &str,
-        change: TagChange,
-    ) -> Result<(), ProviderError> {
-        let both = Both(&self.counts, call.recorder());
-        self.inner
-            .update_tags(&call.with_recorder(&both), type_name, id, change)
-            .await
-    }
-
-    async fn read_data_source(
-        &self,
-        call: &Call<'_>,
-        request: DataSourceRequest,
-    ) -> Result<Value, ProviderError> {
-        let both = Both(&self.counts, call.recorder());
-        self.inner
-            .read_data_source(&call.with_recorder(&both), request)
-            .await
-    }
-
-    async fn configure(
-        &self,
-        call: &Call<'_>,
-        config: &ProviderConfig,
-    ) -> Result<Option<Arc<dyn Provider>>, ProviderError> {
-        let both = Both(&self.counts, call.recorder());
-        self.inner
-            .configure(&call.with_recorder(&both), config)
-            .await
-    }
-
-    fn rate_limits(&self) -> RateLimits {
-        self.inner.rate_limits()
+    /// Each attempt goes to the counts and to the caller's recorder.
+    async fn around<T: Send>(&self, next: Next<'_, T>) -> Result<T, ProviderError> {
+        let both = Both(&self.counts, next.call().recorder());
+        next.run(&next.call().with_recorder(&both)).await
     }
 }

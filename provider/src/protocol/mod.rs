@@ -11,8 +11,9 @@
 //!
 //! Every call receives a [`Call`]: the provider reports each API attempt to its [`Recorder`] before making
 //! it, so the caller knows the call's cost; the provider keeps no count of its own. Decorators wrap a
-//! provider and are providers themselves: [`Counting`] adds up what the provider under it reports (the
-//! engine's retrying decorator sits outside it, so every attempt is counted).
+//! provider and are providers themselves through [`Decorate`], one hook around every call: [`Counting`]
+//! adds up what the provider under it reports (the engine's retrying decorator sits outside it, so every
+//! attempt is counted).
 //!
 //! Two rules every implementation keeps: a create takes the tags in the same call, so an object never exists
 //! unmarked; and every API attempt, retries included, is reported. An absent object is an answer
@@ -22,8 +23,8 @@
 
 mod call;
 mod counting;
+mod decorate;
 mod error;
-mod forward;
 mod live;
 mod requests;
 mod surface;
@@ -34,6 +35,7 @@ use async_trait::async_trait;
 
 pub use call::{Call, CallCounts, Recorder};
 pub use counting::Counting;
+pub use decorate::{Decorate, Method, Next};
 pub use error::{ProviderError, ProviderErrorKind};
 pub use live::LiveObject;
 pub use requests::{
@@ -69,10 +71,13 @@ use crate::value::Value;
 ///
 /// # Decorators
 ///
-/// A provider that wraps another ([`Counting`], the engine's retrying decorator) forwards every method,
-/// the defaulted ones included: a default left in place would answer from the wrapper's `list` and
-/// bypass the wrapped provider's cheaper override. It hands the wrapped provider the caller's [`Call`], or
-/// one made with [`Call::with_recorder`] when it records attempts itself.
+/// A provider that wraps another ([`Counting`], the engine's retrying decorator) implements [`Decorate`]
+/// instead of this trait: it names the provider it wraps and writes one hook, [`Decorate::around`], and
+/// the one impl of `Provider` for decorators forwards every method through that hook, the defaulted ones
+/// included (a default left in place would answer from the wrapper's `list` and bypass the wrapped
+/// provider's cheaper override). The hook hands the wrapped provider the caller's [`Call`], or one made
+/// with [`Call::with_recorder`] when it records attempts itself. `&P` and `Arc<P>` are decorators whose
+/// hook forwards the call as it is.
 ///
 /// # The next surface
 ///

@@ -15,9 +15,10 @@ use provider::conformance::{self, Sample};
 use provider::schema::{AttributeSchema, ResourceTypeSchema};
 use provider::{AdmissionPath, Value};
 use provider::{
-    AssumeRole, Call, CallCounts, Counting, CreateRequest, DataSourceRequest, Identity, ListPage,
-    ListRequest, LiveObject, Provider, ProviderConfig, ProviderError, ProviderErrorKind,
-    RateLimits, Recorder, TagChange, TagFilter, TagQuery, UpdateRequest, configured,
+    AssumeRole, Call, CallCounts, Counting, CreateRequest, DataSourceRequest, Decorate, Identity,
+    ListPage, ListRequest, LiveObject, Method, Next, Provider, ProviderConfig, ProviderError,
+    ProviderErrorKind, RateLimits, Recorder, TagChange, TagFilter, TagQuery, UpdateRequest,
+    configured,
 };
 
 /// Runs a future that never waits on anything (the in-memory provider answers at once).
@@ -33,6 +34,8 @@ fn ready<F: Future>(f: F) -> F::Output {
 #[derive(Default)]
 struct KvCloud {
     items: Mutex<BTreeMap<String, LiveObject>>,
+    /// Breaks one rule: creates drop the tags (an object would exist unmarked).
+    untagged_creates: bool,
 }
 
 impl KvCloud {
@@ -118,7 +121,11 @@ impl Provider for KvCloud {
             id: key.clone(),
             region: "local".to_owned(),
             attributes: request.attributes,
-            tags: request.tags,
+            tags: if self.untagged_creates {
+                BTreeMap::new()
+            } else {
+                request.tags
+            },
         };
         items.insert(key, object.clone());
         Ok(object)
@@ -568,57 +575,6 @@ fn provider_conformance_passes_for_a_provider_that_keeps_the_rules() {
     );
 }
 
-/// A provider that breaks one rule: its creates drop the tags (an object would exist unmarked).
-struct UntaggedCreates(KvCloud);
-
-#[async_trait]
-impl Provider for UntaggedCreates {
-    fn region(&self) -> String {
-        self.0.region()
-    }
-
-    fn schemas(&self) -> &Catalog {
-        self.0.schemas()
-    }
-
-    async fn list(&self, call: &Call<'_>, request: ListRequest) -> Result<ListPage, ProviderError> {
-        self.0.list(call, request).await
-    }
-
-    async fn create(
-        &self,
-        call: &Call<'_>,
-        request: CreateRequest,
-    ) -> Result<LiveObject, ProviderError> {
-        self.0
-            .create(
-                call,
-                CreateRequest {
-                    tags: BTreeMap::new(),
-                    ..request
-                },
-            )
-            .await
-    }
-
-    async fn update(
-        &self,
-        call: &Call<'_>,
-        request: UpdateRequest,
-    ) -> Result<LiveObject, ProviderError> {
-        self.0.update(call, request).await
-    }
-
-    async fn delete(
-        &self,
-        call: &Call<'_>,
-        type_name: &str,
-        id: &str,
-    ) -> Result<(), ProviderError> {
-        self.0.delete(call, type_name, id).await
-    }
-}
-
 /// A provider that breaks the reporting rule: it reports only the attempts that succeed (as a provider
 /// counting answers rather than attempts would), or none at all.
 struct Unreported {
@@ -644,52 +600,25 @@ impl Unreported {
 }
 
 #[async_trait]
-impl Provider for Unreported {
-    fn region(&self) -> String {
-        self.cloud.region()
+impl Decorate for Unreported {
+    type Inner = KvCloud;
+
+    fn inner(&self) -> &KvCloud {
+        &self.cloud
     }
 
-    fn schemas(&self) -> &Catalog {
-        self.cloud.schemas()
-    }
-
-    async fn list(&self, call: &Call<'_>, request: ListRequest) -> Result<ListPage, ProviderError> {
-        let answer = self.cloud.list(&Call::unrecorded(), request).await;
-        self.report(call, answer)
-    }
-
-    async fn create(
-        &self,
-        call: &Call<'_>,
-        request: CreateRequest,
-    ) -> Result<LiveObject, ProviderError> {
-        let answer = self.cloud.create(&Call::unrecorded(), request).await;
-        self.report(call, answer)
-    }
-
-    async fn update(
-        &self,
-        call: &Call<'_>,
-        request: UpdateRequest,
-    ) -> Result<LiveObject, ProviderError> {
-        let answer = self.cloud.update(&Call::unrecorded(), request).await;
-        self.report(call, answer)
-    }
-
-    async fn delete(
-        &self,
-        call: &Call<'_>,
-        type_name: &str,
-        id: &str,
-    ) -> Result<(), ProviderError> {
-        let answer = self.cloud.delete(&Call::unrecorded(), type_name, id).await;
-        self.report(call, answer)
+    async fn around<T: Send>(&self, next: Next<'_, T>) -> Result<T, ProviderError> {
+        let answer = next.run(&Call::unrecorded()).await;
+        self.report(next.call(), answer)
     }
 }
 
 #[test]
 fn provider_conformance_names_the_broken_rule() {
-    let broken = UntaggedCreates(KvCloud::default());
+    let broken = KvCloud {
+        untagged_creates: true,
+        ..KvCloud::default()
+    };
     let err = ready(conformance::check_object_lifecycle(&broken, &sample("x"))).unwrap_err();
     assert_eq!(err.to_string(), "create sets the tags in the same call: {}");
     let unknown_type = Sample {
@@ -734,43 +663,19 @@ fn provider_conformance_requires_every_attempt_reported_failed_ones_too() {
 struct BadlyNamed(KvCloud);
 
 #[async_trait]
-impl Provider for BadlyNamed {
-    fn region(&self) -> String {
-        self.0.region()
+impl Decorate for BadlyNamed {
+    type Inner = KvCloud;
+
+    fn inner(&self) -> &KvCloud {
+        &self.0
     }
 
-    fn schemas(&self) -> &Catalog {
-        self.0.schemas()
-    }
-
-    async fn list(&self, call: &Call<'_>, request: ListRequest) -> Result<ListPage, ProviderError> {
-        self.0.list(call, request).await
-    }
-
-    async fn create(
-        &self,
-        call: &Call<'_>,
-        request: CreateRequest,
-    ) -> Result<LiveObject, ProviderError> {
-        call.attempt("create");
-        self.0.create(&Call::unrecorded(), request).await
-    }
-
-    async fn update(
-        &self,
-        call: &Call<'_>,
-        request: UpdateRequest,
-    ) -> Result<LiveObject, ProviderError> {
-        self.0.update(call, request).await
-    }
-
-    async fn delete(
-        &self,
-        call: &Call<'_>,
-        type_name: &str,
-        id: &str,
-    ) -> Result<(), ProviderError> {
-        self.0.delete(call, type_name, id).await
+    async fn around<T: Send>(&self, next: Next<'_, T>) -> Result<T, ProviderError> {
+        if let Method::Create(_) = next.method() {
+            next.call().attempt("create");
+            return next.run(&Call::unrecorded()).await;
+        }
+        next.forward().await
     }
 }
 

@@ -20,10 +20,9 @@ use engine::{Action, ApplyConfig, Plan, Sources};
 use fixtures::{LatencyTimer, SimCloud, SimConfig};
 use provider::Counting;
 use serde_json::json;
-use staterecord::{MemoryStore, Store};
+use staterecord::{LatentStore, MemoryStore, Store};
 
 use crate::estate::{self, Block, Keying};
-use crate::latent::LatentStore;
 use crate::plan::{bench_engine, round3};
 use crate::report::Report;
 

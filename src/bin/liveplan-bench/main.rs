@@ -14,7 +14,6 @@
 mod apply;
 mod estate;
 mod graph;
-mod latent;
 mod plan;
 mod probe;
 mod report;
