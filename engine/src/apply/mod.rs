@@ -159,14 +159,15 @@ pub(crate) async fn apply(
     // Every record an apply writes is its estate's: on S3 the objects carry the estate's tag, so that one
     // bucket's records can be told apart by estate (lifecycle rules, access policies, cost reports).
     let tags = BTreeMap::from([(admission::marker::ESTATE_TAG.to_owned(), p.estate.clone())]);
-    staterecord::with_object_tags(tags, execute(&graph, ops, &config)).await
+    staterecord::with_object_tags(tags, execute(&graph, ops, &config, &p.withheld)).await
 }
 
-/// Runs the plan's graph through its executor `ops`.
+/// Runs the plan's graph through its executor `ops`; what the plan `withheld` is reported as not done.
 async fn execute(
     graph: &graph::EngineGraph,
     ops: Arc<Executor>,
     config: &ApplyConfig,
+    withheld: &[WithheldChange],
 ) -> Result<ApplyOutcome, crate::Error> {
     let in_graph: BTreeSet<InstanceAddress> = ops.changes.keys().cloned().collect();
     let compiled = graph
@@ -209,7 +210,7 @@ async fn execute(
         ops.write_outputs(&mut diagnostics).await
     };
     // What the plan held back is left undone: the apply says so, and did not finish the estate.
-    diagnostics.extend(p.withheld.iter().map(withheld_diagnostic));
+    diagnostics.extend(withheld.iter().map(withheld_diagnostic));
     diagnostics.sort_by(|a, b| {
         a.sort_key()
             .cmp(&b.sort_key())
