@@ -139,6 +139,8 @@ codes! {
     AdoptRefused = "adopt-refused", Error;
     /// A provider operation failed during apply.
     ApplyFailed = "apply-failed", Error;
+    /// A record write after a provider operation failed; the operation itself succeeded.
+    RecordWriteFailed = "record-write-failed", Error;
     /// Apply was interrupted; in-flight operations finished, nothing new started.
     Cancelled = "cancelled", Error;
     /// An apply left a withheld change undone: an interrupted create that may not be retried yet, or a

@@ -54,16 +54,17 @@ pub enum StoreError {
     /// A conditional write or delete found another version than the expected one.
     #[error(transparent)]
     VersionConflict(#[from] VersionConflict),
-    /// The local store could not read or write a file.
-    #[error("local store could not {op} {path}")]
+    /// The local store could not read or write a file. The message ends with the operating system's
+    /// reason ("Permission denied", "No space left on device"), so it is not also given as the error's
+    /// `source` (a caller joining sources would print it twice).
+    #[error("local store could not {op} {path}: {error}")]
     Io {
         /// What the store was doing ("read", "create", "rename", ...).
         op: &'static str,
         /// The file or directory involved.
         path: std::path::PathBuf,
         /// The operating system's error.
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A remote backend refused or failed a request for a reason other than a version mismatch.
     #[error("{backend} {op} of {key:?} failed")]

@@ -222,11 +222,11 @@ impl BulkReader for LocalStore {
     }
 }
 
-fn io_err(op: &'static str, path: &Path, source: io::Error) -> StoreError {
+fn io_err(op: &'static str, path: &Path, error: io::Error) -> StoreError {
     StoreError::Io {
         op,
         path: path.to_owned(),
-        source,
+        error,
     }
 }
 

@@ -21,6 +21,7 @@ mod embed_example;
 mod fuzz_inputs;
 mod fuzz_plan;
 mod golden;
+mod record_write_failed;
 mod reliability_faults;
 mod reliability_processes;
 mod reliability_support;

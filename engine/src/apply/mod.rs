@@ -190,6 +190,13 @@ async fn execute(
         })
         .await;
     let mut diagnostics: Vec<Diagnostic> = graph_diags.into_iter().map(to_diagnostic).collect();
+    let record_failures = std::mem::take(
+        &mut *ops
+            .record_failures
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner),
+    );
+    diagnostics.extend(record_failures.into_iter().map(to_diagnostic));
     let mut objects = BTreeMap::new();
     for a in &in_graph {
         let v = compiled.resource_instance_value(a).await;
@@ -285,6 +292,7 @@ impl Executor {
             events: config.events.clone(),
             progress_interval: config.progress_interval,
             results: Mutex::new(BTreeMap::new()),
+            record_failures: Mutex::new(Vec::new()),
             impure: ApplyTime::now(),
         })
     }
@@ -355,6 +363,9 @@ struct Executor {
     progress_interval: Duration,
     /// Each instance's object after its apply.
     results: Mutex<BTreeMap<InstanceAddress, Option<LiveObject>>>,
+    /// The record writes that failed after their provider call did its work (`record-write-failed`):
+    /// errors of the apply, not of the operation, which completed.
+    record_failures: Mutex<Vec<GraphDiagnostic>>,
     /// The values of `timestamp()` and `uuid()` in this apply.
     impure: ApplyTime,
 }

@@ -5,8 +5,11 @@
 //!
 //! The create intent is written (compare-and-swap against the version the plan saw, so two applies of one
 //! plan never create twice) before the provider call, and put back when the provider refuses. Throttled
-//! calls are retried by the apply's one retrying decorator. This module never starts a provider call after
-//! cancellation, and never aborts one in flight (a call waiting between its retries is in flight).
+//! calls are retried by the apply's one retrying decorator. A record write that fails after the provider
+//! call did its work does not undo what the call did: the operation completes (its event and the summary
+//! say so), and the write's failure is an error of its own, `record-write-failed`. This module never starts
+//! a provider call after cancellation, and never aborts one in flight (a call waiting between its retries
+//! is in flight).
 
 use std::collections::BTreeMap;
 use std::sync::PoisonError;
@@ -24,7 +27,7 @@ use super::turns::{Entry, not_started};
 use super::{ApplyEventKind, Executor, gdiag, plan_again};
 use crate::builtin::{self, entropy};
 use crate::graph::{FinalKind, FinalPlan};
-use crate::journal::{SlotsBasis, located_record};
+use crate::journal::{Lost, RecordError, SlotsBasis, located_record};
 use crate::model::Action;
 
 /// One operation under way: where it stands in the parallelism limit, and its events.
@@ -271,12 +274,31 @@ impl Executor {
                 return Err(self.create_refused(address, &e).await);
             }
         };
-        self.journal
+        // The object exists from here on, whatever happens to its records.
+        let done = self
+            .journal
             .write_intent(address, IntentState::Done, &token, Some(&created.id))
-            .await
-            .map_err(|e| e.diagnostic(address))?;
-        self.after_create(fp, schema, desired, &created).await?;
+            .await;
+        self.record_after(address, "created", Lost::CreateIntent, done);
+        self.after_create(fp, schema, desired, &created).await;
         Ok(created)
+    }
+
+    /// Keeps the failure of a record write made after `address`'s provider call did its work (`done`:
+    /// "created", "updated", "destroyed") as an error of its own: the operation still completed.
+    fn record_after<T>(
+        &self,
+        address: &InstanceAddress,
+        done: &str,
+        lost: Lost<'_>,
+        written: Result<T, RecordError>,
+    ) {
+        if let Err(e) = written {
+            self.record_failures
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(e.after_call(address, done, lost));
+        }
     }
 
     /// Puts `address`'s create intent back to what the plan saw.
@@ -314,35 +336,34 @@ impl Executor {
         failed
     }
 
-    /// The records a new object needs: located, residue, the count block's slot high-water mark.
+    /// The records a new object needs: located, residue, the count block's slot high-water mark. Each is
+    /// written even when another could not be: a failure is kept as its own error.
     async fn after_create(
         &self,
         fp: &FinalPlan,
         schema: &ResourceTypeSchema,
         desired: &BTreeMap<String, Value>,
         created: &LiveObject,
-    ) -> Result<(), GraphDiagnostic> {
+    ) {
         let address = &fp.address;
-        let diag = |e: crate::journal::RecordError| e.diagnostic(address);
         if let Some(located) = located_record(schema, created, desired) {
             let key = self.journal.keys().instance(Namespace::Located, address);
             let body = projection::record::RecordBody::Located(located);
-            self.journal
-                .write_of(&key, address, Some(&body))
-                .await
-                .map_err(diag)?;
+            let written = self.journal.write_of(&key, address, Some(&body)).await;
+            self.record_after(address, "created", Lost::Located, written);
         }
-        self.journal
+        let written = self
+            .journal
             .write_residue(address, schema, desired, created)
-            .await
-            .map_err(diag)?;
-        if let Some(slot) = fp.change.slot {
-            self.journal
-                .raise_slots(address.block(), slot, SlotsBasis::Store)
-                .await
-                .map_err(diag)?;
+            .await;
+        self.record_after(address, "created", Lost::Residue, written);
+        if let Some(slot) = &fp.change.slot {
+            let written = self
+                .journal
+                .raise_slots(address.block(), *slot, SlotsBasis::Store)
+                .await;
+            self.record_after(address, "created", Lost::Slot(slot), written);
         }
-        Ok(())
     }
 
     async fn create_record_backed(
@@ -413,15 +434,13 @@ impl Executor {
         let object = self
             .update_call(fp, schema, &desired, &prior, flight)
             .await?;
-        let diag = |e: crate::journal::RecordError| e.diagnostic(address);
-        self.journal
+        let written = self
+            .journal
             .write_residue(address, schema, &desired, &object)
-            .await
-            .map_err(diag)?;
-        self.journal
-            .settle_intent(address, &object.id)
-            .await
-            .map_err(diag)?;
+            .await;
+        self.record_after(address, "updated", Lost::Residue, written);
+        let settled = self.journal.settle_intent(address, &object.id).await;
+        self.record_after(address, "updated", Lost::SettledIntent, settled);
         Ok(object)
     }
 
@@ -477,7 +496,9 @@ impl Executor {
             .clone()
             .ok_or_else(|| plan_again(address, "has no object to delete"))?;
         if self.record_backed(address) {
+            // The record is the object: deleting it is the operation.
             flight.end_turn();
+            return self.delete_records(fp).await;
         } else {
             let context = Call::unrecorded();
             let call = self
@@ -497,7 +518,28 @@ impl Executor {
                 }
             }
         }
-        let diag = |e: crate::journal::RecordError| e.diagnostic(address);
+        // The object is gone from here on, whatever happens to its records.
+        if let Some(key) = &fp.deposed {
+            let removed = self.journal.remove_deposed(address, key).await;
+            self.record_after(address, "destroyed", Lost::Deposed(key), removed);
+            return Ok(());
+        }
+        // The instance is gone: its records go with it, except while a replace's new object lives on.
+        if fp.change.action == Action::Replace {
+            return Ok(());
+        }
+        for ns in INSTANCE_RECORDS {
+            let key = self.journal.keys().instance(ns, address);
+            let deleted = self.journal.delete(&key).await;
+            self.record_after(address, "destroyed", Lost::Destroyed, deleted);
+        }
+        Ok(())
+    }
+
+    /// Deletes a record-backed instance: its records are its object, so a failure fails the delete.
+    async fn delete_records(&self, fp: &FinalPlan) -> Result<(), GraphDiagnostic> {
+        let address = &fp.address;
+        let diag = |e: RecordError| e.diagnostic(address);
         if let Some(key) = &fp.deposed {
             return self
                 .journal
@@ -505,20 +547,11 @@ impl Executor {
                 .await
                 .map_err(diag);
         }
-        // The instance is gone: its records go with it, except while a replace's new object lives on.
         if fp.change.action == Action::Replace {
             return Ok(());
         }
         self.journal
-            .delete_instance(
-                address,
-                &[
-                    Namespace::Records,
-                    Namespace::Residue,
-                    Namespace::Located,
-                    Namespace::Intent,
-                ],
-            )
+            .delete_instance(address, &INSTANCE_RECORDS)
             .await
             .map_err(diag)
     }
@@ -532,6 +565,14 @@ impl Executor {
             .insert(address.clone(), Some(object.clone()));
     }
 }
+
+/// The records of one instance that go with its object, in the order they are deleted.
+const INSTANCE_RECORDS: [Namespace; 4] = [
+    Namespace::Records,
+    Namespace::Residue,
+    Namespace::Located,
+    Namespace::Intent,
+];
 
 /// The provider's error as the apply may show it: when the call's arguments hold a sensitive value (any
 /// desired argument or tag marked), the API's own message is left out, since an API may quote an argument

@@ -56,6 +56,86 @@ impl RecordError {
         };
         GraphDiagnostic::error(code.as_str(), summary, detail).with_address(address)
     }
+
+    /// The error of a record write after the provider call on `address` did its work (`done`: "created",
+    /// "updated", "destroyed"): `record-write-failed`, apart from the operation, which succeeded. It names
+    /// the key, the store's error and what the next plan does without the record.
+    pub(crate) fn after_call(
+        &self,
+        address: &InstanceAddress,
+        done: &str,
+        lost: Lost<'_>,
+    ) -> GraphDiagnostic {
+        GraphDiagnostic::error(
+            Code::RecordWriteFailed.as_str(),
+            format!(
+                "{address} was {done}, but its record {} could not be updated: {}",
+                self.key, self.error
+            ),
+            format!(
+                "{} Fix the record store before the next apply.",
+                lost.consequence(address)
+            ),
+        )
+        .with_address(address)
+    }
+}
+
+/// A record the apply could not write after its provider call had done its work: what the next plan
+/// does without it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Lost<'a> {
+    /// The intent of a create the provider made stays `pending`.
+    CreateIntent,
+    /// The `pending` intent of an interrupted create whose object was found and updated stays so.
+    SettledIntent,
+    /// The `located` record of an object the tagging sweep does not see.
+    Located,
+    /// The residue: the values the live system does not return.
+    Residue,
+    /// The count block's slot high-water mark, which should reach this slot.
+    Slot(&'a admission::Slot),
+    /// The deposed record, which should no longer name this object.
+    Deposed(&'a str),
+    /// The records of a destroyed instance.
+    Destroyed,
+}
+
+impl Lost<'_> {
+    /// What the next plan does without the record.
+    fn consequence(self, address: &InstanceAddress) -> String {
+        match self {
+            Lost::CreateIntent => "The object exists, and its create intent stays pending: the next plan \
+                finds the object by its markers, binds it and warns `interrupted-create`, and the next \
+                apply marks the intent done."
+                .to_owned(),
+            Lost::SettledIntent => "The intent of the interrupted create stays pending: the next plan \
+                binds the object as usual, and the next apply marks the intent done."
+                .to_owned(),
+            Lost::Located => format!(
+                "What is lost: the tagging sweep does not see this object, and nothing but this record \
+                 finds it once {address} is no longer declared. While {address} is declared, plans still \
+                 find it; removed from the configuration, it would be left behind instead of destroyed."
+            ),
+            Lost::Residue => format!(
+                "What is lost: the values the live system does not return. The next plan has nothing to \
+                 compare them with and proposes to set them on {address} again."
+            ),
+            Lost::Slot(slot) => format!(
+                "What is lost: the slot high-water mark of {} does not reach {slot}. Plans still find the \
+                 object by its markers, but once the members from slot {slot} up are destroyed, that slot \
+                 may be given to a new member again.",
+                address.block()
+            ),
+            Lost::Deposed(id) => format!(
+                "The deposed record still names {id}: the next plan finds it gone, and the next apply \
+                 removes it from the record."
+            ),
+            Lost::Destroyed => "The record stays behind and names an object that no longer exists: \
+                plans find nothing there and propose nothing for it."
+                .to_owned(),
+        }
+    }
 }
 
 /// An estate's records as one run reads and writes them.

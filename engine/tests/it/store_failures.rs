@@ -1,12 +1,16 @@
 //! A record store that refuses: the plan and the apply say so with a stable code, and the KMS key's
-//! refusal of an S3 record bucket is `kms-denied` with what to change in the key policy.
+//! refusal of an S3 record bucket is `kms-denied` with what to change in the key policy. A record write
+//! that fails after its provider call did its work leaves the operation reported as done (its event says
+//! `Creation complete` or `Destruction complete`, and the object is the instance's), and the write's
+//! failure is a `record-write-failed` error of its own, naming the key, the store's reason and what the
+//! next plan does without the record.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use staterecord::{KmsDenied, Record, Store, StoreError, Version};
 
-use crate::support::{Bench, diagnostics, failing};
+use crate::support::{Bench, Journal, diagnostics, failing};
 
 const VPC: &str = r#"
 live {
@@ -25,11 +29,13 @@ const DECRYPT_DENIED: &str = "User: arn:aws:sts::111122223333:assumed-role/deplo
      policy allows the kms:Decrypt action";
 
 /// What a [`RefusingStore`] refuses once it refuses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 enum Refuses {
     Everything,
     Writes,
     Deletes,
+    /// The puts (`Some(payload)`) and deletes (`None`) this picks, by key and payload.
+    Picked(fn(&str, Option<&[u8]>) -> bool),
 }
 
 /// A store that passes everything on until `refuse` is set, then fails what `refuses` says with `error`.
@@ -42,14 +48,15 @@ struct RefusingStore {
 }
 
 impl RefusingStore {
-    fn error(&self, key: &str) -> StoreError {
+    /// The error of `op` on `key`: a KMS denial, or a local store's refusal of the key's file.
+    fn error(&self, op: &'static str, key: &str) -> StoreError {
         if self.kms {
             StoreError::KmsDenied(KmsDenied::parse(DECRYPT_DENIED).expect("a KMS denial"))
         } else {
             StoreError::Io {
-                op: "read",
-                path: key.into(),
-                source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+                op,
+                path: format!("records/{key}.rec").into(),
+                error: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
             }
         }
     }
@@ -62,8 +69,8 @@ impl RefusingStore {
 #[async_trait::async_trait]
 impl Store for RefusingStore {
     async fn get(&self, key: &str) -> Result<Option<Record>, StoreError> {
-        if self.refusing() && self.refuses == Refuses::Everything {
-            return Err(self.error(key));
+        if self.refusing() && matches!(self.refuses, Refuses::Everything) {
+            return Err(self.error("read", key));
         }
         self.inner.get(key).await
     }
@@ -74,22 +81,31 @@ impl Store for RefusingStore {
         payload: &[u8],
         expected: Option<&Version>,
     ) -> Result<Version, StoreError> {
-        if self.refusing() && self.refuses != Refuses::Deletes {
-            return Err(self.error(key));
+        let refused = match self.refuses {
+            Refuses::Everything | Refuses::Writes => true,
+            Refuses::Deletes => false,
+            Refuses::Picked(picks) => picks(key, Some(payload)),
+        };
+        if self.refusing() && refused {
+            return Err(self.error("create temp file", key));
         }
         self.inner.put_if_version(key, payload, expected).await
     }
 
     async fn delete(&self, key: &str, expected: Option<&Version>) -> Result<(), StoreError> {
-        if self.refusing() {
-            return Err(self.error(key));
+        let refused = match self.refuses {
+            Refuses::Picked(picks) => picks(key, None),
+            _ => true,
+        };
+        if self.refusing() && refused {
+            return Err(self.error("remove", key));
         }
         self.inner.delete(key, expected).await
     }
 
     async fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
-        if self.refusing() && self.refuses == Refuses::Everything {
-            return Err(self.error(prefix));
+        if self.refusing() && matches!(self.refuses, Refuses::Everything) {
+            return Err(self.error("read", prefix));
         }
         self.inner.list(prefix).await
     }
@@ -203,5 +219,152 @@ async fn mv_names_a_store_failure_as_such_not_as_another_runs_change() {
             .starts_with("check the record store"),
         "{:?}",
         outcome.diagnostics
+    );
+}
+
+/// A count block of two subnets in [`VPC`]'s VPC.
+const SUBNETS: &str = r#"
+resource "aws_subnet" "public" {
+  count      = 2
+  vpc_id     = aws_vpc.main.id
+  cidr_block = cidrsubnet("10.0.0.0/16", 8, count.index)
+}
+"#;
+
+/// The write that marks a create intent done (after the create call), not the pending one before it.
+fn intent_marked_done(key: &str, payload: Option<&[u8]>) -> bool {
+    key.contains("/intent/") && payload.is_some_and(|p| p.windows(6).any(|w| w == b"\"done\""))
+}
+
+/// Applies `plan`, with the event lines of the apply (without their elapsed time).
+async fn applied(world: &Bench, plan: engine::Plan) -> (engine::ApplyOutcome, Vec<String>) {
+    let journal = Journal::default();
+    let outcome = world.apply_journaled(plan, &journal).await;
+    let events = journal
+        .lines()
+        .into_iter()
+        .map(|l| l.replace(" after 0s", ""))
+        .collect();
+    (outcome, events)
+}
+
+#[tokio::test]
+async fn record_write_failed_after_a_create_reports_the_object_created_and_the_next_plan_binds_it()
+{
+    // The intent is written pending before the call; marking it done after the call fails.
+    let (world, store) = refusing_world(false, Refuses::Picked(intent_marked_done));
+    store.refuse.store(true, Ordering::SeqCst);
+    let plan = world.plan(VPC).await;
+    let (outcome, events) = applied(&world, plan).await;
+    assert_eq!(
+        events,
+        [
+            "aws_vpc.main: Creating...",
+            "aws_vpc.main: Creation complete [id=vpc-00000001]"
+        ]
+    );
+    assert_eq!(
+        diagnostics(&outcome),
+        "error [record-write-failed]: aws_vpc.main was created, but its record \
+         acme/intent/aws_vpc/YXdzX3ZwYy5tYWlu could not be updated: local store could not create temp \
+         file records/acme/intent/aws_vpc/YXdzX3ZwYy5tYWlu.rec: permission denied aws_vpc.main\n"
+    );
+    assert_eq!(
+        outcome.diagnostics[0].detail,
+        "The object exists, and its create intent stays pending: the next plan finds the object by its \
+         markers, binds it and warns `interrupted-create`, and the next apply marks the intent done. Fix \
+         the record store before the next apply."
+    );
+    let address: admission::InstanceAddress = "aws_vpc.main".parse().expect("an address");
+    assert_eq!(
+        outcome.objects[&address].as_ref().map(|o| o.id.as_str()),
+        Some("vpc-00000001"),
+        "the object is the instance's"
+    );
+    // What the detail promised: the next plan binds the object and creates nothing.
+    store.refuse.store(false, Ordering::SeqCst);
+    let plan = world.plan(VPC).await;
+    assert_eq!(
+        plan.summary().to_string(),
+        "No changes. The live system matches the configuration."
+    );
+    let warnings: Vec<&str> = plan.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(warnings, ["interrupted-create"]);
+    world.converge(VPC).await;
+    let snapshot = world.cloud.snapshot().await.expect("a snapshot");
+    assert_eq!(snapshot.resources.len(), 1, "one VPC, never a second");
+}
+
+#[tokio::test]
+async fn record_write_failed_on_the_slot_mark_counts_every_create_and_says_what_is_lost() {
+    let (world, store) = refusing_world(false, Refuses::Picked(|key, _| key.contains("/slots/")));
+    store.refuse.store(true, Ordering::SeqCst);
+    let plan = world.plan(&format!("{VPC}{SUBNETS}")).await;
+    let (outcome, events) = applied(&world, plan).await;
+    let completed = events
+        .into_iter()
+        .filter(|l| l.contains("Creation complete"))
+        .count();
+    assert_eq!(completed, 3, "the VPC and both subnets were created");
+    let codes: Vec<(&str, Option<&str>)> = outcome
+        .diagnostics
+        .iter()
+        .map(|d| (d.code.as_str(), d.address.as_deref()))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            ("record-write-failed", Some("aws_subnet.public[0]")),
+            ("record-write-failed", Some("aws_subnet.public[1]")),
+        ]
+    );
+    let first = &outcome.diagnostics[0];
+    assert_eq!(
+        first.summary,
+        "aws_subnet.public[0] was created, but its record acme/slots/YXdzX3N1Ym5ldC5wdWJsaWM could not be \
+         updated: local store could not create temp file records/acme/slots/YXdzX3N1Ym5ldC5wdWJsaWM.rec: \
+         permission denied"
+    );
+    assert!(
+        first.detail.starts_with(
+            "What is lost: the slot high-water mark of aws_subnet.public does not reach 0."
+        ),
+        "{}",
+        first.detail
+    );
+    assert_eq!(outcome.objects.values().flatten().count(), 3);
+}
+
+#[tokio::test]
+async fn record_write_failed_after_a_destroy_reports_the_object_destroyed() {
+    let (world, store) = refusing_world(
+        false,
+        Refuses::Picked(|key, payload| key.contains("/intent/") && payload.is_none()),
+    );
+    world.converge(VPC).await;
+    store.refuse.store(true, Ordering::SeqCst);
+    let plan = world.plan("live {\n  estate = \"acme\"\n}\n").await;
+    assert_eq!(plan.summary().destroy, 1);
+    let (outcome, events) = applied(&world, plan).await;
+    assert_eq!(
+        events,
+        [
+            "aws_vpc.main: Destroying... [id=vpc-00000001]",
+            "aws_vpc.main: Destruction complete [id=vpc-00000001]"
+        ]
+    );
+    assert_eq!(
+        diagnostics(&outcome),
+        "error [record-write-failed]: aws_vpc.main was destroyed, but its record \
+         acme/intent/aws_vpc/YXdzX3ZwYy5tYWlu could not be updated: local store could not remove \
+         records/acme/intent/aws_vpc/YXdzX3ZwYy5tYWlu.rec: permission denied aws_vpc.main\n"
+    );
+    let snapshot = world.cloud.snapshot().await.expect("a snapshot");
+    assert!(snapshot.resources.is_empty(), "the VPC is gone");
+    // The record left behind changes nothing.
+    let plan = world.plan("live {\n  estate = \"acme\"\n}\n").await;
+    assert_eq!(
+        plan.summary().to_string(),
+        "No changes. The live system matches the configuration."
     );
 }

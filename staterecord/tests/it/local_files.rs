@@ -200,3 +200,26 @@ async fn local_files_fresh_lock_holds_writers_until_released_or_stale() {
     assert_eq!(store.get("k").await.unwrap().unwrap().version, v3);
     assert!(!lock.exists());
 }
+
+#[tokio::test]
+async fn local_files_errors_carry_the_operating_systems_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = LocalStore::open(dir.path()).unwrap();
+    // A file where the store needs a directory, and a directory where it needs a file: both fail for
+    // root too, unlike a read-only directory.
+    std::fs::write(dir.path().join("e"), "not a directory").unwrap();
+    std::fs::create_dir(dir.path().join("d.rec")).unwrap();
+
+    let write = store.put_if_absent("e/k", b"v").await.unwrap_err();
+    let expected = format!(
+        "local store could not create directory {}: File exists (os error 17)",
+        dir.path().join("e").display()
+    );
+    assert_eq!(write.to_string(), expected);
+    let read = store.get("d").await.unwrap_err();
+    let expected = format!(
+        "local store could not read {}: Is a directory (os error 21)",
+        dir.path().join("d.rec").display()
+    );
+    assert_eq!(read.to_string(), expected);
+}
