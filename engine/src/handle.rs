@@ -20,6 +20,7 @@ use staterecord::Store;
 
 use crate::adopt::{AdoptRequest, MvRequest, OwnershipOutcome};
 use crate::apply::{ApplyConfig, ApplyOutcome};
+use crate::clock::{Clock, SystemClock};
 use crate::model::{Plan, ReviewedPlan};
 use crate::planner::PlanRequest;
 
@@ -98,6 +99,7 @@ pub struct Engine {
     retry: RetryConfig,
     read_concurrency: usize,
     key_prefix: String,
+    clock: Arc<dyn Clock>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -108,13 +110,14 @@ impl std::fmt::Debug for Engine {
             .field("retry", &self.retry)
             .field("read_concurrency", &self.read_concurrency)
             .field("key_prefix", &self.key_prefix)
+            .field("clock", &self.clock)
             .finish_non_exhaustive()
     }
 }
 
 impl Engine {
     /// An engine over `provider` and `store` with the defaults: the default retry policy, 16 reads in
-    /// flight during discovery, no record key prefix.
+    /// flight during discovery, no record key prefix, the system clock.
     pub fn new(provider: Arc<dyn Provider>, store: Arc<dyn Store>) -> Engine {
         let catalog = Arc::new(full_catalog(provider.schemas()));
         Engine {
@@ -124,7 +127,20 @@ impl Engine {
             retry: RetryConfig::default(),
             read_concurrency: 16,
             key_prefix: String::new(),
+            clock: Arc::new(SystemClock),
         }
+    }
+
+    /// The same engine reading the time of day from `clock`: the age of create intents (so when a
+    /// withheld create may be retried), the time written into intent records, and `timestamp()` during
+    /// an apply. A test moves a [`ManualClock`](crate::ManualClock) instead of waiting.
+    pub fn with_clock(self, clock: Arc<dyn Clock>) -> Engine {
+        Engine { clock, ..self }
+    }
+
+    /// The clock the engine reads the time of day from.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
     }
 
     /// The same engine retrying throttled and failed calls (of plans, applies, adoptions and renames
@@ -199,6 +215,7 @@ impl Engine {
             Arc::clone(&self.store),
             config,
             self.retry.clone(),
+            Arc::clone(&self.clock),
         )
         .await
     }
@@ -249,6 +266,7 @@ impl Engine {
             retry: self.retry.clone(),
             read_concurrency: self.read_concurrency,
             key_prefix: &self.key_prefix,
+            clock: self.clock.as_ref(),
         }
     }
 }

@@ -13,6 +13,7 @@
 //!   [`ApplyEvent`]s.
 //! - [`Engine::adopt`] and [`Engine::mv`] are the explicit ownership operations.
 //! - [`validate`] is the configuration's own findings, with no live system at all.
+//! - [`Clock`] is where every operation reads the time of day ([`Engine::with_clock`]).
 //!
 //! Planning writes nothing anywhere; applying writes only through the provider and the store's
 //! compare-and-swap. This crate never prints and never installs a tracing subscriber: the CLI does.
@@ -20,6 +21,7 @@
 mod adopt;
 mod apply;
 mod builtin;
+mod clock;
 mod error;
 pub mod graph;
 mod handle;
@@ -33,6 +35,7 @@ mod summary;
 pub use adopt::OwnershipOutcome;
 pub use apply::{ApplyConfig, ApplyEvent, ApplyEventKind, ApplyOutcome, EventSink};
 pub use builtin::builtin_catalog;
+pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{Error, kms_denied};
 pub use handle::{Engine, MvOptions, Sources, Validation, full_catalog, validate};
 pub use model::{

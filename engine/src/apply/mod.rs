@@ -41,6 +41,7 @@ use tokio_util::sync::CancellationToken;
 pub use events::{ApplyEvent, ApplyEventKind, EventSink};
 
 use crate::builtin::ApplyTime;
+use crate::clock::Clock;
 use crate::graph::{self, EngineFamily, FinalPlan, GraphValue, Meta};
 use crate::journal::{RecordJournal, records_seen};
 use crate::model::{PlanContext, ResourceChange, ReviewedPlan, WithheldCause, WithheldChange};
@@ -144,7 +145,7 @@ fn plan_again(address: &InstanceAddress, what: impl std::fmt::Display) -> GraphD
 }
 
 /// Applies a reviewed plan through `provider`, writing records to `store` (read past any cache), retrying
-/// throttled calls by `retry`.
+/// throttled calls by `retry`, reading the time of day from `clock`.
 #[tracing::instrument(skip_all, fields(estate = %plan.plan().estate), err)]
 pub(crate) async fn apply(
     plan: &ReviewedPlan,
@@ -152,10 +153,11 @@ pub(crate) async fn apply(
     store: Arc<dyn Store>,
     config: ApplyConfig,
     retry: RetryConfig,
+    clock: Arc<dyn Clock>,
 ) -> Result<ApplyOutcome, crate::Error> {
     let p = plan.plan();
     let graph = graph::build(p).map_err(|e| crate::Error::InvalidGraph(e.to_string()))?;
-    let ops = Arc::new(Executor::new(p, provider, &store, &config, retry)?);
+    let ops = Arc::new(Executor::new(p, provider, &store, &config, retry, clock)?);
     // Every record an apply writes is its estate's: on S3 the objects carry the estate's tag, so that one
     // bucket's records can be told apart by estate (lifecycle rules, access policies, cost reports).
     let tags = BTreeMap::from([(admission::marker::ESTATE_TAG.to_owned(), p.estate.clone())]);
@@ -264,6 +266,7 @@ impl Executor {
         store: &Arc<dyn Store>,
         config: &ApplyConfig,
         retry: RetryConfig,
+        clock: Arc<dyn Clock>,
     ) -> Result<Executor, crate::Error> {
         let ctx = Arc::clone(&p.context);
         let estate = admission::Estate::new(p.estate.clone())
@@ -281,7 +284,8 @@ impl Executor {
         }
         Ok(Executor {
             blocks: eval::block_shapes(&ctx),
-            journal: RecordJournal::new(store, keys, seen),
+            impure: ApplyTime::at(clock.now()),
+            journal: RecordJournal::new(store, keys, seen).with_clock(clock),
             turns: Turns::new(config.parallelism.get(), config.cancel.clone()),
             ctx,
             changes,
@@ -293,7 +297,6 @@ impl Executor {
             progress_interval: config.progress_interval,
             results: Mutex::new(BTreeMap::new()),
             record_failures: Mutex::new(Vec::new()),
-            impure: ApplyTime::now(),
         })
     }
 

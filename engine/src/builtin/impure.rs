@@ -15,9 +15,9 @@ pub(crate) struct ApplyTime {
 }
 
 impl ApplyTime {
-    /// The time now, to the second, in RFC 3339 form (UTC).
-    pub(crate) fn now() -> ApplyTime {
-        let now = time::OffsetDateTime::now_utc();
+    /// The apply's start time `at`, to the second, in RFC 3339 form (UTC).
+    pub(crate) fn at(at: std::time::SystemTime) -> ApplyTime {
+        let now = time::OffsetDateTime::from(at);
         let started = now
             .replace_nanosecond(0)
             .unwrap_or(now)

@@ -151,6 +151,8 @@ pub(crate) struct RecordJournal {
     turns: KeyTurns,
     /// The slot high-water raises waiting per block.
     raises: SlotRaises,
+    /// Where the time of an intent is read.
+    clock: Arc<dyn crate::Clock>,
 }
 
 impl RecordJournal {
@@ -171,7 +173,13 @@ impl RecordJournal {
             versions: Mutex::new(versions),
             turns: KeyTurns::default(),
             raises: SlotRaises::default(),
+            clock: Arc::new(crate::SystemClock),
         }
+    }
+
+    /// The same journal reading the time it writes into intents from `clock`.
+    pub(crate) fn with_clock(self, clock: Arc<dyn crate::Clock>) -> RecordJournal {
+        RecordJournal { clock, ..self }
     }
 
     /// The estate's record keys.

@@ -6,7 +6,6 @@
 //! the key's turn from the read to the write; nothing here ever holds a turn of another key meanwhile.
 
 use std::collections::BTreeMap;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use admission::{InstanceAddress, Value};
 use projection::record::{
@@ -18,13 +17,6 @@ use provider::schema::ResourceTypeSchema;
 use staterecord::Version;
 
 use super::{RecordError, RecordJournal};
-
-fn now_secs() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
 
 impl RecordJournal {
     /// Writes `address`'s create intent in `state`, with the client token of its create and, once known,
@@ -40,7 +32,7 @@ impl RecordJournal {
         let body = RecordBody::Intent(IntentRecord {
             state,
             client_token: client_token.to_owned(),
-            time: now_secs(),
+            time: self.clock.unix_secs(),
             id: id.map(str::to_owned),
         });
         self.write_of(&key, address, Some(&body)).await

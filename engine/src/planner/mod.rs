@@ -23,7 +23,6 @@ mod tags;
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use admission::ExpandedInstance;
 use admission::marker::Estate;
@@ -57,6 +56,8 @@ pub(crate) struct PlanRequest<'a> {
     pub read_concurrency: usize,
     /// The record key prefix (empty, or ending with `/`).
     pub key_prefix: &'a str,
+    /// Where "now" is read, for the age of create intents.
+    pub clock: &'a dyn crate::Clock,
 }
 
 /// How a request's projection reads: the same for a plan and for the checks of an adoption, so that
@@ -65,16 +66,9 @@ pub(crate) fn projection_config(request: &PlanRequest<'_>) -> ProjectionConfig {
     ProjectionConfig {
         read_concurrency: request.read_concurrency.max(1),
         retry: request.retry.clone(),
-        now: now_secs(),
+        now: request.clock.unix_secs(),
         key_prefix: request.key_prefix.to_owned(),
     }
-}
-
-fn now_secs() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
 }
 
 /// Plans: parses and lints the configuration against `catalog` (every type known), projects the live

@@ -43,9 +43,14 @@ impl Bench {
 
     /// Plans `config` (one `main.tf`).
     pub async fn plan(&self, config: &str) -> Plan {
+        self.plan_by(&self.engine(4), config).await
+    }
+
+    /// Plans `config` (one `main.tf`) with `engine` (over this bench, with settings of its own).
+    pub async fn plan_by(&self, engine: &Engine, config: &str) -> Plan {
         let files = [SourceFile::new("main.tf", config)];
         let inputs = VariableInputs::default();
-        self.engine(4)
+        engine
             .plan(Sources::new(&files, &inputs))
             .await
             .expect("the plan runs")
