@@ -204,8 +204,9 @@ impl Engine {
     }
 
     /// Adopts an unowned object for `address`: the object at its client-named identity, or the bind
-    /// candidate `id` of a marker-path instance. Tags only; refusals are diagnostics of the outcome, and
-    /// nothing is written for one.
+    /// candidate `id` of a marker-path instance. Tags only, once the address is claimed through its create
+    /// intent (refused while an apply is creating it); refusals are diagnostics of the outcome, and nothing
+    /// is left written for one.
     pub async fn adopt(
         &self,
         sources: Sources<'_>,
@@ -222,7 +223,8 @@ impl Engine {
         .await
     }
 
-    /// Renames an object of this estate from `old` to `new`: rewrites its address marker and moves its
+    /// Renames an object of this estate from `old` to `new`: claims `new` through its create intent
+    /// (refused while an apply is creating it), then rewrites the object's address marker and moves its
     /// records.
     pub async fn mv(
         &self,
