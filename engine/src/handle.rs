@@ -1,5 +1,5 @@
 //! The embedder's handle: an [`Engine`] built once from a live system and a record store, with plan,
-//! apply, adopt and mv as methods.
+//! apply, adopt (with release) and mv as methods.
 //!
 //! The handle owns what every operation shares: the provider, the store, the catalog of every type a plan
 //! may use (the provider's schemas and the engine's record-backed types, merged once here), the retry
@@ -22,6 +22,7 @@ use crate::adopt::{AdoptRequest, MvRequest, OwnershipOutcome};
 use crate::apply::{ApplyConfig, ApplyOutcome};
 use crate::model::{Plan, ReviewedPlan};
 use crate::planner::PlanRequest;
+use crate::release::ReleaseRequest;
 
 /// What a plan reads besides the live system and the records: the configuration's `*.tf` files, the
 /// variable inputs and the `--estate` flag.
@@ -219,6 +220,25 @@ impl Engine {
             &self.catalog,
             Arc::clone(&self.store),
             &AdoptRequest { address, id },
+        )
+        .await
+    }
+
+    /// Resolves a marker collision at `address` (`liveplan adopt ADDRESS --release ID`): removes this
+    /// estate's markers from `id`, one of the live objects that carry the address, once no record names
+    /// it. Tags only; refusals are diagnostics of the outcome, and nothing is written for one.
+    pub async fn release(
+        &self,
+        sources: Sources<'_>,
+        address: &InstanceAddress,
+        id: &str,
+    ) -> Result<OwnershipOutcome, crate::Error> {
+        crate::release::release(
+            &self.request(sources),
+            self.provider.as_ref(),
+            &self.catalog,
+            Arc::clone(&self.store),
+            &ReleaseRequest { address, id },
         )
         .await
     }

@@ -28,6 +28,7 @@ mod journal;
 mod model;
 mod planner;
 mod refs;
+mod release;
 mod rename;
 pub mod render;
 mod summary;
