@@ -226,6 +226,11 @@ pub(crate) async fn adopt(
     if incomplete(&projected, &address) {
         return Ok(refusals.fail(&"a listing or read of the discovery failed"));
     }
+    if let Some(refused) =
+        claim::pending_in(&projected, &address, Code::AdoptRefused, &address_text)
+    {
+        return Ok(refused);
+    }
     facts.declaration = view.declaration(&live.at_identity, &projected, &target);
     let id = match check_adopt(&facts) {
         Ok(id) => id,

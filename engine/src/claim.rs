@@ -9,8 +9,8 @@
 
 use admission::marker::{self, Estate};
 use admission::{Code, InstanceAddress};
-use projection::INTENT_PATIENCE_SECS;
 use projection::record::InstanceNamespace as Namespace;
+use projection::{Binding, INTENT_PATIENCE_SECS, Projection, Withheld};
 use provider::{Call, Provider};
 
 use crate::adopt::{OwnershipOutcome, marked};
@@ -125,22 +125,15 @@ impl Taking<'_> {
     }
 
     fn claim_refused(&self, refusal: &ClaimRefusal) -> OwnershipOutcome {
-        let address = self.address;
         match refusal {
-            ClaimRefusal::Pending { since } => self.refused(
-                format!(
-                    "an apply is creating {address}: its create intent is pending since {}",
-                    utc_time(*since)
-                ),
-                &format!(
-                    "wait for that apply to end, then plan again: if it created {address}, taking the address \
-                     now would leave two objects claiming it; if no apply is running (one was cut off), the \
-                     intent may be retried after {}; nothing was changed",
-                    utc_time(since.saturating_add(INTENT_PATIENCE_SECS))
-                ),
-            ),
+            ClaimRefusal::Pending { since } => {
+                pending(self.code, self.subject, self.address, *since)
+            }
             ClaimRefusal::Lost => self.refused(
-                format!("another run wrote the create intent of {address} at the same time"),
+                format!(
+                    "another run wrote the create intent of {} at the same time",
+                    self.address
+                ),
                 "an apply may be creating it: plan again to see what it did, then retry; nothing was changed",
             ),
         }
@@ -177,6 +170,44 @@ impl Taking<'_> {
             );
         }
         outcome
+    }
+}
+
+/// The refusal of `address` while an apply is creating it: its create intent is `pending` since `since`
+/// (seconds since the Unix epoch), younger than its patience.
+fn pending(code: Code, subject: &str, address: &InstanceAddress, since: u64) -> OwnershipOutcome {
+    OwnershipOutcome::refused(
+        code,
+        format!(
+            "an apply is creating {address}: its create intent is pending since {}",
+            utc_time(since)
+        ),
+        &format!(
+            "wait for that apply to end, then plan again: if it created {address}, taking the address now \
+             would leave two objects claiming it; if no apply is running (one was cut off), the intent may \
+             be retried after {}; nothing was changed",
+            utc_time(since.saturating_add(INTENT_PATIENCE_SECS))
+        ),
+        subject,
+    )
+}
+
+/// The refusal of an address a projection withholds for a young `pending` create intent, if it does: an
+/// apply is creating it, and the projection offers nothing to adopt for it meanwhile.
+pub(crate) fn pending_in(
+    projected: &Projection,
+    address: &InstanceAddress,
+    code: Code,
+    subject: &str,
+) -> Option<OwnershipOutcome> {
+    match projected.instance(address).map(|s| &s.binding) {
+        Some(Binding::Withheld(Withheld::CreateInProgress { retry_after })) => Some(pending(
+            code,
+            subject,
+            address,
+            retry_after.saturating_sub(INTENT_PATIENCE_SECS),
+        )),
+        _ => None,
     }
 }
 

@@ -3,7 +3,9 @@
 //!
 //! Each trial runs a plan-and-apply and the ownership operation at once on one simulated cloud (with a
 //! latency on every call, so that their calls interleave) and one memory store, the operation starting a
-//! little later in each trial so that the trials land in different windows of the apply.
+//! little later in each trial so that the trials land in different windows of the apply. The orderings
+//! that matter most are also played one after the other: an apply of a plan made before the rename or
+//! the adoption, and a rename whose last record write fails once the tag changed.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,11 +14,12 @@ use engine::{MvOptions, OwnershipOutcome};
 use fixtures::{SimCloud, SimConfig};
 use staterecord::MemoryStore;
 
+use crate::store_failures::{Refuses, refusing_world};
 use crate::support::{Bench, text};
 
 const TRIALS: u64 = 20;
 
-/// A bench whose every cloud call takes `latency`, holding the snapshot `live`.
+/// A bench whose every cloud call takes 2 ms, holding the snapshot `live`.
 fn slow_bench(live: &str) -> Bench {
     let config = SimConfig {
         latency: Duration::from_millis(2),
@@ -137,21 +140,25 @@ resource "aws_route" "internet" {
 }
 "#;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn mv_racing_an_apply_never_leaves_two_objects_on_one_address() {
-    let renamed = GATEWAY
-        .replace("\"gw\"", "\"main\"")
-        .replace(".gw.", ".main.");
-    let mut renames = 0;
-    for trial in 0..TRIALS {
-        let bench = slow_bench(r#"{"resources": []}"#);
-        bench.converge(GATEWAY).await;
-        let mv = bench.mv(
-            &renamed,
+/// Renames the gateway from `gw` to `main` under the `renamed` configuration.
+async fn rename_gateway(bench: &Bench, renamed: &str) -> OwnershipOutcome {
+    bench
+        .mv(
+            renamed,
             "aws_internet_gateway.gw",
             "aws_internet_gateway.main",
             MvOptions::default(),
-        );
+        )
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mv_racing_an_apply_never_leaves_two_objects_on_one_address() {
+    let mut renames = 0;
+    for trial in 0..TRIALS {
+        let bench = slow_bench(r#"{"resources": []}"#);
+        let renamed = applied_gateway(&bench).await;
+        let mv = rename_gateway(&bench, &renamed);
         let outcome = race(&bench, &renamed, offset(trial), mv).await;
         renames += usize::from(outcome.succeeded());
         let at = ("aws_internet_gateway", "aws_internet_gateway.main");
@@ -203,4 +210,106 @@ async fn adopt_racing_an_apply_never_leaves_two_objects_on_one_address() {
         adoptions > 0 && adoptions < TRIALS as usize,
         "{adoptions} of {TRIALS} adoptions went through"
     );
+}
+
+/// Applies the gateway estate on `bench`; gives its configuration with the gateway's block renamed
+/// from `gw` to `main`.
+async fn applied_gateway(bench: &Bench) -> String {
+    bench.converge(GATEWAY).await;
+    GATEWAY
+        .replace("\"gw\"", "\"main\"")
+        .replace(".gw.", ".main.")
+}
+
+#[tokio::test]
+async fn an_apply_planned_before_a_rename_creates_nothing_at_the_new_address() {
+    let bench = Bench::empty();
+    let renamed = applied_gateway(&bench).await;
+    // The plan creates aws_internet_gateway.main; the rename runs before that plan is applied.
+    let stale = bench.plan(&renamed).await;
+    assert_eq!(stale.summary().add, 1, "{}", text(&stale));
+    let mv = rename_gateway(&bench, &renamed).await;
+    assert!(mv.succeeded(), "{:?}", mv.diagnostics);
+    let outcome = bench.apply(stale).await;
+    assert_eq!(
+        crate::support::diagnostics(&outcome),
+        "error [version-conflict]: creating aws_internet_gateway.main was given up: its create intent \
+         changed since the plan read it aws_internet_gateway.main\n"
+    );
+    assert_eq!(
+        carrying(&bench, "aws_internet_gateway", "aws_internet_gateway.main").await,
+        Vec::from_iter(mv.id.clone())
+    );
+    let plan = bench.plan(&renamed).await;
+    assert!(plan.summary().is_empty(), "{}", text(&plan));
+}
+
+#[tokio::test]
+async fn an_apply_planned_before_an_adoption_creates_nothing_at_the_adopted_address() {
+    let bench = Bench::new(
+        r#"{"resources": [
+          { "type": "aws_vpc", "id": "vpc-0000abcd", "attributes": { "cidr_block": "10.20.0.0/16" } }
+        ]}"#,
+    );
+    let stale = bench.plan(NETWORK).await;
+    assert_eq!(stale.summary().add, 2, "{}", text(&stale));
+    let adopted = bench
+        .adopt(NETWORK, "aws_vpc.main", Some("vpc-0000abcd"))
+        .await;
+    assert!(adopted.succeeded(), "{:?}", adopted.diagnostics);
+    let outcome = bench.apply(stale).await;
+    // The VPC's create loses its intent, and the subnet waiting on it is skipped with it.
+    assert!(
+        crate::support::diagnostics(&outcome).starts_with(
+            "error [version-conflict]: creating aws_vpc.main was given up: its create intent changed \
+             since the plan read it aws_vpc.main\n"
+        ),
+        "{}",
+        crate::support::diagnostics(&outcome)
+    );
+    assert_eq!(
+        carrying(&bench, "aws_vpc", "aws_vpc.main").await,
+        ["vpc-0000abcd"]
+    );
+    bench.converge(NETWORK).await;
+    assert_eq!(
+        carrying(&bench, "aws_vpc", "aws_vpc.main").await,
+        ["vpc-0000abcd"]
+    );
+}
+
+#[tokio::test]
+async fn a_record_left_behind_after_the_retag_is_a_done_rename_never_a_conflict() {
+    let (bench, store) = refusing_world(false, Refuses::Deletes);
+    let renamed = applied_gateway(&bench).await;
+    // The store stops deleting: the create intent of aws_internet_gateway.gw cannot be removed once the
+    // gateway carries its new address.
+    store
+        .refuse
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    let old_intent = format!(
+        "race/intent/aws_internet_gateway/{}",
+        projection::b64::encode(b"aws_internet_gateway.gw")
+    );
+    let mv = rename_gateway(&bench, &renamed).await;
+    let lines: Vec<String> = mv
+        .diagnostics
+        .iter()
+        .map(|d| format!("{d}\n  {}", d.detail))
+        .collect();
+    assert_eq!(
+        lines,
+        [format!(
+            "error [mv-refused]: igw-00000001 now carries aws_internet_gateway.main, but removing the \
+             record {old_intent} failed: local store could not read {old_intent}\n  the rename is done: \
+             do not run it again. The record may still name the object at the old address: remove it \
+             (liveplan records lists it) and read the next plan before applying it"
+        )]
+    );
+    assert_eq!(
+        carrying(&bench, "aws_internet_gateway", "aws_internet_gateway.main").await,
+        ["igw-00000001"]
+    );
+    let plan = bench.plan(&renamed).await;
+    assert!(plan.summary().is_empty(), "{}", text(&plan));
 }
