@@ -20,6 +20,7 @@
 mod adopt;
 mod apply;
 mod builtin;
+mod claim;
 mod error;
 pub mod graph;
 mod handle;
@@ -27,6 +28,8 @@ mod journal;
 mod model;
 mod planner;
 mod refs;
+mod release;
+mod rename;
 pub mod render;
 mod summary;
 

@@ -11,6 +11,7 @@ mod apply_tags;
 mod catalog;
 mod long_addresses;
 mod ownership_ops;
+mod ownership_races;
 mod plan_dependencies;
 mod plan_secrets;
 mod plan_shapes;
