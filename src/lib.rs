@@ -22,7 +22,8 @@
 //! [`Diagnostic`]s, each with a stable [`Code`]. Planning writes nothing anywhere. [`render::text`] and
 //! [`render::json`] print it as the `liveplan` CLI does. A plan with no error diagnostic can be
 //! [reviewed](Plan::review) and handed to [`Engine::apply`], which reports an [`ApplyEvent`] as each
-//! operation starts and finishes. [`Engine::adopt`] and [`Engine::mv`] are the ownership operations.
+//! operation starts and finishes. [`Engine::adopt`], [`Engine::release`] and [`Engine::mv`] are the
+//! ownership operations.
 //!
 //! A library-only dependency leaves out the `liveplan` binary and its command-line crates:
 //! `liveplan = { version = "0.1", default-features = false }`.

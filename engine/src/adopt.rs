@@ -3,9 +3,10 @@
 //!
 //! The rules of both come from `admission` as pure functions; this module gathers the facts from the live
 //! system and the store (for `adopt`, the same projection a plan makes, so that it takes only what the
-//! plan would bind), and performs the one tags-only update and the compare-and-swap record writes. It must
-//! never change anything of an object but its tags, never touch an object of another estate, and write
-//! nothing when it refuses.
+//! plan would bind), claims the address in the store before any tag changes (`claim`), and performs the
+//! one tags-only update and the compare-and-swap record writes (a rename's, in `rename`). It must never
+//! change anything of an object but its tags, never touch an object of another estate, and leave nothing
+//! changed when it refuses.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -20,9 +21,11 @@ use provider::{AdmissionPath, Catalog, LiveObject, Provider, ProviderError};
 use provider::{Call, Identity, ListRequest, TagChange, TagFilter, TagQuery};
 use staterecord::{CacheScope, Store};
 
+use crate::claim::{self, Taking};
 use crate::handle::MvOptions;
 use crate::journal::{RecordError, RecordJournal, SlotsBasis, located_record, records_seen};
 use crate::planner::PlanRequest;
+use crate::rename::Rename;
 use projection::record::{InstanceNamespace as Namespace, RecordBody, RecordKeys};
 
 /// What to adopt.
@@ -55,7 +58,12 @@ pub struct OwnershipOutcome {
 }
 
 impl OwnershipOutcome {
-    fn refused(code: Code, summary: String, detail: &str, address: &str) -> OwnershipOutcome {
+    pub(crate) fn refused(
+        code: Code,
+        summary: String,
+        detail: &str,
+        address: &str,
+    ) -> OwnershipOutcome {
         OwnershipOutcome {
             id: None,
             diagnostics: vec![Diagnostic::new(code, summary, detail).with_address(address)],
@@ -95,7 +103,7 @@ fn at_address(
 }
 
 /// The live objects of `type_name` this estate marks with the escaped address `escaped`.
-async fn marked(
+pub(crate) async fn marked(
     provider: &dyn Provider,
     estate: &Estate,
     type_name: &str,
@@ -218,6 +226,11 @@ pub(crate) async fn adopt(
     if incomplete(&projected, &address) {
         return Ok(refusals.fail(&"a listing or read of the discovery failed"));
     }
+    if let Some(refused) =
+        claim::pending_in(&projected, &address, Code::AdoptRefused, &address_text)
+    {
+        return Ok(refused);
+    }
     facts.declaration = view.declaration(&live.at_identity, &projected, &target);
     let id = match check_adopt(&facts) {
         Ok(id) => id,
@@ -233,31 +246,82 @@ pub(crate) async fn adopt(
     };
     let seen = records_seen(&keys, &projected.records);
     let journal = RecordJournal::new(&store, keys, seen);
-    // The records first: a record written for an object whose tags then fail to change is harmless (a
-    // located object without this estate's tag is not taken as owned, and a raised high-water mark only
-    // skips a slot), while tags written without the records would lose the object.
-    let located = match write_adopted(&journal, schema, &address, &target, slot).await {
-        Ok(located) => located,
-        Err(e) => return Ok(refusals.conflict(&e)),
-    };
-    let change = TagChange {
+    let adoption = Adoption {
+        address: &address,
+        id: &id,
+        schema,
+        target: &target,
+        slot,
         set,
-        remove: Default::default(),
     };
-    if let Err(e) = retried
-        .update_tags(&Call::unrecorded(), address.type_name(), &id, change)
+    Ok(adoption
+        .take(&journal, &retried, &estate, &refusals)
         .await
-    {
-        // Best effort: the record is harmless without the tags, but it would name a foreign object.
-        if let Some(key) = located {
-            let _ = journal.delete(&key).await;
+        .unwrap_or_else(|refused| refused))
+}
+
+/// An adoption every check allowed: the object, and the markers and slot it gets.
+struct Adoption<'a> {
+    address: &'a InstanceAddress,
+    id: &'a str,
+    schema: &'a provider::ResourceTypeSchema,
+    target: &'a LiveObject,
+    slot: Option<Slot>,
+    set: BTreeMap<String, String>,
+}
+
+impl Adoption<'_> {
+    /// Claims the address, writes the records, then the tags; the claim is settled once the object
+    /// carries them, and put back (with the records) when it does not.
+    async fn take(
+        self,
+        journal: &RecordJournal,
+        provider: &dyn Provider,
+        estate: &Estate,
+        refusals: &Refusals<'_>,
+    ) -> Result<OwnershipOutcome, OwnershipOutcome> {
+        let (address, id) = (self.address, self.id);
+        let taking = Taking {
+            address,
+            object: id,
+            taggable: true,
+            code: Code::AdoptRefused,
+            subject: refusals.0,
+            taken: AdoptRefusal::AlreadyBound.to_string(),
+        };
+        let claim = taking.take(journal, provider, estate).await?;
+        // The records first: a record written for an object whose tags then fail to change is harmless (a
+        // located object without this estate's tag is not taken as owned, and a raised high-water mark only
+        // skips a slot), while tags written without the records would lose the object.
+        let located =
+            match write_adopted(journal, self.schema, address, self.target, self.slot).await {
+                Ok(located) => located,
+                Err(e) => {
+                    return Err(taking
+                        .give_back(journal, claim, refusals.conflict(&e))
+                        .await);
+                }
+            };
+        let change = TagChange {
+            set: self.set,
+            remove: Default::default(),
+        };
+        if let Err(e) = provider
+            .update_tags(&Call::unrecorded(), address.type_name(), id, change)
+            .await
+        {
+            // Best effort: the record is harmless without the tags, but it would name a foreign object.
+            if let Some(key) = located {
+                let _ = journal.delete(&key).await;
+            }
+            return Err(taking.give_back(journal, claim, refusals.fail(&e)).await);
         }
-        return Ok(refusals.fail(&e));
+        claim::settle(journal, claim, id).await;
+        Ok(OwnershipOutcome {
+            id: Some(id.to_owned()),
+            diagnostics: Vec::new(),
+        })
     }
-    Ok(OwnershipOutcome {
-        id: Some(id),
-        diagnostics: Vec::new(),
-    })
 }
 
 /// How adopt words its refusals of `.0` (the address asked for).
@@ -532,8 +596,9 @@ fn count_slot(
     }
 }
 
-/// Renames: rewrites the address marker of the one live object of this estate at OLD to NEW (tags only)
-/// and moves OLD's records to NEW with compare-and-swap. Refusals come back as `mv-refused`.
+/// Renames: claims NEW, then rewrites the address marker of the one live object of this estate at OLD to
+/// NEW (tags only) and moves OLD's records to NEW with compare-and-swap. Refusals come back as
+/// `mv-refused`.
 #[tracing::instrument(skip_all, fields(old = %request.old, new = %request.new), err)]
 pub(crate) async fn mv(
     config: &PlanRequest<'_>,
@@ -582,21 +647,21 @@ pub(crate) async fn mv(
             diagnostics: Vec::new(),
         });
     }
-    if let Some(obj) = &found.object
-        && let Err(outcome) = retag(&retried, obj, &old, &new).await
-    {
-        return Ok(outcome);
-    }
     let journal = RecordJournal::new(
         &store,
         RecordKeys::new(config.key_prefix, &estate)?,
         BTreeMap::new(),
     );
-    let diagnostics = move_records(&journal, &old, &new).await?;
-    Ok(OwnershipOutcome {
-        id: Some(id),
-        diagnostics,
-    })
+    let rename = Rename {
+        old: &old,
+        new: &new,
+        id: &id,
+        object: found.object.as_ref(),
+        taggable,
+        record_backed: catalog.get(old.type_name()).and_then(|s| s.admission)
+            == Some(AdmissionPath::Record),
+    };
+    Ok(rename.run(&journal, &retried, &estate).await)
 }
 
 /// What is at OLD and NEW before a rename.
@@ -674,78 +739,4 @@ async fn find_old(
         }
     }
     Ok(Ok(found))
-}
-
-/// Rewrites `obj`'s address marker from OLD to NEW (dropping its slot when it leaves its block).
-async fn retag(
-    provider: &dyn Provider,
-    obj: &LiveObject,
-    old: &InstanceAddress,
-    new: &InstanceAddress,
-) -> Result<(), OwnershipOutcome> {
-    let refuse = |summary: String| {
-        OwnershipOutcome::refused(
-            Code::MvRefused,
-            summary,
-            "nothing was changed",
-            &old.to_string(),
-        )
-    };
-    let escaped = marker::escape_address(new).map_err(|e| refuse(e.to_string()))?;
-    let mut change =
-        marker::address_tag_change(&obj.tags, &escaped).map_err(|e| refuse(e.to_string()))?;
-    if old.block() != new.block() {
-        change.remove.insert(marker::SLOT_TAG.to_owned());
-    }
-    provider
-        .update_tags(&Call::unrecorded(), obj.type_name.as_str(), &obj.id, change)
-        .await
-        .map_err(|e| {
-            OwnershipOutcome::refused(
-                Code::MvRefused,
-                format!("retagging {} failed: {e}", obj.id),
-                "nothing was changed; retry",
-                &old.to_string(),
-            )
-        })
-}
-
-/// Moves every record of OLD to NEW; the failures come back as diagnostics on NEW.
-async fn move_records(
-    journal: &RecordJournal,
-    old: &InstanceAddress,
-    new: &InstanceAddress,
-) -> Result<Vec<Diagnostic>, crate::Error> {
-    let mut diagnostics = Vec::new();
-    for ns in [
-        Namespace::Records,
-        Namespace::Residue,
-        Namespace::Deposed,
-        Namespace::Intent,
-        Namespace::Located,
-    ] {
-        let from = journal.keys().instance(ns, old);
-        let to = journal.keys().instance(ns, new);
-        let Some(record) = journal.fetch(&from).await.map_err(|e| e.error)? else {
-            continue;
-        };
-        if let Err(e) = journal.move_record(&from, &record, &to, new).await {
-            // Only a lost compare-and-swap is another run's doing; any other failure is the store's.
-            let d = match crate::error::kms_denied(&e.error) {
-                Some(d) => d,
-                None if e.error.is_conflict() => Diagnostic::new(
-                    Code::VersionConflict,
-                    format!("moving the record {from} to {to} failed: {}", e.error),
-                    "another run changed the records at the same time; check `liveplan records` and retry",
-                ),
-                None => Diagnostic::new(
-                    Code::MvRefused,
-                    format!("moving the record {from} to {to} failed: {}", e.error),
-                    "check the record store, then `liveplan records`, and retry",
-                ),
-            };
-            diagnostics.push(d.with_address(new.to_string()));
-        }
-    }
-    Ok(diagnostics)
 }

@@ -1,5 +1,5 @@
 //! The embedder's handle: an [`Engine`] built once from a live system and a record store, with plan,
-//! apply, adopt and mv as methods.
+//! apply, adopt (with release) and mv as methods.
 //!
 //! The handle owns what every operation shares: the provider, the store, the catalog of every type a plan
 //! may use (the provider's schemas and the engine's record-backed types, merged once here), the retry
@@ -23,6 +23,7 @@ use crate::apply::{ApplyConfig, ApplyOutcome};
 use crate::clock::{Clock, SystemClock};
 use crate::model::{Plan, ReviewedPlan};
 use crate::planner::PlanRequest;
+use crate::release::ReleaseRequest;
 
 /// What a plan reads besides the live system and the records: the configuration's `*.tf` files, the
 /// variable inputs and the `--estate` flag.
@@ -221,8 +222,9 @@ impl Engine {
     }
 
     /// Adopts an unowned object for `address`: the object at its client-named identity, or the bind
-    /// candidate `id` of a marker-path instance. Tags only; refusals are diagnostics of the outcome, and
-    /// nothing is written for one.
+    /// candidate `id` of a marker-path instance. Tags only, once the address is claimed through its create
+    /// intent (refused while an apply is creating it); refusals are diagnostics of the outcome, and nothing
+    /// is left written for one.
     pub async fn adopt(
         &self,
         sources: Sources<'_>,
@@ -239,7 +241,27 @@ impl Engine {
         .await
     }
 
-    /// Renames an object of this estate from `old` to `new`: rewrites its address marker and moves its
+    /// Resolves a marker collision at `address` (`liveplan adopt ADDRESS --release ID`): removes this
+    /// estate's markers from `id`, one of the live objects that carry the address, once no record names
+    /// it. Tags only; refusals are diagnostics of the outcome, and nothing is written for one.
+    pub async fn release(
+        &self,
+        sources: Sources<'_>,
+        address: &InstanceAddress,
+        id: &str,
+    ) -> Result<OwnershipOutcome, crate::Error> {
+        crate::release::release(
+            &self.request(sources),
+            self.provider.as_ref(),
+            &self.catalog,
+            Arc::clone(&self.store),
+            &ReleaseRequest { address, id },
+        )
+        .await
+    }
+
+    /// Renames an object of this estate from `old` to `new`: claims `new` through its create intent
+    /// (refused while an apply is creating it), then rewrites the object's address marker and moves its
     /// records.
     pub async fn mv(
         &self,

@@ -21,6 +21,7 @@
 mod adopt;
 mod apply;
 mod builtin;
+mod claim;
 mod clock;
 mod error;
 pub mod graph;
@@ -29,6 +30,8 @@ mod journal;
 mod model;
 mod planner;
 mod refs;
+mod release;
+mod rename;
 pub mod render;
 mod summary;
 

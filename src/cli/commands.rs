@@ -275,6 +275,35 @@ pub async fn adopt(
     ownership_outcome(common, term, &outcome, &done)
 }
 
+/// `liveplan adopt ADDRESS --release ID`.
+pub async fn release(
+    common: &Common,
+    term: &Terminal,
+    address: &str,
+    id: &str,
+) -> anyhow::Result<Exit> {
+    let inputs = Inputs::read(common)?;
+    let live = match target::open_live(common, &inputs).await {
+        Ok(live) => live,
+        Err(d) => return setup_failure(common, term, &d),
+    };
+    // A release reads the records (to refuse an object one names) and writes none.
+    let store = match target::open_store(&inputs, Access::Read).await? {
+        Ok(store) => store,
+        Err(d) => return setup_failure(common, term, &d),
+    };
+    let target = self::address(address)?;
+    let outcome = inputs
+        .engine(common, &live, store)
+        .release(inputs.sources(common), &target, id)
+        .await?;
+    let done = format!(
+        "Released {id} from {address}: it no longer carries this estate's tags, and the next plan lists it \
+         as a foreign object."
+    );
+    ownership_outcome(common, term, &outcome, &done)
+}
+
 /// `liveplan mv OLD NEW`.
 pub async fn mv(
     common: &Common,

@@ -72,13 +72,18 @@ pub enum Command {
     ///
     /// For a client-named type (a bucket, an IAM role) ADDRESS's configured name is the object. For a
     /// server-named type (a VPC, a subnet), give the bind candidate's id with `--id`, as the plan's
-    /// "Adoption candidates" section shows. Only tags change; another estate's object is refused.
+    /// "Adoption candidates" section shows. Only tags change; another estate's object is refused, and so
+    /// is an address an apply is creating. `--release ID` does the opposite for a marker collision: it
+    /// removes this estate's tags from ID, one of the objects claiming ADDRESS, unless a record names it.
     Adopt {
         /// The declared resource address, e.g. `aws_s3_bucket.data` or `'aws_subnet.this["a"]'`.
         address: String,
         /// The id of the object to adopt (required for server-named types).
         #[arg(long)]
         id: Option<String>,
+        /// The id of an object of a marker collision at ADDRESS to take this estate's tags off.
+        #[arg(long, value_name = "ID", conflicts_with = "id")]
+        release: Option<String>,
     },
     /// Rename an object's address: rewrite its ownership tag and move its records, with no churn.
     ///
@@ -183,7 +188,12 @@ pub async fn run(cli: Cli) -> Exit {
         }
         Command::Apply { auto_approve } => apply::run(&cli.common, &term, *auto_approve).await,
         Command::Validate => commands::validate(&cli.common, &term).await,
-        Command::Adopt { address, id } => {
+        Command::Adopt {
+            address,
+            release: Some(release),
+            ..
+        } => commands::release(&cli.common, &term, address, release).await,
+        Command::Adopt { address, id, .. } => {
             commands::adopt(&cli.common, &term, address, id.as_deref()).await
         }
         Command::Mv {

@@ -51,6 +51,23 @@ impl Dir {
         std::fs::write(path, text).unwrap();
     }
 
+    /// Writes the `pending` create intent of `address` (of `type_name`, in `estate`) written `age`
+    /// seconds ago, with no object id: the record of an apply creating it (or killed while it did).
+    pub fn write_pending_intent(&self, estate: &str, type_name: &str, address: &str, age: u64) {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("the clock is after 1970")
+            .as_secs();
+        let key = projection::b64::encode(address.as_bytes());
+        self.write(
+            &format!(".liveplan/records/{estate}/intent/{type_name}/{key}.rec"),
+            &format!(
+                r#"{{"format":"liveplan-record-v1","kind":"intent","state":"pending","client_token":"00000000000000000000000000000000","time":{},"id":null}}"#,
+                now - age
+            ),
+        );
+    }
+
     /// The simulated cloud's file.
     pub fn cloud_file(&self) -> PathBuf {
         self.path().join(".liveplan/cloud.json")

@@ -365,9 +365,13 @@ resource "aws_iam_role" "r" {
              "attributes": { "name": "adopter-r", "assume_role_policy": "{}" } } ] }"#,
     );
     dir.run(&["adopt", "aws_iam_role.r"]).expect_code(0);
+    // The create intent is the claim adopt took before it wrote the tags, settled once they were.
     assert_eq!(
         record_keys(&dir),
-        ["adopter/located/aws_iam_role/YXdzX2lhbV9yb2xlLnI"]
+        [
+            "adopter/intent/aws_iam_role/YXdzX2lhbV9yb2xlLnI",
+            "adopter/located/aws_iam_role/YXdzX2lhbV9yb2xlLnI"
+        ]
     );
     dir.run(&["plan", "--detailed-exitcode"]).expect_code(0);
     dir.write("main.tf", "live {\n  estate = \"adopter\"\n}\n");

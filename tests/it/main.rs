@@ -14,6 +14,7 @@ mod bench_scenarios;
 mod cli;
 #[cfg(feature = "aws")]
 mod cli_aws;
+mod cli_claims;
 mod cli_ownership;
 mod cli_terminal;
 mod embed_configuration;

@@ -11,18 +11,7 @@ use crate::cli::{Dir, actions, codes};
 /// Writes the record a crash leaves behind: the `pending` create intent of `address` (of `type_name`,
 /// in the estate `quickstart`) written `age` seconds ago, with no object id.
 fn interrupted_create(dir: &Dir, type_name: &str, address: &str, age: u64) {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("the clock is after 1970")
-        .as_secs();
-    let key = projection::b64::encode(address.as_bytes());
-    dir.write(
-        &format!(".liveplan/records/quickstart/intent/{type_name}/{key}.rec"),
-        &format!(
-            r#"{{"format":"liveplan-record-v1","kind":"intent","state":"pending","client_token":"00000000000000000000000000000000","time":{},"id":null}}"#,
-            now - age
-        ),
-    );
+    dir.write_pending_intent("quickstart", type_name, address, age);
 }
 
 /// Removes every object of `type_name` from the simulated cloud's file.

@@ -5,7 +5,7 @@
 //! Everything here is a pure function over strings and tag maps: estate names, the two-layer escaping of
 //! `for_each` keys (and the older grammars still bound), address escaping into a tag value and the
 //! display-only decoding back, long addresses split into 256-character chunks, slots, the ownership verdict
-//! of a tag set, slot binding of a count set, and the rules that refuse a rename or an adoption.
+//! of a tag set, slot binding of a count set, and the rules that refuse a rename, an adoption or a release.
 //!
 //! Binding never decodes a tag: it escapes the declared address ([`escaped_forms`]) and compares strings.
 //! Decoding ([`decode_address`]) exists only to *show* a marker that no declared address matches. This
@@ -47,8 +47,8 @@ pub use keys::{
 };
 pub use ownership::{MalformedReason, Ownership, ownership};
 pub use rules::{
-    AdoptFacts, AdoptRefusal, DeclarationMatch, ObjectAtAddress, RenameFacts, RenameRefusal,
-    check_adopt, check_rename,
+    AdoptFacts, AdoptRefusal, DeclarationMatch, ObjectAtAddress, ReleaseFacts, ReleaseRefusal,
+    RenameFacts, RenameRefusal, check_adopt, check_release, check_rename,
 };
 pub use slot::{Slot, SlotMarker, mint_slots};
 pub use tags::{

@@ -1,5 +1,5 @@
-//! The rename and adopt policy: the plain facts `liveplan mv` and `liveplan adopt` gather, and the rules
-//! that refuse one or name the object to retag.
+//! The rename and adopt policy: the plain facts `liveplan mv` and `liveplan adopt` (`--release` too)
+//! gather, and the rules that refuse one or name the object to retag.
 //!
 //! The rules only decide; they never gather the facts and never write a tag.
 
@@ -283,5 +283,122 @@ pub fn check_adopt(facts: &AdoptFacts) -> Result<String, AdoptRefusal> {
             declared: declared.clone(),
         }),
         DeclarationMatch::NotACandidate => Err(AdoptRefusal::NotACandidate(id)),
+    }
+}
+
+/// What a release (`liveplan adopt ADDRESS --release ID`, the way out of a marker collision) found, as
+/// plain facts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReleaseFacts {
+    /// The estate of the run, if there is one.
+    pub estate: Option<Estate>,
+    /// The type's objects carry tags.
+    pub taggable: bool,
+    /// The object to release.
+    pub id: String,
+    /// The live objects of this estate that carry ADDRESS, sorted.
+    pub carriers: Vec<String>,
+    /// The keys of the estate's records that name the object, sorted.
+    pub named_by: Vec<String>,
+}
+
+/// Why a release is refused (`adopt-refused`); the display is the diagnostic's summary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReleaseRefusal {
+    /// No estate name.
+    NoEstate,
+    /// Objects of the type carry no markers.
+    NotTaggable,
+    /// The object does not carry this estate's marker for the address.
+    NotACarrier(String),
+    /// The object is the only one carrying the address: there is no collision.
+    NoCollision(String),
+    /// A record of this estate names the object.
+    NamedByRecord {
+        /// The object.
+        id: String,
+        /// The record's key.
+        record: String,
+        /// The other objects of the collision.
+        others: Vec<String>,
+    },
+}
+
+impl ReleaseRefusal {
+    /// What to do about the refusal: the diagnostic's detail.
+    pub fn detail(&self) -> String {
+        match self {
+            ReleaseRefusal::NotACarrier(_) => "--release takes one of the objects a marker-collision \
+                 error names; nothing was changed"
+                .to_owned(),
+            ReleaseRefusal::NoCollision(_) => "--release only resolves a marker collision, where the plan \
+                 binds none of the objects; releasing the one object the address has would leave it \
+                 unmanaged and have the next apply create another; nothing was changed"
+                .to_owned(),
+            ReleaseRefusal::NamedByRecord { others, .. } => format!(
+                "the record says the object is this estate's (the one its create made, the one it located, \
+                 or a deposed one awaiting deletion), so it is the one to keep: release {} instead; nothing \
+                 was changed",
+                others.join(" or ")
+            ),
+            _ => "nothing was changed".to_owned(),
+        }
+    }
+}
+
+impl fmt::Display for ReleaseRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReleaseRefusal::NoEstate => {
+                f.write_str("no estate name: set live { estate } or pass --estate")
+            }
+            ReleaseRefusal::NotTaggable => {
+                f.write_str("objects of this type carry no markers, so there are none to release")
+            }
+            ReleaseRefusal::NotACarrier(id) => {
+                write!(
+                    f,
+                    "{id} does not carry this estate's marker for the address"
+                )
+            }
+            ReleaseRefusal::NoCollision(id) => write!(
+                f,
+                "{id} is the only live object carrying the address: there is no collision to resolve"
+            ),
+            ReleaseRefusal::NamedByRecord { id, record, .. } => {
+                write!(f, "the record {record} names {id}")
+            }
+        }
+    }
+}
+
+/// Decides whether a release may proceed: the object is one of several of this estate carrying the
+/// address, and no record names it.
+pub fn check_release(facts: &ReleaseFacts) -> Result<(), ReleaseRefusal> {
+    if facts.estate.is_none() {
+        return Err(ReleaseRefusal::NoEstate);
+    }
+    if !facts.taggable {
+        return Err(ReleaseRefusal::NotTaggable);
+    }
+    let id = &facts.id;
+    if !facts.carriers.contains(id) {
+        return Err(ReleaseRefusal::NotACarrier(id.clone()));
+    }
+    if facts.carriers.len() < 2 {
+        return Err(ReleaseRefusal::NoCollision(id.clone()));
+    }
+    match facts.named_by.first() {
+        Some(record) => Err(ReleaseRefusal::NamedByRecord {
+            id: id.clone(),
+            record: record.clone(),
+            others: facts
+                .carriers
+                .iter()
+                .filter(|c| *c != id)
+                .cloned()
+                .collect(),
+        }),
+        None => Ok(()),
     }
 }

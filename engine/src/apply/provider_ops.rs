@@ -239,7 +239,8 @@ impl Executor {
             return object;
         }
         // The create intent, compare-and-swap against the version the plan saw: a second apply of the same
-        // view loses here instead of creating a duplicate.
+        // view, or an apply racing `liveplan adopt` or `mv` (which claim the address through the same
+        // intent before they retag), loses here instead of creating a duplicate.
         let token = entropy::bytes16().map(|b| entropy::hex(&b)).map_err(|e| {
             gdiag(
                 Code::ApplyFailed,
@@ -253,7 +254,7 @@ impl Executor {
         self.journal
             .write_intent(address, IntentState::Pending, &token, None)
             .await
-            .map_err(|e| e.diagnostic(address))?;
+            .map_err(|e| intent_lost(&e, address))?;
         if let Err(cancelled) = flight.take_turn().await {
             // Cancelled before its turn: nothing was created, so the intent goes back to what it was,
             // once the operations in flight have ended.
@@ -588,6 +589,23 @@ fn withheld_if_sensitive(e: ProviderError, desired: &BTreeMap<String, Value>) ->
                 .to_owned(),
         ..e
     }
+}
+
+/// The diagnostic of a create intent that could not be written, so nothing was created: a lost
+/// compare-and-swap means another run took the address since the plan read it.
+fn intent_lost(e: &crate::journal::RecordError, address: &InstanceAddress) -> GraphDiagnostic {
+    if !e.error.is_conflict() {
+        return e.diagnostic(address);
+    }
+    gdiag(
+        Code::VersionConflict,
+        format!(
+            "creating {address} was given up: its create intent changed since the plan read it"
+        ),
+        "another run took the address at the same time (an apply, or liveplan adopt or mv); nothing was \
+         created: plan again to see what it did",
+        address,
+    )
 }
 
 /// The behaviour of `address`'s record-backed type.

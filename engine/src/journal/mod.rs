@@ -1,5 +1,6 @@
 //! The one writer of an estate's records during `apply`, `adopt` and `mv`: every put and delete is a
-//! compare-and-swap against the version last seen or written, kept here per key.
+//! compare-and-swap against the version last seen or written, kept here per key. The create intent of an
+//! address is also how `adopt` and `mv` claim it before they change a tag (`claims.rs`).
 //!
 //! Writes of different keys overlap: no lock of this module is held across a store call but the turn of
 //! the one key the call is about, so two records are written in parallel while two writes of one record
@@ -7,6 +8,7 @@
 //! never writes a record without naming the version it replaces (`None`: none exists), and never retries
 //! a lost compare-and-swap: the caller reports it.
 
+mod claims;
 mod records;
 mod slots;
 mod turns;
@@ -19,6 +21,7 @@ use execgraph::Diagnostic as GraphDiagnostic;
 use projection::record::{RecordBody, RecordKeys};
 use staterecord::{Record, Store, StoreError, Version};
 
+pub(crate) use claims::{Claim, ClaimRefusal};
 pub(crate) use records::{located_record, records_seen};
 pub(crate) use slots::SlotsBasis;
 

@@ -200,11 +200,10 @@ impl RecordJournal {
         Ok(())
     }
 
-    /// Moves `record`, read at `from_key`, to `to_key` as `to`'s: written at the new key (a payload this
-    /// version cannot read moves as it is), then deleted at the old one.
-    pub(crate) async fn move_record(
+    /// Copies `record` (read at another instance's key) to `to_key` as `to`'s, where no record was seen: a
+    /// payload this version cannot read is copied as it is.
+    pub(crate) async fn copy_record(
         &self,
-        from_key: &str,
         record: &staterecord::Record,
         to_key: &str,
         to: &InstanceAddress,
@@ -214,8 +213,7 @@ impl RecordJournal {
             Ok(body) => body.to_payload_at(to_key, &to.to_string()),
             Err(_) => record.payload.clone(),
         };
-        self.put_payload(to_key, &payload).await?;
-        self.delete(from_key).await
+        self.put_payload(to_key, &payload).await.map(|_| ())
     }
 }
 

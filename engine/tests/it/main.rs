@@ -12,6 +12,7 @@ mod catalog;
 mod engine_clock;
 mod long_addresses;
 mod ownership_ops;
+mod ownership_races;
 mod plan_dependencies;
 mod plan_secrets;
 mod plan_shapes;

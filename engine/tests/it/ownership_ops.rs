@@ -278,9 +278,12 @@ async fn adopted_roles_and_users_are_located_and_deleted_once_undeclared() {
     );
     assert_eq!(adopt(&world, IAM, "aws_iam_role.r", None).await, "");
     assert_eq!(adopt(&world, IAM, "aws_iam_user.u", None).await, "");
-    // The tagging API does not see IAM: the records are how the estate finds them again.
+    // The tagging API does not see IAM: the located records are how the estate finds them again. The
+    // create intents are the claims adopt took before it wrote the tags, settled once they were.
     expect![[r#"
         [
+            "acme/intent/aws_iam_role/YXdzX2lhbV9yb2xlLnI",
+            "acme/intent/aws_iam_user/YXdzX2lhbV91c2VyLnU",
             "acme/located/aws_iam_role/YXdzX2lhbV9yb2xlLnI",
             "acme/located/aws_iam_user/YXdzX2lhbV91c2VyLnU",
         ]

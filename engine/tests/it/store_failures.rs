@@ -30,7 +30,7 @@ const DECRYPT_DENIED: &str = "User: arn:aws:sts::111122223333:assumed-role/deplo
 
 /// What a [`RefusingStore`] refuses once it refuses.
 #[derive(Debug, Clone, Copy)]
-enum Refuses {
+pub(crate) enum Refuses {
     Everything,
     Writes,
     Deletes,
@@ -40,9 +40,10 @@ enum Refuses {
 
 /// A store that passes everything on until `refuse` is set, then fails what `refuses` says with `error`.
 #[derive(Debug)]
-struct RefusingStore {
+pub(crate) struct RefusingStore {
     inner: Arc<dyn Store>,
-    refuse: AtomicBool,
+    /// Whether it refuses yet.
+    pub(crate) refuse: AtomicBool,
     kms: bool,
     refuses: Refuses,
 }
@@ -111,7 +112,8 @@ impl Store for RefusingStore {
     }
 }
 
-fn refusing_world(kms: bool, refuses: Refuses) -> (Bench, Arc<RefusingStore>) {
+/// An empty bench whose store refuses what `refuses` says once its `refuse` is set.
+pub(crate) fn refusing_world(kms: bool, refuses: Refuses) -> (Bench, Arc<RefusingStore>) {
     let mut world = Bench::empty();
     let store = Arc::new(RefusingStore {
         inner: Arc::clone(&world.store),

@@ -152,7 +152,8 @@ pub(crate) fn bind_candidates(
     (out, ambiguous)
 }
 
-/// Owned-undeclared objects whose rename is plausible are kept and hinted instead of deleted.
+/// Owned-undeclared objects whose rename is plausible (an instance of their block, or of a block of their
+/// type with nothing live, has no object yet) are kept and hinted instead of deleted.
 pub(crate) fn rename_hints(scope: &Scope<'_>, verdicts: &mut Verdicts<'_>) -> Vec<RenameHint> {
     let instances = &verdicts.instances;
     let members = |block: &BlockAddress| {
@@ -163,9 +164,17 @@ pub(crate) fn rename_hints(scope: &Scope<'_>, verdicts: &mut Verdicts<'_>) -> Ve
             .flatten()
             .filter_map(|a| instances.get(a))
     };
+    // A create withheld for its pending intent is unbound too: the intent may be the claim of a rename
+    // under way (`liveplan mv` takes the new address that way before it retags), so the old object is
+    // kept for it rather than deleted.
     let unbound = |block: &BlockAddress| -> Vec<InstanceAddress> {
         members(block)
-            .filter(|s| s.binding == Binding::Create)
+            .filter(|s| {
+                matches!(
+                    s.binding,
+                    Binding::Create | Binding::Withheld(Withheld::CreateInProgress { .. })
+                )
+            })
             .map(|s| s.address.clone())
             .collect()
     };
