@@ -245,7 +245,7 @@ pub(crate) async fn adopt(
         Err(e) => return Ok(refusals.refuse_with(e.to_string())),
     };
     let seen = records_seen(&keys, &projected.records);
-    let journal = RecordJournal::new(&store, keys, seen);
+    let journal = RecordJournal::new(&store, keys, seen).with_clock(Arc::clone(&config.clock));
     let adoption = Adoption {
         address: &address,
         id: &id,
@@ -651,7 +651,8 @@ pub(crate) async fn mv(
         &store,
         RecordKeys::new(config.key_prefix, &estate)?,
         BTreeMap::new(),
-    );
+    )
+    .with_clock(Arc::clone(&config.clock));
     let rename = Rename {
         old: &old,
         new: &new,
@@ -718,7 +719,8 @@ async fn find_old(
             store,
             RecordKeys::new(config.key_prefix, estate)?,
             BTreeMap::new(),
-        );
+        )
+        .with_clock(Arc::clone(&config.clock));
         for ns in [Namespace::Located, Namespace::Records] {
             let key = journal.keys().instance(ns, old);
             match journal.read(&key).await.map_err(|e| e.error)? {

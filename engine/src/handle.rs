@@ -288,7 +288,7 @@ impl Engine {
             retry: self.retry.clone(),
             read_concurrency: self.read_concurrency,
             key_prefix: &self.key_prefix,
-            clock: self.clock.as_ref(),
+            clock: Arc::clone(&self.clock),
         }
     }
 }

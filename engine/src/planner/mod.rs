@@ -56,8 +56,9 @@ pub(crate) struct PlanRequest<'a> {
     pub read_concurrency: usize,
     /// The record key prefix (empty, or ending with `/`).
     pub key_prefix: &'a str,
-    /// Where "now" is read, for the age of create intents.
-    pub clock: &'a dyn crate::Clock,
+    /// Where "now" is read: for the age of create intents, and the time of the intents adopt and mv
+    /// write.
+    pub clock: Arc<dyn crate::Clock>,
 }
 
 /// How a request's projection reads: the same for a plan and for the checks of an adoption, so that
