@@ -344,6 +344,8 @@ struct SubjectOnly {
 /// Why a payload could not be read as a record of this version.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RecordProblem {
+    /// The payload is empty (an empty file, or on the local store a symbolic link in the record's place).
+    Empty,
     /// The payload is not a JSON object with a `format`.
     NotAnEnvelope,
     /// The `format` is one this version does not know.
@@ -357,6 +359,7 @@ pub enum RecordProblem {
 impl std::fmt::Display for RecordProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            RecordProblem::Empty => f.write_str("it is empty or not a plain file"),
             RecordProblem::NotAnEnvelope => f.write_str("the payload is not a record envelope"),
             RecordProblem::UnknownFormat(fmt) => write!(f, "the format {fmt:?} is not known"),
             RecordProblem::BadBody => {
@@ -401,6 +404,9 @@ impl RecordBody {
 
     /// Reads a payload; a foreign or future format is a [`RecordProblem`], never a panic.
     pub fn from_payload(payload: &[u8]) -> Result<RecordBody, RecordProblem> {
+        if payload.is_empty() {
+            return Err(RecordProblem::Empty);
+        }
         let envelope: FormatOnly =
             serde_json::from_slice(payload).map_err(|_| RecordProblem::NotAnEnvelope)?;
         match envelope.format.as_deref() {
@@ -472,6 +478,10 @@ pub struct RecordSet {
     pub slots: BTreeMap<BlockAddress, Stored<SlotsRecord>>,
     /// Outputs, by name.
     pub outputs: BTreeMap<String, Stored<OutputRecord>>,
+    /// The records this version cannot read (read as "no record"), by key, with the version the plan saw:
+    /// the apply that writes one of these keys replaces the damaged bytes with compare-and-swap against
+    /// that version, so a damaged record never blocks its own rewrite.
+    pub unreadable: BTreeMap<String, Version>,
     /// `record-format` warnings for records read as "no record".
     pub diagnostics: Vec<Diagnostic>,
     /// How many calls reached the store to load them.
@@ -479,27 +489,41 @@ pub struct RecordSet {
 }
 
 impl RecordSet {
-    fn warn(&mut self, key: &str, problem: &dyn std::fmt::Display) {
+    /// Reads the record at `key` (stored at `location`) as "no record", with a `record-format` warning
+    /// naming both, and keeps its version for the apply that rewrites it.
+    fn unreadable(
+        &mut self,
+        key: &str,
+        location: &str,
+        version: Version,
+        problem: &dyn std::fmt::Display,
+    ) {
+        self.unreadable.insert(key.to_owned(), version);
         self.diagnostics.push(
             Diagnostic::new(
                 Code::RecordFormat,
-                format!("record {key} was read as no record: {problem}"),
-                "The record was written by another version or damaged. It is ignored for this plan; the \
-                 next apply rewrites it if the instance still needs one.",
+                format!("record {key} ({location}) was read as no record: {problem}"),
+                "The record was damaged or written by another version. It is ignored for this plan; the \
+                 next apply that needs the record overwrites it. To keep what it held, restore it from a \
+                 backup before applying.",
             )
             .with_ids([key.to_owned()]),
         );
     }
 
-    fn insert(&mut self, keys: &RecordKeys, key: &str, record: Record) {
+    fn insert(&mut self, keys: &RecordKeys, key: &str, location: &str, record: Record) {
         let Some(parsed) = keys.parse(key, &record.payload) else {
-            self.warn(key, &"the key does not name a record of this version");
+            let problem = match RecordBody::from_payload(&record.payload) {
+                Err(problem) => problem.to_string(),
+                Ok(_) => "the key does not name a record of this version".to_owned(),
+            };
+            self.unreadable(key, location, record.version, &problem);
             return;
         };
         let body = match RecordBody::from_payload(&record.payload) {
             Ok(body) => body,
             Err(problem) => {
-                self.warn(key, &problem);
+                self.unreadable(key, location, record.version, &problem);
                 return;
             }
         };
@@ -557,7 +581,7 @@ impl RecordSet {
             (RecordKey::Output(name), RecordBody::Output(body)) => {
                 self.outputs.insert(name, Stored { body, version });
             }
-            _ => self.warn(key, &RecordProblem::WrongKind),
+            (_, _) => self.unreadable(key, location, version, &RecordProblem::WrongKind),
         }
     }
 }
@@ -600,7 +624,8 @@ pub async fn load_records(
         .map_err(unreadable)?,
     };
     for (key, record) in all {
-        set.insert(keys, &key, record);
+        let location = store.location(&key);
+        set.insert(keys, &key, &location, record);
     }
     Ok(set)
 }

@@ -291,18 +291,21 @@ pub async fn open_store(
                 .and_then(|b| inputs.setting_str(b.settings.get("path")))
                 .map(|p| inputs.dir.join(p))
                 .unwrap_or_else(|| inputs.dir.join(STATE_DIR).join("records"));
-            open_local(&path, access).map(Ok)
+            open_local(&path, &inputs.dir, access).map(Ok)
         }
     }
 }
 
-fn open_local(path: &Path, access: Access) -> anyhow::Result<Arc<dyn Store>> {
+fn open_local(path: &Path, dir: &Path, access: Access) -> anyhow::Result<Arc<dyn Store>> {
     if access == Access::Read && !path.is_dir() {
         return Ok(Arc::new(MemoryStore::new()));
     }
     let store = LocalStore::open(path)
         .with_context(|| format!("cannot open the record store {}", path.display()))?;
-    Ok(Arc::new(store))
+    // Record files are named relative to the configuration directory when they lie inside it, as the
+    // live snapshot is.
+    let shown = path.strip_prefix(dir).unwrap_or(path).to_owned();
+    Ok(Arc::new(store.shown_as(shown)))
 }
 
 #[cfg(feature = "aws")]

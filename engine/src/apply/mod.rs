@@ -274,7 +274,7 @@ impl Executor {
         }
         Ok(Executor {
             blocks: eval::block_shapes(&ctx),
-            journal: RecordJournal::new(store, keys, seen),
+            journal: RecordJournal::new(store, keys, seen).with_unreadable(&ctx.records.unreadable),
             turns: Turns::new(config.parallelism.get(), config.cancel.clone()),
             ctx,
             changes,

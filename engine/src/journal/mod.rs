@@ -94,6 +94,20 @@ impl RecordJournal {
         }
     }
 
+    /// Adds the records the run could not read, by key with the version seen: a write of one of these
+    /// keys replaces the unreadable bytes with compare-and-swap against that version.
+    pub(crate) fn with_unreadable(self, unreadable: &BTreeMap<String, Version>) -> RecordJournal {
+        {
+            let mut versions = self.versions.lock().unwrap_or_else(PoisonError::into_inner);
+            for (key, version) in unreadable {
+                versions
+                    .entry(key.clone())
+                    .or_insert_with(|| Some(version.clone()));
+            }
+        }
+        self
+    }
+
     /// The estate's record keys.
     pub(crate) fn keys(&self) -> &RecordKeys {
         &self.keys
