@@ -16,6 +16,7 @@ mod cli;
 mod cli_aws;
 mod cli_ownership;
 mod cli_terminal;
+mod damaged_records;
 mod embed_configuration;
 mod embed_example;
 mod fuzz_inputs;

@@ -9,6 +9,7 @@ mod apply_parallelism;
 mod apply_reads;
 mod apply_tags;
 mod catalog;
+mod damaged_records;
 mod long_addresses;
 mod ownership_ops;
 mod plan_dependencies;
