@@ -338,10 +338,12 @@ impl Local {
             Ok(meta) if meta.file_type().is_symlink() => {
                 let target = fs::read_link(path).map_err(|source| io_err("read", path, source))?;
                 let hash = Version::content_hash(target.as_os_str().as_encoded_bytes());
-                return Ok(Version::new(format!("symlink:{hash}")).map(|version| Record {
-                    payload: Vec::new(),
-                    version,
-                }));
+                return Ok(
+                    Version::new(format!("symlink:{hash}")).map(|version| Record {
+                        payload: Vec::new(),
+                        version,
+                    }),
+                );
             }
             _ => {}
         }

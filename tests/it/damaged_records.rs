@@ -6,7 +6,8 @@
 use crate::cli::{Dir, codes};
 
 /// The quickstart's `random_id.suffix` record file, relative to the configuration directory.
-const SUFFIX_RECORD: &str = ".liveplan/records/quickstart/records/random_id/cmFuZG9tX2lkLnN1ZmZpeA.rec";
+const SUFFIX_RECORD: &str =
+    ".liveplan/records/quickstart/records/random_id/cmFuZG9tX2lkLnN1ZmZpeA.rec";
 /// The quickstart's `bucket_arn` output record file.
 const OUTPUT_RECORD: &str = ".liveplan/records/quickstart/outputs/YnVja2V0X2Fybg.rec";
 
@@ -25,7 +26,8 @@ fn damaged_record_is_rewritten_by_the_next_apply(
     let plan = dir.run(&["plan", "--no-color"]);
     plan.expect_code(0);
     assert!(
-        plan.stdout.contains(&format!("({file}) was read as no record")),
+        plan.stdout
+            .contains(&format!("({file}) was read as no record")),
         "{what}: the warning does not name {file}:\n{}",
         plan.stdout
     );
@@ -41,9 +43,15 @@ fn damaged_record_is_rewritten_by_the_next_apply(
     doc.expect_code(0);
     assert_eq!(codes(&doc.json()), Vec::<String>::new(), "{what}");
     let meta = std::fs::symlink_metadata(&path).unwrap();
-    assert!(meta.file_type().is_file(), "{what}: the record is a plain file again");
+    assert!(
+        meta.file_type().is_file(),
+        "{what}: the record is a plain file again"
+    );
     let text = std::fs::read_to_string(&path).unwrap();
-    assert!(text.starts_with(r#"{"format":"liveplan-record-v1""#), "{what}: {text}");
+    assert!(
+        text.starts_with(r#"{"format":"liveplan-record-v1""#),
+        "{what}: {text}"
+    );
 }
 
 fn rewrite(path: &std::path::Path, f: impl FnOnce(Vec<u8>) -> Vec<u8>) {
@@ -84,7 +92,9 @@ fn damaged_records_every_variant_of_the_finding_is_rewritten_by_the_next_apply()
         swap(r#""kind":"object""#, r#""kind":"intent""#),
     );
     damaged_record_is_rewritten_by_the_next_apply("bad fields", SUFFIX_RECORD, |p| {
-        rewrite(p, |_| br#"{"format":"liveplan-record-v1","kind":"object","id":5}"#.to_vec())
+        rewrite(p, |_| {
+            br#"{"format":"liveplan-record-v1","kind":"object","id":5}"#.to_vec()
+        })
     });
     damaged_record_is_rewritten_by_the_next_apply("oversize", SUFFIX_RECORD, |p| {
         rewrite(p, |mut b| {

@@ -24,7 +24,12 @@ const SUFFIX_KEY: &str = "acme/records/random_id/cmFuZG9tX2lkLnN1ZmZpeA";
 const OUTPUT_KEY: &str = "acme/outputs/c3VmZml4";
 
 async fn damage(bench: &Bench, key: &str, payload: &[u8]) {
-    let current = bench.store.get(key).await.unwrap().expect("the record exists");
+    let current = bench
+        .store
+        .get(key)
+        .await
+        .unwrap()
+        .expect("the record exists");
     bench
         .store
         .put_if_version(key, payload, Some(&current.version))
@@ -37,7 +42,12 @@ async fn damaged_records_an_unreadable_record_is_overwritten_by_the_apply_that_n
     let bench = Bench::empty();
     let outcome = bench.apply(bench.plan(CONFIG).await).await;
     assert_eq!(diagnostics(&outcome), "");
-    damage(&bench, SUFFIX_KEY, br#"{"format":"liveplan-record-v1","kind":"o"#).await;
+    damage(
+        &bench,
+        SUFFIX_KEY,
+        br#"{"format":"liveplan-record-v1","kind":"o"#,
+    )
+    .await;
     damage(&bench, OUTPUT_KEY, b"\x00\xffgarbage").await;
 
     let plan = bench.plan(CONFIG).await;

@@ -214,7 +214,11 @@ async fn local_files_a_symlink_in_a_records_place_is_listed_read_empty_and_repla
     std::os::unix::fs::symlink(&target, root.join("e/k.rec")).unwrap();
 
     assert_eq!(store.list("e/").await.unwrap(), vec!["e/k".to_owned()]);
-    let seen = store.get("e/k").await.unwrap().expect("the link reads as a record");
+    let seen = store
+        .get("e/k")
+        .await
+        .unwrap()
+        .expect("the link reads as a record");
     assert!(seen.payload.is_empty(), "the link is not followed");
     // A create asserting no record conflicts; a compare-and-swap against the link's version replaces it.
     let created = store.put_if_absent("e/k", b"new").await;
@@ -235,7 +239,11 @@ async fn local_files_location_names_the_record_file_under_the_directory_as_shown
     let store = LocalStore::open(parent.path().join("records")).unwrap();
     assert_eq!(
         store.location("e/x.rec/k"),
-        parent.path().join("records/e/x.rec.d/k.rec").display().to_string()
+        parent
+            .path()
+            .join("records/e/x.rec.d/k.rec")
+            .display()
+            .to_string()
     );
     let shown = store.shown_as(".liveplan/records");
     assert_eq!(shown.location("e/k"), ".liveplan/records/e/k.rec");
