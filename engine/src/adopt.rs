@@ -232,8 +232,7 @@ pub(crate) async fn adopt(
         Err(e) => return Ok(refusals.refuse_with(e.to_string())),
     };
     let seen = records_seen(&keys, &projected.records);
-    let journal =
-        RecordJournal::new(&store, keys, seen).with_unreadable(&projected.records.unreadable);
+    let journal = RecordJournal::new(&store, keys, seen).with_records_of(&projected.records);
     // The records first: a record written for an object whose tags then fail to change is harmless (a
     // located object without this estate's tag is not taken as owned, and a raised high-water mark only
     // skips a slot), while tags written without the records would lose the object.

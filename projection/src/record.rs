@@ -34,6 +34,7 @@ use admission::marker::{Estate, Slot};
 use admission::{BlockAddress, InstanceAddress};
 use admission::{Code, Diagnostic};
 use admission::{Value, ValuePath};
+use provider::Lineage;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use staterecord::key::{MAX_KEY_LEN, MAX_SEGMENT_LEN};
@@ -327,6 +328,9 @@ struct EnvelopeOut<'a> {
     /// The text a digest key stands for; absent under a base64url key, which holds the text itself.
     #[serde(skip_serializing_if = "Option::is_none")]
     address: Option<&'a str>,
+    /// The live system the record was written for; absent when the provider names none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lineage: Option<&'a Lineage>,
     #[serde(flatten)]
     body: &'a RecordBody,
 }
@@ -339,6 +343,11 @@ struct FormatOnly {
 #[derive(Deserialize)]
 struct SubjectOnly {
     address: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct LineageOnly {
+    lineage: Option<Lineage>,
 }
 
 /// Why a payload could not be read as a record of this version.
@@ -381,20 +390,38 @@ impl RecordBody {
     /// a count block's address, or an output's name): when the key is a digest, the payload carries
     /// `subject`, without which the record could not be read back.
     pub fn to_payload_at(&self, key: &str, subject: &str) -> Vec<u8> {
+        self.to_payload_for(key, subject, None)
+    }
+
+    /// [`RecordBody::to_payload_at`], the envelope naming `lineage`, the live system the record is
+    /// written for (none: the envelope names none, as before lineages existed).
+    pub fn to_payload_for(&self, key: &str, subject: &str, lineage: Option<&Lineage>) -> Vec<u8> {
         let digested = key
             .rsplit('/')
             .next()
             .is_some_and(|s| s.starts_with(DIGEST_MARK));
-        self.envelope(digested.then_some(subject))
+        serde_json::to_vec(&EnvelopeOut {
+            format: RECORD_FORMAT,
+            address: digested.then_some(subject),
+            lineage,
+            body: self,
+        })
+        .unwrap_or_default()
     }
 
     fn envelope(&self, address: Option<&str>) -> Vec<u8> {
         serde_json::to_vec(&EnvelopeOut {
             format: RECORD_FORMAT,
             address,
+            lineage: None,
             body: self,
         })
         .unwrap_or_default()
+    }
+
+    /// The live system a payload names, if it names one (records written before lineages name none).
+    pub fn lineage_of(payload: &[u8]) -> Option<Lineage> {
+        serde_json::from_slice::<LineageOnly>(payload).ok()?.lineage
     }
 
     /// The subject a payload carries for its digest key, if any.
@@ -419,6 +446,7 @@ impl RecordBody {
         if let Some(map) = json.as_object_mut() {
             map.remove("format");
             map.remove("address");
+            map.remove("lineage");
         }
         serde_json::from_value(json).map_err(|_| RecordProblem::BadBody)
     }
@@ -482,7 +510,11 @@ pub struct RecordSet {
     /// the apply that writes one of these keys replaces the damaged bytes with compare-and-swap against
     /// that version, so a damaged record never blocks its own rewrite.
     pub unreadable: BTreeMap<String, Version>,
-    /// `record-format` warnings for records read as "no record".
+    /// The live system the records were read for, which every record written back names; `None` when the
+    /// provider names none (records are then neither checked nor stamped).
+    pub lineage: Option<Lineage>,
+    /// `record-format` warnings for records read as "no record", and `record-lineage` errors for
+    /// records of another live system.
     pub diagnostics: Vec<Diagnostic>,
     /// How many calls reached the store to load them.
     pub store_trips: u64,
@@ -527,6 +559,24 @@ impl RecordSet {
                 return;
             }
         };
+        if let (Some(ours), Some(theirs)) = (&self.lineage, RecordBody::lineage_of(&record.payload))
+            && *ours != theirs
+        {
+            self.diagnostics.push(
+                Diagnostic::new(
+                    Code::RecordLineage,
+                    format!(
+                        "record {key} ({location}) was written for {theirs}, not for {ours}, which \
+                         this run reads and writes"
+                    ),
+                    "Two live systems share this record store under one estate, and their records \
+                     must not mix. Give each live system its own record store or key prefix; remove \
+                     the record only if that live system is gone.",
+                )
+                .with_ids([key.to_owned()]),
+            );
+            return;
+        }
         let version = record.version;
         use InstanceNamespace as N;
         match (parsed, body) {
@@ -591,17 +641,31 @@ impl RecordSet {
 ///
 /// Pass the plan's [`RunCache`](staterecord::RunCache) as `store`, so that later reads of the run are
 /// served from the same snapshot. Unreadable records become `record-format` warnings.
-#[tracing::instrument(skip_all, fields(prefix = %keys.prefix()), err)]
 pub async fn load_records(
     store: &dyn Store,
     keys: &RecordKeys,
+) -> Result<RecordSet, ProjectionError> {
+    load_records_for(store, keys, None).await
+}
+
+/// [`load_records`] for the live system `lineage`: a record that names another is refused with a
+/// `record-lineage` error (never read, never written over), and the set carries `lineage` for the writes
+/// back. `None` checks nothing.
+#[tracing::instrument(name = "load_records", skip_all, fields(prefix = %keys.prefix()), err)]
+pub async fn load_records_for(
+    store: &dyn Store,
+    keys: &RecordKeys,
+    lineage: Option<Lineage>,
 ) -> Result<RecordSet, ProjectionError> {
     let label = TripLabel::new("records", "projection::load_records");
     let unreadable = |source| ProjectionError::RecordsUnreadable {
         estate: keys.prefix().trim_end_matches('/').to_owned(),
         source,
     };
-    let mut set = RecordSet::default();
+    let mut set = RecordSet {
+        lineage,
+        ..RecordSet::default()
+    };
     let all: BTreeMap<String, Record> = match store.bulk_reader() {
         Some(bulk) => {
             set.store_trips = 1;

@@ -274,7 +274,7 @@ impl Executor {
         }
         Ok(Executor {
             blocks: eval::block_shapes(&ctx),
-            journal: RecordJournal::new(store, keys, seen).with_unreadable(&ctx.records.unreadable),
+            journal: RecordJournal::new(store, keys, seen).with_records_of(&ctx.records),
             turns: Turns::new(config.parallelism.get(), config.cancel.clone()),
             ctx,
             changes,

@@ -15,6 +15,7 @@ mod ownership_ops;
 mod plan_dependencies;
 mod plan_secrets;
 mod plan_shapes;
+mod record_lineage;
 mod store_failures;
 mod support;
 mod withheld_creates;
