@@ -200,6 +200,8 @@ pub enum Access {
 pub struct Live {
     /// The provider.
     pub provider: Arc<dyn Provider>,
+    /// The simulated cloud behind the provider, when it is one: an apply gives its file an id first.
+    pub sim: Option<Arc<SimCloud>>,
 }
 
 /// Opens the live system: AWS with a `provider "aws"` block, else the simulated cloud in `--sim FILE` or
@@ -228,9 +230,13 @@ pub async fn open_live(common: &Common, inputs: &Inputs) -> Result<Live, Diagnos
         .display()
         .to_string();
     match SimCloud::open_file(&path, config) {
-        Ok(cloud) => Ok(Live {
-            provider: Arc::new(cloud),
-        }),
+        Ok(cloud) => {
+            let cloud = Arc::new(cloud);
+            Ok(Live {
+                provider: Arc::clone(&cloud) as Arc<dyn Provider>,
+                sim: Some(cloud),
+            })
+        }
         Err(e) if e.is_invalid_snapshot() => Err(Diagnostic::new(
             Code::InvalidSnapshot,
             format!("the live snapshot {shown} is not valid"),
@@ -254,6 +260,7 @@ async fn open_aws(region: Option<String>) -> Result<Live, Diagnostic> {
     match AwsProvider::from_env(&config).await {
         Ok(provider) => Ok(Live {
             provider: Arc::new(provider),
+            sim: None,
         }),
         Err(e) => Err(Diagnostic::new(
             Code::DiscoveryIncomplete,

@@ -22,6 +22,7 @@ mod embed_example;
 mod fuzz_inputs;
 mod fuzz_plan;
 mod golden;
+mod record_lineage;
 mod reliability_faults;
 mod reliability_processes;
 mod reliability_support;
