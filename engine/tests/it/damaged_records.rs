@@ -4,7 +4,8 @@
 
 use crate::support::{Bench, diagnostics};
 
-const CONFIG: &str = r#"
+/// A record-backed instance and an output of its value: one record of each kind an apply rewrites.
+pub const CONFIG: &str = r#"
 live {
   estate = "acme"
 }
@@ -19,9 +20,9 @@ output "suffix" {
 "#;
 
 /// The key of `random_id.suffix`'s record (`b64url("random_id.suffix")`).
-const SUFFIX_KEY: &str = "acme/records/random_id/cmFuZG9tX2lkLnN1ZmZpeA";
+pub const SUFFIX_KEY: &str = "acme/records/random_id/cmFuZG9tX2lkLnN1ZmZpeA";
 /// The key of the `suffix` output's record (`b64url("suffix")`).
-const OUTPUT_KEY: &str = "acme/outputs/c3VmZml4";
+pub const OUTPUT_KEY: &str = "acme/outputs/c3VmZml4";
 
 async fn damage(bench: &Bench, key: &str, payload: &[u8]) {
     let current = bench
@@ -40,8 +41,10 @@ async fn damage(bench: &Bench, key: &str, payload: &[u8]) {
 #[tokio::test]
 async fn damaged_records_an_unreadable_record_is_overwritten_by_the_apply_that_needs_it() {
     let bench = Bench::empty();
-    let outcome = bench.apply(bench.plan(CONFIG).await).await;
-    assert_eq!(diagnostics(&outcome), "");
+    assert_eq!(
+        diagnostics(&bench.apply(bench.plan(CONFIG).await).await),
+        ""
+    );
     damage(
         &bench,
         SUFFIX_KEY,
@@ -55,9 +58,7 @@ async fn damaged_records_an_unreadable_record_is_overwritten_by_the_apply_that_n
         plan.summary().to_string(),
         "Plan: 1 to add, 0 to change, 0 to destroy."
     );
-    let outcome = bench.apply(plan).await;
-    assert_eq!(diagnostics(&outcome), "");
-
+    assert_eq!(diagnostics(&bench.apply(plan).await), "");
     let again = bench.plan(CONFIG).await;
     assert_eq!(
         again.summary().to_string(),
