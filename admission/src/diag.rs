@@ -154,6 +154,8 @@ codes! {
     AmbiguousCandidates = "ambiguous-candidates", Warning;
     /// A record with an unknown format was read as "no record".
     RecordFormat = "record-format", Warning;
+    /// A record names another live system than the one this run reads and writes.
+    RecordLineage = "record-lineage", Error;
     /// A create intent from an earlier apply was found.
     InterruptedCreate = "interrupted-create", Warning;
 }

@@ -245,7 +245,9 @@ pub(crate) async fn adopt(
         Err(e) => return Ok(refusals.refuse_with(e.to_string())),
     };
     let seen = records_seen(&keys, &projected.records);
-    let journal = RecordJournal::new(&store, keys, seen).with_clock(Arc::clone(&config.clock));
+    let journal = RecordJournal::new(&store, keys, seen)
+        .with_clock(Arc::clone(&config.clock))
+        .with_records_of(&projected.records);
     let adoption = Adoption {
         address: &address,
         id: &id,

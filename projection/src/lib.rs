@@ -79,7 +79,7 @@ pub use output::{
     Projection, Removal, RenameHint, RenameTarget, Repair, UndeclaredAction, UnownedObject,
     Withheld,
 };
-pub use record::{RecordKeys, RecordSet, load_records};
+pub use record::{RecordKeys, RecordSet, load_records, load_records_for};
 pub use retry::{Backoff, RetryConfig, Retrying};
 pub use shell::shell_word;
 pub use verdict::UnownedVerdict;

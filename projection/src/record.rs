@@ -34,6 +34,7 @@ use admission::marker::{Estate, Slot};
 use admission::{BlockAddress, InstanceAddress};
 use admission::{Code, Diagnostic};
 use admission::{Value, ValuePath};
+use provider::Lineage;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use staterecord::key::{MAX_KEY_LEN, MAX_SEGMENT_LEN};
@@ -327,6 +328,9 @@ struct EnvelopeOut<'a> {
     /// The text a digest key stands for; absent under a base64url key, which holds the text itself.
     #[serde(skip_serializing_if = "Option::is_none")]
     address: Option<&'a str>,
+    /// The live system the record was written for; absent when the provider names none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lineage: Option<&'a Lineage>,
     #[serde(flatten)]
     body: &'a RecordBody,
 }
@@ -341,9 +345,16 @@ struct SubjectOnly {
     address: Option<String>,
 }
 
+#[derive(Deserialize)]
+struct LineageOnly {
+    lineage: Option<Lineage>,
+}
+
 /// Why a payload could not be read as a record of this version.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RecordProblem {
+    /// The payload is empty (an empty file, or on the local store a symbolic link in the record's place).
+    Empty,
     /// The payload is not a JSON object with a `format`.
     NotAnEnvelope,
     /// The `format` is one this version does not know.
@@ -357,6 +368,7 @@ pub enum RecordProblem {
 impl std::fmt::Display for RecordProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            RecordProblem::Empty => f.write_str("it is empty or not a plain file"),
             RecordProblem::NotAnEnvelope => f.write_str("the payload is not a record envelope"),
             RecordProblem::UnknownFormat(fmt) => write!(f, "the format {fmt:?} is not known"),
             RecordProblem::BadBody => {
@@ -378,20 +390,38 @@ impl RecordBody {
     /// a count block's address, or an output's name): when the key is a digest, the payload carries
     /// `subject`, without which the record could not be read back.
     pub fn to_payload_at(&self, key: &str, subject: &str) -> Vec<u8> {
+        self.to_payload_for(key, subject, None)
+    }
+
+    /// [`RecordBody::to_payload_at`], the envelope naming `lineage`, the live system the record is
+    /// written for (none: the envelope names none, as before lineages existed).
+    pub fn to_payload_for(&self, key: &str, subject: &str, lineage: Option<&Lineage>) -> Vec<u8> {
         let digested = key
             .rsplit('/')
             .next()
             .is_some_and(|s| s.starts_with(DIGEST_MARK));
-        self.envelope(digested.then_some(subject))
+        serde_json::to_vec(&EnvelopeOut {
+            format: RECORD_FORMAT,
+            address: digested.then_some(subject),
+            lineage,
+            body: self,
+        })
+        .unwrap_or_default()
     }
 
     fn envelope(&self, address: Option<&str>) -> Vec<u8> {
         serde_json::to_vec(&EnvelopeOut {
             format: RECORD_FORMAT,
             address,
+            lineage: None,
             body: self,
         })
         .unwrap_or_default()
+    }
+
+    /// The live system a payload names, if it names one (records written before lineages name none).
+    pub fn lineage_of(payload: &[u8]) -> Option<Lineage> {
+        serde_json::from_slice::<LineageOnly>(payload).ok()?.lineage
     }
 
     /// The subject a payload carries for its digest key, if any.
@@ -401,6 +431,9 @@ impl RecordBody {
 
     /// Reads a payload; a foreign or future format is a [`RecordProblem`], never a panic.
     pub fn from_payload(payload: &[u8]) -> Result<RecordBody, RecordProblem> {
+        if payload.is_empty() {
+            return Err(RecordProblem::Empty);
+        }
         let envelope: FormatOnly =
             serde_json::from_slice(payload).map_err(|_| RecordProblem::NotAnEnvelope)?;
         match envelope.format.as_deref() {
@@ -413,6 +446,7 @@ impl RecordBody {
         if let Some(map) = json.as_object_mut() {
             map.remove("format");
             map.remove("address");
+            map.remove("lineage");
         }
         serde_json::from_value(json).map_err(|_| RecordProblem::BadBody)
     }
@@ -472,37 +506,77 @@ pub struct RecordSet {
     pub slots: BTreeMap<BlockAddress, Stored<SlotsRecord>>,
     /// Outputs, by name.
     pub outputs: BTreeMap<String, Stored<OutputRecord>>,
-    /// `record-format` warnings for records read as "no record".
+    /// The records this version cannot read (read as "no record"), by key, with the version the plan saw:
+    /// the apply that writes one of these keys replaces the damaged bytes with compare-and-swap against
+    /// that version, so a damaged record never blocks its own rewrite.
+    pub unreadable: BTreeMap<String, Version>,
+    /// The live system the records were read for, which every record written back names; `None` when the
+    /// provider names none (records are then neither checked nor stamped).
+    pub lineage: Option<Lineage>,
+    /// `record-format` warnings for records read as "no record", and `record-lineage` errors for
+    /// records of another live system.
     pub diagnostics: Vec<Diagnostic>,
     /// How many calls reached the store to load them.
     pub store_trips: u64,
 }
 
 impl RecordSet {
-    fn warn(&mut self, key: &str, problem: &dyn std::fmt::Display) {
+    /// Reads the record at `key` (stored at `location`) as "no record", with a `record-format` warning
+    /// naming both, and keeps its version for the apply that rewrites it.
+    fn unreadable(
+        &mut self,
+        key: &str,
+        location: &str,
+        version: Version,
+        problem: &dyn std::fmt::Display,
+    ) {
+        self.unreadable.insert(key.to_owned(), version);
         self.diagnostics.push(
             Diagnostic::new(
                 Code::RecordFormat,
-                format!("record {key} was read as no record: {problem}"),
-                "The record was written by another version or damaged. It is ignored for this plan; the \
-                 next apply rewrites it if the instance still needs one.",
+                format!("record {key} ({location}) was read as no record: {problem}"),
+                "The record was damaged or written by another version. It is ignored for this plan; the \
+                 next apply that needs the record overwrites it. To keep what it held, restore it from a \
+                 backup before applying.",
             )
             .with_ids([key.to_owned()]),
         );
     }
 
-    fn insert(&mut self, keys: &RecordKeys, key: &str, record: Record) {
+    fn insert(&mut self, keys: &RecordKeys, key: &str, location: &str, record: Record) {
         let Some(parsed) = keys.parse(key, &record.payload) else {
-            self.warn(key, &"the key does not name a record of this version");
+            let problem = match RecordBody::from_payload(&record.payload) {
+                Err(problem) => problem.to_string(),
+                Ok(_) => "the key does not name a record of this version".to_owned(),
+            };
+            self.unreadable(key, location, record.version, &problem);
             return;
         };
         let body = match RecordBody::from_payload(&record.payload) {
             Ok(body) => body,
             Err(problem) => {
-                self.warn(key, &problem);
+                self.unreadable(key, location, record.version, &problem);
                 return;
             }
         };
+        if let (Some(ours), Some(theirs)) = (&self.lineage, RecordBody::lineage_of(&record.payload))
+            && *ours != theirs
+        {
+            self.diagnostics.push(
+                Diagnostic::new(
+                    Code::RecordLineage,
+                    format!(
+                        "record {key} ({location}) was written for {theirs}, not for {ours}, which \
+                         this run reads and writes"
+                    ),
+                    "Two live systems share this record store under one estate, and their records \
+                     must not mix. Give each live system its own record store or key prefix; remove \
+                     the record only if that live system is gone.",
+                )
+                .with_ids([key.to_owned()]),
+            );
+            return;
+        }
         let version = record.version;
         use InstanceNamespace as N;
         match (parsed, body) {
@@ -557,7 +631,7 @@ impl RecordSet {
             (RecordKey::Output(name), RecordBody::Output(body)) => {
                 self.outputs.insert(name, Stored { body, version });
             }
-            _ => self.warn(key, &RecordProblem::WrongKind),
+            (_, _) => self.unreadable(key, location, version, &RecordProblem::WrongKind),
         }
     }
 }
@@ -567,17 +641,31 @@ impl RecordSet {
 ///
 /// Pass the plan's [`RunCache`](staterecord::RunCache) as `store`, so that later reads of the run are
 /// served from the same snapshot. Unreadable records become `record-format` warnings.
-#[tracing::instrument(skip_all, fields(prefix = %keys.prefix()), err)]
 pub async fn load_records(
     store: &dyn Store,
     keys: &RecordKeys,
+) -> Result<RecordSet, ProjectionError> {
+    load_records_for(store, keys, None).await
+}
+
+/// [`load_records`] for the live system `lineage`: a record that names another is refused with a
+/// `record-lineage` error (never read, never written over), and the set carries `lineage` for the writes
+/// back. `None` checks nothing.
+#[tracing::instrument(name = "load_records", skip_all, fields(prefix = %keys.prefix()), err)]
+pub async fn load_records_for(
+    store: &dyn Store,
+    keys: &RecordKeys,
+    lineage: Option<Lineage>,
 ) -> Result<RecordSet, ProjectionError> {
     let label = TripLabel::new("records", "projection::load_records");
     let unreadable = |source| ProjectionError::RecordsUnreadable {
         estate: keys.prefix().trim_end_matches('/').to_owned(),
         source,
     };
-    let mut set = RecordSet::default();
+    let mut set = RecordSet {
+        lineage,
+        ..RecordSet::default()
+    };
     let all: BTreeMap<String, Record> = match store.bulk_reader() {
         Some(bulk) => {
             set.store_trips = 1;
@@ -600,7 +688,8 @@ pub async fn load_records(
         .map_err(unreadable)?,
     };
     for (key, record) in all {
-        set.insert(keys, &key, record);
+        let location = store.location(&key);
+        set.insert(keys, &key, &location, record);
     }
     Ok(set)
 }

@@ -36,9 +36,9 @@ pub use error::ValueError;
 pub use path::AdmissionPath;
 pub use protocol::{
     AssumeRole, Call, CallCounts, Counting, CreateRequest, DataSourceRequest, Decorate, Identity,
-    ListPage, ListRequest, LiveObject, Method, Next, ParentScope, Provider, ProviderConfig,
-    ProviderError, ProviderErrorKind, RateLimit, RateLimits, Recorder, TagChange, TagFilter,
-    TagQuery, TaggedPage, TaggedResource, UpdateRequest, configured,
+    Lineage, ListPage, ListRequest, LiveObject, Method, Next, ParentScope, Provider,
+    ProviderConfig, ProviderError, ProviderErrorKind, RateLimit, RateLimits, Recorder, TagChange,
+    TagFilter, TagQuery, TaggedPage, TaggedResource, UpdateRequest, configured,
 };
 pub use schema::ResourceTypeSchema;
 pub use value::{Number, Type, Value, ValuePath};

@@ -111,6 +111,13 @@ pub async fn run(common: &Common, term: &Terminal, auto_approve: bool) -> anyhow
         anyhow::bail!("the plan was made without a live system or a record store");
     };
     let reviewed = plan.review()?;
+    // The records this apply writes name the simulated cloud's id: the file keeps it from now on, even
+    // when the apply changes nothing in the cloud.
+    if let Some(sim) = &planned.sim {
+        sim.claim_cloud_id()
+            .await
+            .context("the simulated cloud's file could not be written")?;
+    }
     if !common.json && !summary.is_empty() {
         term.line("");
     }

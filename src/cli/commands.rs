@@ -24,6 +24,8 @@ pub struct Planned {
     pub plan: Plan,
     /// The engine over the live system and the store.
     pub engine: Option<Engine>,
+    /// The simulated cloud the plan was made against, when it is one.
+    pub sim: Option<std::sync::Arc<SimCloud>>,
 }
 
 /// Opens the target and plans. A live system or store that cannot be opened or read gives a plan holding
@@ -40,6 +42,7 @@ pub async fn make_plan(
             return Ok(Planned {
                 plan: refused_plan(common, inputs, d),
                 engine: None,
+                sim: None,
             });
         }
     };
@@ -49,6 +52,7 @@ pub async fn make_plan(
             return Ok(Planned {
                 plan: refused_plan(common, inputs, d),
                 engine: None,
+                sim: None,
             });
         }
     };
@@ -62,6 +66,7 @@ pub async fn make_plan(
     Ok(Planned {
         plan,
         engine: Some(engine),
+        sim: live.sim,
     })
 }
 

@@ -200,6 +200,8 @@ pub enum Access {
 pub struct Live {
     /// The provider.
     pub provider: Arc<dyn Provider>,
+    /// The simulated cloud behind the provider, when it is one: an apply gives its file an id first.
+    pub sim: Option<Arc<SimCloud>>,
 }
 
 /// Opens the live system: AWS with a `provider "aws"` block, else the simulated cloud in `--sim FILE` or
@@ -228,9 +230,13 @@ pub async fn open_live(common: &Common, inputs: &Inputs) -> Result<Live, Diagnos
         .display()
         .to_string();
     match SimCloud::open_file(&path, config) {
-        Ok(cloud) => Ok(Live {
-            provider: Arc::new(cloud),
-        }),
+        Ok(cloud) => {
+            let cloud = Arc::new(cloud);
+            Ok(Live {
+                provider: Arc::clone(&cloud) as Arc<dyn Provider>,
+                sim: Some(cloud),
+            })
+        }
         Err(e) if e.is_invalid_snapshot() => Err(Diagnostic::new(
             Code::InvalidSnapshot,
             format!("the live snapshot {shown} is not valid"),
@@ -254,6 +260,7 @@ async fn open_aws(region: Option<String>) -> Result<Live, Diagnostic> {
     match AwsProvider::from_env(&config).await {
         Ok(provider) => Ok(Live {
             provider: Arc::new(provider),
+            sim: None,
         }),
         Err(e) => Err(Diagnostic::new(
             Code::DiscoveryIncomplete,
@@ -291,18 +298,21 @@ pub async fn open_store(
                 .and_then(|b| inputs.setting_str(b.settings.get("path")))
                 .map(|p| inputs.dir.join(p))
                 .unwrap_or_else(|| inputs.dir.join(STATE_DIR).join("records"));
-            open_local(&path, access).map(Ok)
+            open_local(&path, &inputs.dir, access).map(Ok)
         }
     }
 }
 
-fn open_local(path: &Path, access: Access) -> anyhow::Result<Arc<dyn Store>> {
+fn open_local(path: &Path, dir: &Path, access: Access) -> anyhow::Result<Arc<dyn Store>> {
     if access == Access::Read && !path.is_dir() {
         return Ok(Arc::new(MemoryStore::new()));
     }
     let store = LocalStore::open(path)
         .with_context(|| format!("cannot open the record store {}", path.display()))?;
-    Ok(Arc::new(store))
+    // Record files are named relative to the configuration directory when they lie inside it, as the
+    // live snapshot is.
+    let shown = path.strip_prefix(dir).unwrap_or(path).to_owned();
+    Ok(Arc::new(store.shown_as(shown)))
 }
 
 #[cfg(feature = "aws")]

@@ -191,6 +191,10 @@ impl Store for RunCache {
         self.inner.bulk_reader().map(|_| self as &dyn BulkReader)
     }
 
+    fn location(&self, key: &str) -> String {
+        self.inner.location(key)
+    }
+
     fn without_cache(&self) -> Option<Arc<dyn Store>> {
         Some(Arc::clone(&self.inner))
     }

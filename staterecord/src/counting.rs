@@ -398,6 +398,10 @@ impl Store for CountingStore {
         self.inner.bulk_reader().map(|_| self as &dyn BulkReader)
     }
 
+    fn location(&self, key: &str) -> String {
+        self.inner.location(key)
+    }
+
     fn without_cache(&self) -> Option<Arc<dyn Store>> {
         // Keep counting into the same tally below the cache that is being bypassed.
         self.inner.without_cache().map(|inner| {

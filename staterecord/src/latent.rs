@@ -112,4 +112,8 @@ impl Store for LatentStore {
         self.wait(false).await;
         self.inner.list(prefix).await
     }
+
+    fn location(&self, key: &str) -> String {
+        self.inner.location(key)
+    }
 }

@@ -36,8 +36,9 @@
 //! nothing across machines: there is no network protocol here, only local filesystem primitives, and a
 //! directory on a network filesystem shared by several machines is not supported. Teams use the S3 store.
 //!
-//! This module never writes a record file in place, never follows a symlink when listing, and never
-//! touches a file outside the directory it was opened on.
+//! This module never writes a record file in place, never follows a symlink in a record's place (it is
+//! listed, and reads as an empty payload, so that a caller sees a damaged record), and never touches a
+//! file outside the directory it was opened on.
 //!
 //! # What this store does not manage
 //!
@@ -92,6 +93,8 @@ pub struct LocalStore {
 #[derive(Debug)]
 struct Local {
     root: PathBuf,
+    /// The directory as messages show it (see [`LocalStore::shown_as`]); the root when unset.
+    shown: Option<PathBuf>,
     lock_stale_after: Duration,
 }
 
@@ -108,6 +111,7 @@ impl LocalStore {
         Ok(LocalStore {
             inner: Arc::new(Local {
                 root,
+                shown: None,
                 lock_stale_after: DEFAULT_LOCK_STALE_AFTER,
             }),
         })
@@ -119,7 +123,20 @@ impl LocalStore {
         LocalStore {
             inner: Arc::new(Local {
                 root: self.inner.root.clone(),
+                shown: self.inner.shown.clone(),
                 lock_stale_after: after,
+            }),
+        }
+    }
+
+    /// Shows the directory as `shown` in [`Store::location`] (a path relative to the configuration
+    /// directory, say), so that messages stay short and do not depend on where the directory was opened.
+    pub fn shown_as(self, shown: impl Into<PathBuf>) -> LocalStore {
+        LocalStore {
+            inner: Arc::new(Local {
+                root: self.inner.root.clone(),
+                shown: Some(shown.into()),
+                lock_stale_after: self.inner.lock_stale_after,
             }),
         }
     }
@@ -201,6 +218,13 @@ impl Store for LocalStore {
     fn bulk_reader(&self) -> Option<&dyn BulkReader> {
         Some(self)
     }
+
+    fn location(&self, key: &str) -> String {
+        let shown = self.inner.shown.as_ref().unwrap_or(&self.inner.root);
+        relative_record_path(shown.clone(), key)
+            .display()
+            .to_string()
+    }
 }
 
 #[async_trait]
@@ -220,6 +244,19 @@ impl BulkReader for LocalStore {
         })
         .await
     }
+}
+
+/// The file of the record at `key` under the directory `root`.
+fn relative_record_path(mut path: PathBuf, key: &str) -> PathBuf {
+    let mut segments = key.split('/').peekable();
+    while let Some(segment) = segments.next() {
+        if segments.peek().is_some() {
+            path.push(dir_name(segment));
+        } else {
+            path.push(format!("{segment}{RECORD_SUFFIX}"));
+        }
+    }
+    path
 }
 
 fn io_err(op: &'static str, path: &Path, error: io::Error) -> StoreError {
@@ -289,19 +326,27 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl Local {
     fn record_path(&self, key: &str) -> PathBuf {
-        let mut path = self.root.clone();
-        let mut segments = key.split('/').peekable();
-        while let Some(segment) = segments.next() {
-            if segments.peek().is_some() {
-                path.push(dir_name(segment));
-            } else {
-                path.push(format!("{segment}{RECORD_SUFFIX}"));
-            }
-        }
-        path
+        relative_record_path(self.root.clone(), key)
     }
 
+    /// The record at `path`. A symbolic link in a record's place is not followed (a record is always a
+    /// plain file, and the store never reads outside its directory): it reads as an empty payload whose
+    /// version names the link's target, so a compare-and-swap against that version replaces the link
+    /// itself, never what it points to.
     fn read(&self, path: &Path) -> Result<Option<Record>, StoreError> {
+        match fs::symlink_metadata(path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = fs::read_link(path).map_err(|source| io_err("read", path, source))?;
+                let hash = Version::content_hash(target.as_os_str().as_encoded_bytes());
+                return Ok(
+                    Version::new(format!("symlink:{hash}")).map(|version| Record {
+                        payload: Vec::new(),
+                        version,
+                    }),
+                );
+            }
+            _ => {}
+        }
         match fs::read(path) {
             Ok(payload) => Ok(Some(Record {
                 version: Version::content_hash(&payload),
@@ -554,7 +599,9 @@ impl Local {
         };
         for entry in entries {
             let entry = entry.map_err(|source| io_err("list", dir, source))?;
-            // Symlinks and names that are not UTF-8 are not ours: a record is always a plain file.
+            // Names that are not UTF-8 are not ours, and a symlink is never followed. A symlink named as
+            // a record is listed (it reads as an empty payload) so that it is seen as a damaged record
+            // rather than block the record's creation unseen.
             let Ok(file_type) = entry.file_type() else {
                 continue;
             };
@@ -568,7 +615,7 @@ impl Local {
                 if sub.starts_with(prefix) || prefix.starts_with(&sub) {
                     self.walk(&entry.path(), &sub, prefix, keys)?;
                 }
-            } else if file_type.is_file() {
+            } else if file_type.is_file() || file_type.is_symlink() {
                 let Some(last) = name.strip_suffix(RECORD_SUFFIX) else {
                     continue;
                 };

@@ -66,6 +66,13 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     fn without_cache(&self) -> Option<Arc<dyn Store>> {
         None
     }
+
+    /// Where the record at `key` lives, for a person who must find it (a damaged record to restore or
+    /// remove): a local store's file path, an S3 object as `s3://bucket/key`. The key itself by default;
+    /// wrappers give their inner store's answer.
+    fn location(&self, key: &str) -> String {
+        key.to_owned()
+    }
 }
 
 /// The optional half of a store that loads every record under a prefix in one call, the way a state file

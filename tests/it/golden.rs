@@ -239,3 +239,33 @@ fn golden_cases_plan_as_recorded() {
     }
     assert!(failed.is_empty(), "golden cases failed: {failed:?}");
 }
+
+/// The golden cases that hold records (none of them names a lineage) plan byte-identically when their
+/// simulated cloud names one: a record without lineage is read as it always was.
+#[test]
+fn golden_cases_records_without_lineage_plan_the_same_for_a_cloud_with_an_id() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/cases");
+    let cases: Vec<Case> = load_cases(&root)
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.records.is_some())
+        .collect();
+    assert!(cases.len() >= 4, "cases with records: {}", cases.len());
+    for case in &cases {
+        let dir = workdir(case);
+        let cloud = dir.path().join(".liveplan/cloud.json");
+        let Ok(Json::Object(mut doc)) =
+            serde_json::from_str::<Json>(&std::fs::read_to_string(&cloud).unwrap())
+        else {
+            continue; // a case whose snapshot is broken on purpose
+        };
+        doc.insert(
+            "cloud_id".to_owned(),
+            json!("0123456789abcdef0123456789abcdef"),
+        );
+        std::fs::write(&cloud, serde_json::to_string(&doc).unwrap()).unwrap();
+        let (text, _) = run(case, dir.path(), "--no-color");
+        let recorded = std::fs::read_to_string(case.dir.join("plan.txt")).unwrap();
+        assert_eq!(text, recorded, "case {}", case.name);
+    }
+}

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use admission::{Code, InstanceAddress};
 use execgraph::Diagnostic as GraphDiagnostic;
 use projection::record::{RecordBody, RecordKeys};
+use provider::Lineage;
 use staterecord::{Record, Store, StoreError, Version};
 
 pub(crate) use claims::{Claim, ClaimRefusal};
@@ -156,6 +157,8 @@ pub(crate) struct RecordJournal {
     raises: SlotRaises,
     /// Where the time of an intent is read.
     clock: Arc<dyn crate::Clock>,
+    /// The live system every record written names (none: as before lineages existed).
+    lineage: Option<Lineage>,
 }
 
 impl RecordJournal {
@@ -177,6 +180,7 @@ impl RecordJournal {
             turns: KeyTurns::default(),
             raises: SlotRaises::default(),
             clock: Arc::new(crate::SystemClock),
+            lineage: None,
         }
     }
 
@@ -185,9 +189,30 @@ impl RecordJournal {
         RecordJournal { clock, ..self }
     }
 
+    /// Takes from the records a plan read what its writes need beyond the records themselves: the
+    /// version of each record it could not read (a write of one of these keys replaces the unreadable
+    /// bytes with compare-and-swap against that version) and the live system every record written names.
+    pub(crate) fn with_records_of(mut self, records: &projection::RecordSet) -> RecordJournal {
+        self.lineage = records.lineage.clone();
+        {
+            let mut versions = self.versions.lock().unwrap_or_else(PoisonError::into_inner);
+            for (key, version) in &records.unreadable {
+                versions
+                    .entry(key.clone())
+                    .or_insert_with(|| Some(version.clone()));
+            }
+        }
+        self
+    }
+
     /// The estate's record keys.
     pub(crate) fn keys(&self) -> &RecordKeys {
         &self.keys
+    }
+
+    /// The payload of `body` as the record of `subject` at `key`, naming the journal's live system.
+    pub(crate) fn payload(&self, key: &str, subject: &str, body: &RecordBody) -> Vec<u8> {
+        body.to_payload_for(key, subject, self.lineage.as_ref())
     }
 
     /// The record at `key` as the run first saw it.
@@ -222,7 +247,7 @@ impl RecordJournal {
         let _turn = self.turns.take(key).await;
         match body {
             Some(b) => self
-                .put_payload_now(key, &b.to_payload_at(key, subject))
+                .put_payload_now(key, &self.payload(key, subject, b))
                 .await
                 .map(|_| ()),
             None => self.delete_now(key).await,
@@ -247,7 +272,7 @@ impl RecordJournal {
         body: &RecordBody,
     ) -> Result<Version, RecordError> {
         let _turn = self.turns.take(key).await;
-        self.put_payload_now(key, &body.to_payload_at(key, subject))
+        self.put_payload_now(key, &self.payload(key, subject, body))
             .await
     }
 

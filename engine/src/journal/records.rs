@@ -104,7 +104,7 @@ impl RecordJournal {
             };
         }
         let body = RecordBody::Deposed(DeposedRecord { ids });
-        self.put_payload_now(&key, &body.to_payload_at(&key, &address.to_string()))
+        self.put_payload_now(&key, &self.payload(&key, &address.to_string(), &body))
             .await
             .map(|_| ())
     }
@@ -210,7 +210,7 @@ impl RecordJournal {
     ) -> Result<(), RecordError> {
         // A digest key's record names its address inside, so it is written again for the new address.
         let payload = match RecordBody::from_payload(&record.payload) {
-            Ok(body) => body.to_payload_at(to_key, &to.to_string()),
+            Ok(body) => self.payload(to_key, &to.to_string(), &body),
             Err(_) => record.payload.clone(),
         };
         self.put_payload(to_key, &payload).await.map(|_| ())

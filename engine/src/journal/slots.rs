@@ -79,7 +79,7 @@ impl RecordJournal {
         };
         if let Some(raised) = raised_slots(highest, target) {
             let body = RecordBody::Slots(raised);
-            self.put_payload_now(&key, &body.to_payload_at(&key, &block.to_string()))
+            self.put_payload_now(&key, &self.payload(&key, &block.to_string(), &body))
                 .await?;
         }
         self.raises.with(&key, |r| r.covered = r.covered.max(upto));

@@ -102,7 +102,7 @@ use self::verdicts::Verdicts;
 use crate::declared::Declared;
 use crate::error::ProjectionError;
 use crate::output::{BindCandidate, Cost, ForeignObject, Projection, RenameHint};
-use crate::record::{RecordKeys, load_records, marked_attributes};
+use crate::record::{RecordKeys, load_records_for, marked_attributes};
 use crate::retry::RetryConfig;
 #[cfg(doc)]
 use crate::retry::Retrying;
@@ -165,7 +165,10 @@ pub async fn project(
     let mut reader = Reader::new(provider, &counts, estate, config);
     // The records and the first stage of discovery need nothing of each other: the one store trip runs
     // while the listings wait for their answers.
-    let (bulk, records) = futures::join!(reader.fetch_bulk(&scope), load_records(store, &keys));
+    let (bulk, records) = futures::join!(
+        reader.fetch_bulk(&scope),
+        load_records_for(store, &keys, provider.lineage())
+    );
     let (mut evidence, failures) = Evidence::new(&scope, bulk, records?);
     let mut verdicts = Verdicts::new(scope.catalog);
     classify::withhold_unread(&scope, &evidence, failures, &mut verdicts);

@@ -204,3 +204,19 @@ async fn outputs_and_located_records_are_loaded_by_name_and_address() {
     assert_eq!(set.diagnostics.len(), 1);
     assert_eq!(set.diagnostics[0].code, Code::RecordFormat);
 }
+
+#[tokio::test]
+async fn damaged_records_keep_their_version_for_the_apply_and_the_warning_names_the_key() {
+    let store = MemoryStore::new();
+    let keys = RecordKeys::new("", &Estate::new("acme").unwrap()).unwrap();
+    let key = "acme/records/random_id/cmFuZG9tX2lkLnN1ZmZpeA";
+    let version = store.put_if_absent(key, b"").await.unwrap();
+    let set = load_records(&store, &keys).await.unwrap();
+    assert!(set.objects.is_empty());
+    assert_eq!(set.unreadable.get(key), Some(&version));
+    assert_eq!(set.diagnostics.len(), 1);
+    assert_eq!(
+        set.diagnostics[0].summary,
+        format!("record {key} ({key}) was read as no record: it is empty or not a plain file")
+    );
+}

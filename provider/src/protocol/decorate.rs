@@ -104,7 +104,7 @@ impl Method<'_> {
 /// A provider that wraps another and is a provider through it: every [`Provider`] method is forwarded to
 /// [`Decorate::inner`] through [`Decorate::around`], the defaulted methods included (a default left in
 /// place would answer from the wrapper's `list` and bypass the wrapped provider's cheaper override).
-/// `region`, `schemas` and `rate_limits` are the wrapped provider's, unhooked.
+/// `region`, `lineage`, `schemas` and `rate_limits` are the wrapped provider's, unhooked.
 ///
 /// ```
 /// use provider::{Decorate, Method, Next, ProviderError};
@@ -239,6 +239,10 @@ macro_rules! through_the_hook {
         impl<D: Decorate> Provider for D {
             fn region(&self) -> String {
                 self.inner().region()
+            }
+
+            fn lineage(&self) -> Option<crate::protocol::Lineage> {
+                self.inner().lineage()
             }
 
             fn schemas(&self) -> &Catalog {

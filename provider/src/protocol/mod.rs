@@ -25,6 +25,7 @@ mod call;
 mod counting;
 mod decorate;
 mod error;
+mod lineage;
 mod live;
 mod requests;
 mod surface;
@@ -37,6 +38,7 @@ pub use call::{Call, CallCounts, Recorder};
 pub use counting::Counting;
 pub use decorate::{Decorate, Method, Next};
 pub use error::{ProviderError, ProviderErrorKind};
+pub use lineage::Lineage;
 pub use live::LiveObject;
 pub use requests::{
     CreateRequest, Identity, ListPage, ListRequest, ParentScope, TagChange, TagFilter, TagQuery,
@@ -89,6 +91,13 @@ use crate::value::Value;
 pub trait Provider: Send + Sync {
     /// The region this provider reads and writes (`us-east-1`).
     fn region(&self) -> String;
+
+    /// The live system this provider reads and writes, when it can name it: records written through it
+    /// carry it, and records carrying another are refused (`record-lineage`). The default, `None`, names
+    /// nothing: records are then neither stamped nor checked.
+    fn lineage(&self) -> Option<Lineage> {
+        None
+    }
 
     /// The resource types this provider serves, built once (at construction, or in a static) and lent
     /// for every request: the engine and the default methods ask for it often.

@@ -403,6 +403,10 @@ impl Store for S3Store {
     fn bulk_reader(&self) -> Option<&dyn BulkReader> {
         Some(self)
     }
+
+    fn location(&self, key: &str) -> String {
+        format!("s3://{}/{}", self.bucket, self.object_key(key))
+    }
 }
 
 #[async_trait]

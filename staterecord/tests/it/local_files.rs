@@ -117,7 +117,8 @@ async fn local_files_locks_temps_and_strays_are_invisible() {
     std::fs::create_dir(root.join("e/junk.lock")).unwrap();
     std::fs::write(root.join("e/junk.lock/inside.rec"), "not ours").unwrap();
     std::os::unix::fs::symlink("/etc", root.join("e/escape")).unwrap();
-    std::os::unix::fs::symlink("/etc/hostname", root.join("e/link.rec")).unwrap();
+    // A symlink named as a record is listed, as a damaged record: see
+    // `local_files_a_symlink_in_a_records_place_is_listed_read_empty_and_replaced_not_followed`.
 
     assert_eq!(store.list("").await.unwrap(), ["e/k"]);
     assert_eq!(store.list("e/").await.unwrap(), ["e/k"]);
@@ -222,4 +223,51 @@ async fn local_files_errors_carry_the_operating_systems_reason() {
         dir.path().join("d.rec").display()
     );
     assert_eq!(read.to_string(), expected);
+}
+
+#[tokio::test]
+async fn local_files_a_symlink_in_a_records_place_is_listed_read_empty_and_replaced_not_followed() {
+    let parent = tempfile::tempdir().unwrap();
+    let root = parent.path().join("records");
+    let store = LocalStore::open(&root).unwrap();
+    store.put_if_absent("e/k", b"original").await.unwrap();
+    let target = parent.path().join("outside.rec");
+    std::fs::write(&target, b"outside").unwrap();
+    std::fs::remove_file(root.join("e/k.rec")).unwrap();
+    std::os::unix::fs::symlink(&target, root.join("e/k.rec")).unwrap();
+
+    assert_eq!(store.list("e/").await.unwrap(), vec!["e/k".to_owned()]);
+    let seen = store
+        .get("e/k")
+        .await
+        .unwrap()
+        .expect("the link reads as a record");
+    assert!(seen.payload.is_empty(), "the link is not followed");
+    // A create asserting no record conflicts; a compare-and-swap against the link's version replaces it.
+    let created = store.put_if_absent("e/k", b"new").await;
+    assert!(created.is_err(), "{created:?}");
+    store
+        .put_if_version("e/k", b"new", Some(&seen.version))
+        .await
+        .unwrap();
+    let meta = std::fs::symlink_metadata(root.join("e/k.rec")).unwrap();
+    assert!(meta.file_type().is_file());
+    assert_eq!(std::fs::read(&target).unwrap(), b"outside");
+    assert_eq!(store.get("e/k").await.unwrap().unwrap().payload, b"new");
+}
+
+#[tokio::test]
+async fn local_files_location_names_the_record_file_under_the_directory_as_shown() {
+    let parent = tempfile::tempdir().unwrap();
+    let store = LocalStore::open(parent.path().join("records")).unwrap();
+    assert_eq!(
+        store.location("e/x.rec/k"),
+        parent
+            .path()
+            .join("records/e/x.rec.d/k.rec")
+            .display()
+            .to_string()
+    );
+    let shown = store.shown_as(".liveplan/records");
+    assert_eq!(shown.location("e/k"), ".liveplan/records/e/k.rec");
 }
