@@ -245,7 +245,7 @@ pub(crate) async fn adopt(
         Err(e) => return Ok(refusals.refuse_with(e.to_string())),
     };
     let seen = records_seen(&keys, &projected.records);
-    let journal = RecordJournal::new(&store, keys, seen)
+    let journal = RecordJournal::new(&store, keys, seen, provider.lineage())
         .with_clock(Arc::clone(&config.clock))
         .with_records_of(&projected.records);
     let adoption = Adoption {
@@ -653,6 +653,7 @@ pub(crate) async fn mv(
         &store,
         RecordKeys::new(config.key_prefix, &estate)?,
         BTreeMap::new(),
+        provider.lineage(),
     )
     .with_clock(Arc::clone(&config.clock));
     let rename = Rename {
@@ -721,6 +722,7 @@ async fn find_old(
             store,
             RecordKeys::new(config.key_prefix, estate)?,
             BTreeMap::new(),
+            provider.lineage(),
         )
         .with_clock(Arc::clone(&config.clock));
         for ns in [Namespace::Located, Namespace::Records] {

@@ -645,27 +645,26 @@ pub async fn load_records(
     store: &dyn Store,
     keys: &RecordKeys,
 ) -> Result<RecordSet, ProjectionError> {
-    load_records_for(store, keys, None).await
+    load_records_for(store, keys, || None).await
 }
 
-/// [`load_records`] for the live system `lineage`: a record that names another is refused with a
-/// `record-lineage` error (never read, never written over), and the set carries `lineage` for the writes
-/// back. `None` checks nothing.
+/// [`load_records`] for the live system `lineage` names once the records are read: a record that names
+/// another is refused with a `record-lineage` error (never read, never written over), and the set carries
+/// the lineage. `None` checks nothing. The live system is asked after the read, so that a record written
+/// meanwhile by a run that named the live system first (a simulated cloud's new file given its id) is
+/// checked against that name.
 #[tracing::instrument(name = "load_records", skip_all, fields(prefix = %keys.prefix()), err)]
 pub async fn load_records_for(
     store: &dyn Store,
     keys: &RecordKeys,
-    lineage: Option<Lineage>,
+    lineage: impl FnOnce() -> Option<Lineage>,
 ) -> Result<RecordSet, ProjectionError> {
     let label = TripLabel::new("records", "projection::load_records");
     let unreadable = |source| ProjectionError::RecordsUnreadable {
         estate: keys.prefix().trim_end_matches('/').to_owned(),
         source,
     };
-    let mut set = RecordSet {
-        lineage,
-        ..RecordSet::default()
-    };
+    let mut set = RecordSet::default();
     let all: BTreeMap<String, Record> = match store.bulk_reader() {
         Some(bulk) => {
             set.store_trips = 1;
@@ -687,6 +686,7 @@ pub async fn load_records_for(
         .await
         .map_err(unreadable)?,
     };
+    set.lineage = lineage();
     for (key, record) in all {
         let location = store.location(&key);
         set.insert(keys, &key, &location, record);

@@ -285,7 +285,7 @@ impl Executor {
         Ok(Executor {
             blocks: eval::block_shapes(&ctx),
             impure: ApplyTime::at(clock.now()),
-            journal: RecordJournal::new(store, keys, seen)
+            journal: RecordJournal::new(store, keys, seen, provider.lineage())
                 .with_clock(clock)
                 .with_records_of(&ctx.records),
             turns: Turns::new(config.parallelism.get(), config.cancel.clone()),

@@ -72,7 +72,7 @@ impl RecordJournal {
             time: now,
             id: None,
         });
-        let payload = body.to_payload_at(&key, &address.to_string());
+        let payload = self.payload(&key, &address.to_string(), &body);
         match self.put_payload_now(&key, &payload).await {
             Ok(_) => Ok(Ok(Claim {
                 address: address.clone(),

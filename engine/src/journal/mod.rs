@@ -162,11 +162,14 @@ pub(crate) struct RecordJournal {
 }
 
 impl RecordJournal {
-    /// A journal writing to `store` (read past any cache), starting from the records `seen`.
+    /// A journal writing to `store` (read past any cache), starting from the records `seen`, every record
+    /// it writes naming `lineage` (the live system as it names itself now, not as a plan saw it: a
+    /// simulated cloud's file may have been given its id since).
     pub(crate) fn new(
         store: &Arc<dyn Store>,
         keys: RecordKeys,
         seen: BTreeMap<String, (RecordBody, Version)>,
+        lineage: Option<Lineage>,
     ) -> RecordJournal {
         let versions = seen
             .iter()
@@ -180,7 +183,7 @@ impl RecordJournal {
             turns: KeyTurns::default(),
             raises: SlotRaises::default(),
             clock: Arc::new(crate::SystemClock),
-            lineage: None,
+            lineage,
         }
     }
 
@@ -191,9 +194,8 @@ impl RecordJournal {
 
     /// Takes from the records a plan read what its writes need beyond the records themselves: the
     /// version of each record it could not read (a write of one of these keys replaces the unreadable
-    /// bytes with compare-and-swap against that version) and the live system every record written names.
-    pub(crate) fn with_records_of(mut self, records: &projection::RecordSet) -> RecordJournal {
-        self.lineage = records.lineage.clone();
+    /// bytes with compare-and-swap against that version).
+    pub(crate) fn with_records_of(self, records: &projection::RecordSet) -> RecordJournal {
         {
             let mut versions = self.versions.lock().unwrap_or_else(PoisonError::into_inner);
             for (key, version) in &records.unreadable {

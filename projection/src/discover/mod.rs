@@ -167,7 +167,7 @@ pub async fn project(
     // while the listings wait for their answers.
     let (bulk, records) = futures::join!(
         reader.fetch_bulk(&scope),
-        load_records_for(store, &keys, provider.lineage())
+        load_records_for(store, &keys, || provider.lineage())
     );
     let (mut evidence, failures) = Evidence::new(&scope, bulk, records?);
     let mut verdicts = Verdicts::new(scope.catalog);
