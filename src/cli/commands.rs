@@ -269,7 +269,6 @@ pub async fn adopt(
         Err(d) => return setup_failure(common, term, &d),
     };
     let target = self::address(address)?;
-    live.name_the_cloud().await?;
     let outcome = inputs
         .engine(common, &live, store)
         .adopt(inputs.sources(common), &target, id)
@@ -333,9 +332,6 @@ pub async fn mv(
         Err(d) => return setup_failure(common, term, &d),
     };
     let (from, to) = (address(old)?, address(new)?);
-    if !options.dry_run {
-        live.name_the_cloud().await?;
-    }
     let outcome = inputs
         .engine(common, &live, store)
         .mv(inputs.sources(common), &from, &to, options)

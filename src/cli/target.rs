@@ -204,20 +204,6 @@ pub struct Live {
     pub sim: Option<Arc<SimCloud>>,
 }
 
-impl Live {
-    /// Gives a simulated cloud's file its id now, unless it has one (another run's, when two start on a
-    /// new file at once): the records a command writes name the id the file keeps, even when the command
-    /// changes nothing in the cloud. Called by the commands that write records, after they are approved.
-    pub async fn name_the_cloud(&self) -> anyhow::Result<()> {
-        if let Some(sim) = &self.sim {
-            sim.claim_cloud_id()
-                .await
-                .context("the simulated cloud's file could not be written")?;
-        }
-        Ok(())
-    }
-}
-
 /// Opens the live system: AWS with a `provider "aws"` block, else the simulated cloud in `--sim FILE` or
 /// `<dir>/.liveplan/cloud.json`. A snapshot that does not load is an `invalid-snapshot` diagnostic.
 pub async fn open_live(common: &Common, inputs: &Inputs) -> Result<Live, Diagnostic> {
