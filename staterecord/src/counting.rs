@@ -29,9 +29,9 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 
+use crate::decorate::{DecorateStore, StoreCall};
 use crate::error::StoreError;
-use crate::record::{Record, Version};
-use crate::store::{BulkReader, Store};
+use crate::store::Store;
 
 tokio::task_local! {
     static TRIP_LABEL: TripLabel;
@@ -363,73 +363,29 @@ impl CountingStore {
 }
 
 #[async_trait]
-impl Store for CountingStore {
-    async fn get(&self, key: &str) -> Result<Option<Record>, StoreError> {
-        self.count(TripMethod::Get, key);
-        self.inner.get(key).await
+impl DecorateStore for CountingStore {
+    fn inner(&self) -> &Arc<dyn Store> {
+        &self.inner
     }
 
-    async fn put_if_version(
-        &self,
-        key: &str,
-        payload: &[u8],
-        expected: Option<&Version>,
-    ) -> Result<Version, StoreError> {
-        self.count(TripMethod::PutIfVersion, key);
-        self.inner.put_if_version(key, payload, expected).await
+    async fn before(&self, call: StoreCall<'_>) -> Result<(), StoreError> {
+        let method = match call {
+            StoreCall::Get { .. } => TripMethod::Get,
+            StoreCall::PutIfVersion { .. } => TripMethod::PutIfVersion,
+            StoreCall::PutIfAbsent { .. } => TripMethod::PutIfAbsent,
+            StoreCall::Delete { .. } => TripMethod::Delete,
+            StoreCall::List { .. } => TripMethod::List,
+            StoreCall::GetAll { .. } => TripMethod::GetAll,
+        };
+        self.count(method, call.key());
+        Ok(())
     }
 
-    async fn put_if_absent(&self, key: &str, payload: &[u8]) -> Result<Version, StoreError> {
-        self.count(TripMethod::PutIfAbsent, key);
-        self.inner.put_if_absent(key, payload).await
-    }
-
-    async fn delete(&self, key: &str, expected: Option<&Version>) -> Result<(), StoreError> {
-        self.count(TripMethod::Delete, key);
-        self.inner.delete(key, expected).await
-    }
-
-    async fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
-        self.count(TripMethod::List, prefix);
-        self.inner.list(prefix).await
-    }
-
-    fn bulk_reader(&self) -> Option<&dyn BulkReader> {
-        self.inner.bulk_reader().map(|_| self as &dyn BulkReader)
-    }
-
-    fn location(&self, key: &str) -> String {
-        self.inner.location(key)
-    }
-
-    fn without_cache(&self) -> Option<Arc<dyn Store>> {
+    fn around_uncached(&self, uncached: Arc<dyn Store>) -> Option<Arc<dyn Store>> {
         // Keep counting into the same tally below the cache that is being bypassed.
-        self.inner.without_cache().map(|inner| {
-            Arc::new(CountingStore {
-                inner,
-                tally: Arc::clone(&self.tally),
-            }) as Arc<dyn Store>
-        })
-    }
-}
-
-#[async_trait]
-impl BulkReader for CountingStore {
-    async fn get_all(&self, prefix: &str) -> Result<BTreeMap<String, Record>, StoreError> {
-        self.count(TripMethod::GetAll, prefix);
-        match self.inner.bulk_reader() {
-            Some(bulk) => bulk.get_all(prefix).await,
-            // Unreachable through `bulk_reader`, which only offers this when the inner store has one; a
-            // caller holding the concrete type still gets a complete answer.
-            None => {
-                let mut all = BTreeMap::new();
-                for key in self.inner.list(prefix).await? {
-                    if let Some(record) = self.inner.get(&key).await? {
-                        all.insert(key, record);
-                    }
-                }
-                Ok(all)
-            }
-        }
+        Some(Arc::new(CountingStore {
+            inner: uncached,
+            tally: Arc::clone(&self.tally),
+        }))
     }
 }

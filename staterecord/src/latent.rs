@@ -25,8 +25,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
+use crate::decorate::{DecorateStore, StoreCall};
 use crate::error::StoreError;
-use crate::record::{Record, Version};
 use crate::store::Store;
 
 /// `inner` with `latency` before every call, or every write.
@@ -87,33 +87,17 @@ impl LatentStore {
 }
 
 #[async_trait]
-impl Store for LatentStore {
-    async fn get(&self, key: &str) -> Result<Option<Record>, StoreError> {
-        self.wait(false).await;
-        self.inner.get(key).await
+impl DecorateStore for LatentStore {
+    fn inner(&self) -> &Arc<dyn Store> {
+        &self.inner
     }
 
-    async fn put_if_version(
-        &self,
-        key: &str,
-        payload: &[u8],
-        expected: Option<&Version>,
-    ) -> Result<Version, StoreError> {
-        self.wait(true).await;
-        self.inner.put_if_version(key, payload, expected).await
+    async fn before(&self, call: StoreCall<'_>) -> Result<(), StoreError> {
+        self.wait(call.writes()).await;
+        Ok(())
     }
 
-    async fn delete(&self, key: &str, expected: Option<&Version>) -> Result<(), StoreError> {
-        self.wait(true).await;
-        self.inner.delete(key, expected).await
-    }
-
-    async fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
-        self.wait(false).await;
-        self.inner.list(prefix).await
-    }
-
-    fn location(&self, key: &str) -> String {
-        self.inner.location(key)
+    fn offers_bulk(&self) -> bool {
+        false
     }
 }

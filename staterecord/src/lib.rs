@@ -42,6 +42,7 @@
 
 mod cache;
 mod counting;
+mod decorate;
 mod error;
 pub mod key;
 mod kms;
@@ -59,6 +60,7 @@ pub use cache::{CacheScope, RunCache};
 pub use counting::{
     CountingStore, Trip, TripCounts, TripLabel, TripMethod, labeled, parse_trip_log, summarize,
 };
+pub use decorate::{DecorateStore, StoreCall};
 pub use error::{BoxError, StoreError, VersionConflict};
 pub use key::{KeyError, validate_key};
 pub use kms::{KmsDenialPolicy, KmsDenied};

@@ -13,8 +13,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use crate::error::StoreError;
-use crate::record::{Record, Version};
+use crate::decorate::DecorateStore;
 use crate::store::Store;
 
 /// A pass-through store that offers no [`BulkReader`](crate::BulkReader), to test the per-key fallback of
@@ -23,29 +22,12 @@ use crate::store::Store;
 pub struct WithoutBulk(pub Arc<dyn Store>);
 
 #[async_trait]
-impl Store for WithoutBulk {
-    async fn get(&self, key: &str) -> Result<Option<Record>, StoreError> {
-        self.0.get(key).await
+impl DecorateStore for WithoutBulk {
+    fn inner(&self) -> &Arc<dyn Store> {
+        &self.0
     }
 
-    async fn put_if_version(
-        &self,
-        key: &str,
-        payload: &[u8],
-        expected: Option<&Version>,
-    ) -> Result<Version, StoreError> {
-        self.0.put_if_version(key, payload, expected).await
-    }
-
-    async fn put_if_absent(&self, key: &str, payload: &[u8]) -> Result<Version, StoreError> {
-        self.0.put_if_absent(key, payload).await
-    }
-
-    async fn delete(&self, key: &str, expected: Option<&Version>) -> Result<(), StoreError> {
-        self.0.delete(key, expected).await
-    }
-
-    async fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
-        self.0.list(prefix).await
+    fn offers_bulk(&self) -> bool {
+        false
     }
 }

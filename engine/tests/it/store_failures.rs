@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use staterecord::{KmsDenied, Record, Store, StoreError, Version};
+use staterecord::{DecorateStore, KmsDenied, Store, StoreCall, StoreError};
 
 use crate::support::{Bench, Journal, diagnostics, failing};
 
@@ -68,47 +68,34 @@ impl RefusingStore {
 }
 
 #[async_trait::async_trait]
-impl Store for RefusingStore {
-    async fn get(&self, key: &str) -> Result<Option<Record>, StoreError> {
-        if self.refusing() && matches!(self.refuses, Refuses::Everything) {
-            return Err(self.error("read", key));
-        }
-        self.inner.get(key).await
+impl DecorateStore for RefusingStore {
+    fn inner(&self) -> &Arc<dyn Store> {
+        &self.inner
     }
 
-    async fn put_if_version(
-        &self,
-        key: &str,
-        payload: &[u8],
-        expected: Option<&Version>,
-    ) -> Result<Version, StoreError> {
-        let refused = match self.refuses {
-            Refuses::Everything | Refuses::Writes => true,
-            Refuses::Deletes => false,
-            Refuses::Picked(picks) => picks(key, Some(payload)),
+    async fn before(&self, call: StoreCall<'_>) -> Result<(), StoreError> {
+        let (refused, op) = match call {
+            StoreCall::PutIfVersion { .. } | StoreCall::PutIfAbsent { .. } => (
+                match self.refuses {
+                    Refuses::Everything | Refuses::Writes => true,
+                    Refuses::Deletes => false,
+                    Refuses::Picked(picks) => picks(call.key(), call.payload()),
+                },
+                "create temp file",
+            ),
+            StoreCall::Delete { key, .. } => (
+                match self.refuses {
+                    Refuses::Picked(picks) => picks(key, None),
+                    _ => true,
+                },
+                "remove",
+            ),
+            _ => (matches!(self.refuses, Refuses::Everything), "read"),
         };
         if self.refusing() && refused {
-            return Err(self.error("create temp file", key));
+            return Err(self.error(op, call.key()));
         }
-        self.inner.put_if_version(key, payload, expected).await
-    }
-
-    async fn delete(&self, key: &str, expected: Option<&Version>) -> Result<(), StoreError> {
-        let refused = match self.refuses {
-            Refuses::Picked(picks) => picks(key, None),
-            _ => true,
-        };
-        if self.refusing() && refused {
-            return Err(self.error("remove", key));
-        }
-        self.inner.delete(key, expected).await
-    }
-
-    async fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
-        if self.refusing() && matches!(self.refuses, Refuses::Everything) {
-            return Err(self.error("read", prefix));
-        }
-        self.inner.list(prefix).await
+        Ok(())
     }
 }
 

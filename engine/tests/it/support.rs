@@ -269,31 +269,23 @@ fn namespace(key: &str) -> String {
 }
 
 #[async_trait::async_trait]
-impl Store for JournaledStore {
-    async fn get(&self, key: &str) -> Result<Option<staterecord::Record>, staterecord::StoreError> {
-        self.inner.get(key).await
+impl staterecord::DecorateStore for JournaledStore {
+    fn inner(&self) -> &Arc<dyn Store> {
+        &self.inner
     }
 
-    async fn put_if_version(
+    async fn before(
         &self,
-        key: &str,
-        payload: &[u8],
-        expected: Option<&staterecord::Version>,
-    ) -> Result<staterecord::Version, staterecord::StoreError> {
-        self.journal.push(format!("put {}", namespace(key)));
-        self.inner.put_if_version(key, payload, expected).await
-    }
-
-    async fn delete(
-        &self,
-        key: &str,
-        expected: Option<&staterecord::Version>,
+        call: staterecord::StoreCall<'_>,
     ) -> Result<(), staterecord::StoreError> {
-        self.journal.push(format!("delete {}", namespace(key)));
-        self.inner.delete(key, expected).await
-    }
-
-    async fn list(&self, prefix: &str) -> Result<Vec<String>, staterecord::StoreError> {
-        self.inner.list(prefix).await
+        if call.writes() {
+            let verb = match call {
+                staterecord::StoreCall::Delete { .. } => "delete",
+                _ => "put",
+            };
+            self.journal
+                .push(format!("{verb} {}", namespace(call.key())));
+        }
+        Ok(())
     }
 }
