@@ -210,7 +210,7 @@ impl Parser<'_> {
     // Templates.
 
     /// A string or heredoc template: a plain string when it interpolates nothing.
-    fn template(&mut self, t: &ht::Template, loc: &Loc) -> Option<ExprKind> {
+    pub(super) fn template(&mut self, t: &ht::Template, loc: &Loc) -> Option<ExprKind> {
         let mut strip_next = false;
         let parts = self.template_parts(t, loc, &mut strip_next)?;
         // A template with no interpolation or directive is a plain string.
