@@ -115,22 +115,25 @@ impl JsonParser<'_> {
         }
     }
 
-    fn enter(&mut self) -> Result<(), JsonError> {
+    /// Steps into an array or object: true when it is empty (`close` follows at once, and is passed).
+    fn enter(&mut self, close: u8) -> Result<bool, JsonError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(self.error("JSON nested too deeply"));
         }
         self.pos += 1;
         self.skip_ws();
-        Ok(())
+        let empty = self.bytes.get(self.pos) == Some(&close);
+        if empty {
+            self.pos += 1;
+            self.depth -= 1;
+        }
+        Ok(empty)
     }
 
     fn object(&mut self) -> Result<JsonKind, JsonError> {
-        self.enter()?;
         let mut props = Vec::new();
-        if self.bytes.get(self.pos) == Some(&b'}') {
-            self.pos += 1;
-            self.depth -= 1;
+        if self.enter(b'}')? {
             return Ok(JsonKind::Object(props));
         }
         loop {
@@ -177,11 +180,8 @@ impl JsonParser<'_> {
     }
 
     fn array(&mut self) -> Result<JsonKind, JsonError> {
-        self.enter()?;
         let mut items = Vec::new();
-        if self.bytes.get(self.pos) == Some(&b']') {
-            self.pos += 1;
-            self.depth -= 1;
+        if self.enter(b']')? {
             return Ok(JsonKind::Array(items));
         }
         loop {

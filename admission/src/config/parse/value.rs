@@ -7,9 +7,9 @@
 //! in the JSON file (every position inside a string with escapes is the string's start). Nothing here
 //! evaluates an expression.
 
+use super::Parser;
 use super::json::{Json, JsonKind, JsonString};
 use super::raw::{RawAttr, RawValue};
-use super::{MAX_EXPR_DEPTH, Parser};
 use crate::config::Attr;
 use crate::config::expr::{Expr, ExprKind, Loc, TemplatePart};
 use crate::diag::{Code, Diagnostic};
@@ -50,19 +50,13 @@ impl<'a> Parser<'a> {
 
     /// A JSON value as an expression, with a bound on nesting as for HCL.
     fn json_expr(&mut self, j: &Json, mode: Mode) -> Option<Expr> {
-        let loc = self.map.loc(j.offset);
-        if self.depth >= MAX_EXPR_DEPTH {
-            self.unsupported(
-                &loc,
-                "expression nested too deeply".into(),
-                "split it into locals",
-            );
-            return None;
-        }
-        self.depth += 1;
-        let out = self.json_expr_inner(j, mode, loc);
-        self.depth -= 1;
-        out
+        self.nested(
+            |p| p.map.loc(j.offset),
+            |p| {
+                let loc = p.map.loc(j.offset);
+                p.json_expr_inner(j, mode, loc)
+            },
+        )
     }
 
     fn json_expr_inner(&mut self, j: &Json, mode: Mode, loc: Loc) -> Option<Expr> {
