@@ -1,5 +1,6 @@
-//! The configuration language: what a directory of `*.tf` files declares, how its expressions evaluate,
-//! and the rules that decide what may enter stateless mode.
+//! The configuration language: what a directory of configuration files (`*.tf`, `*.tf.json`, `*.tofu`,
+//! `*.tofu.json`, override files, `liveplan.hcl`) declares, how its expressions evaluate, and the rules
+//! that decide what may enter stateless mode.
 //!
 //! The crate's API is the list below; its modules are private but for [`marker`]:
 //! - the configuration model, as written: [`Config`] with its [`Resource`] blocks (each named by its

@@ -313,3 +313,67 @@ impl JsonParser<'_> {
         u32::from_str_radix(digits, 16).map_err(|_| self.error("expected four hex digits"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    use super::{JsonKind, parse};
+
+    /// Whether our tree holds what serde_json's value holds (numbers compared as floats).
+    fn same(ours: &super::Json, theirs: &Value) -> bool {
+        match (&ours.kind, theirs) {
+            (JsonKind::Null, Value::Null) => true,
+            (JsonKind::Bool(a), Value::Bool(b)) => a == b,
+            (JsonKind::Number(a), Value::Number(b)) => Some(*a) == b.as_f64(),
+            (JsonKind::String(a), Value::String(b)) => &a.value == b,
+            (JsonKind::Array(a), Value::Array(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
+            }
+            (JsonKind::Object(a), Value::Object(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .all(|p| b.get(&p.key).is_some_and(|v| same(&p.value, v)))
+            }
+            _ => false,
+        }
+    }
+
+    fn values() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            (-1e300f64..1e300).prop_map(Value::from),
+            any::<String>().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 64, 8, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::btree_map(any::<String>(), inner, 0..6)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// Any document serde_json writes, compact or pretty, reads back as the same values.
+        #[test]
+        fn json_reads_what_serde_json_writes(value in values()) {
+            for text in [
+                serde_json::to_string(&value).unwrap(),
+                serde_json::to_string_pretty(&value).unwrap(),
+            ] {
+                let parsed = parse(&text).unwrap();
+                prop_assert!(same(&parsed, &value), "{text}");
+            }
+        }
+
+        /// Arbitrary text never panics the parser.
+        #[test]
+        fn json_never_panics(text in any::<String>()) {
+            let _ = parse(&text);
+        }
+    }
+}
