@@ -8,8 +8,9 @@
 //!
 //! An embedder brings three things and gets a plan back:
 //!
-//! - a **configuration**: built in code with [`Configuration`], or read from `*.tf` files as
-//!   [`SourceFile`]s and planned as [`Sources`];
+//! - a **configuration**: built in code with [`Configuration`], or read from configuration files
+//!   (`*.tf`, `*.tf.json`, `*.tofu`, `*.tofu.json`, `liveplan.hcl`) as [`SourceFile`]s and planned as
+//!   [`Sources`];
 //! - a **live system**: anything that implements the [`Provider`] protocol (its resource types as
 //!   [`ResourceTypeSchema`]s with their [`AdmissionPath`], then paged `list`, `create`, `update` and
 //!   `delete`); [`SimCloud`] is a ready-made simulated cloud;

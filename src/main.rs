@@ -16,10 +16,21 @@ use clap::Parser;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// The spellings of the version flag Terraform users type, each run as `liveplan version`.
+const VERSION_FLAGS: &[&str] = &["-version", "--version", "-v", "-V"];
+
 fn main() -> ExitCode {
-    let args = match cli::Cli::try_parse() {
+    let mut argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if argv
+        .get(1)
+        .and_then(|a| a.to_str())
+        .is_some_and(|a| VERSION_FLAGS.contains(&a))
+    {
+        argv[1] = "version".into();
+    }
+    let args = match cli::Cli::try_parse_from(argv) {
         Ok(args) => args,
-        // `--help` and `--version` print and succeed; a usage error exits 1, as Terraform's do, never 2,
+        // `--help` prints and succeeds; a usage error exits 1, as Terraform's do, never 2,
         // which `plan --detailed-exitcode` reserves for "changes present".
         Err(e) => {
             let _ = e.print();

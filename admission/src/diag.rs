@@ -103,8 +103,20 @@ codes! {
     DuplicateIdentity = "duplicate-identity", Error;
     /// Resource blocks that read each other in a cycle, or a block that reads itself.
     DependencyCycle = "dependency-cycle", Error;
-    /// The directory holds no configuration (`*.tf` files), or cannot be read.
+    /// The directory holds no configuration files (`*.tf`, `*.tf.json`, `*.tofu`, `*.tofu.json`), or
+    /// cannot be read.
     NoConfiguration = "no-configuration", Error;
+    /// One thing declared twice where it may be declared once: a `live` block in `liveplan.hcl` and a
+    /// `.tf` file, two `live` blocks, two backends, a provider required twice.
+    DuplicateDeclaration = "duplicate-declaration", Error;
+    /// An override file's block with nothing to override, or overriding what may not be (`depends_on`,
+    /// a `moved` block).
+    InvalidOverride = "invalid-override", Error;
+    /// A `required_version` the language level liveplan implements does not satisfy, or a version
+    /// constraint of the `terraform` block that does not parse.
+    RequiredVersion = "required-version", Error;
+    /// `required_providers` names a provider source liveplan does not serve.
+    UnsupportedProvider = "unsupported-provider", Error;
     /// The configuration writes a `tofu-*` tag itself.
     MarkerInConfig = "marker-in-config", Error;
     /// `ignore_changes` covers `tags`, `all`, or a marker key.
@@ -158,6 +170,8 @@ codes! {
     RecordLineage = "record-lineage", Error;
     /// A create intent from an earlier apply was found.
     InterruptedCreate = "interrupted-create", Warning;
+    /// A `backend` or `cloud` block, accepted and ignored: liveplan keeps no state file.
+    BackendIgnored = "backend-ignored", Warning;
 }
 
 impl fmt::Display for Code {

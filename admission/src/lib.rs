@@ -1,5 +1,6 @@
-//! The configuration language: what a directory of `*.tf` files declares, how its expressions evaluate,
-//! and the rules that decide what may enter stateless mode.
+//! The configuration language: what a directory of configuration files (`*.tf`, `*.tf.json`, `*.tofu`,
+//! `*.tofu.json`, override files, `liveplan.hcl`) declares, how its expressions evaluate, and the rules
+//! that decide what may enter stateless mode.
 //!
 //! The crate's API is the list below; its modules are private but for [`marker`]:
 //! - the configuration model, as written: [`Config`] with its [`Resource`] blocks (each named by its
@@ -41,7 +42,7 @@
 //! ```
 //!
 //! It never calls a cloud, never touches a store and never prints. Its one read of the file system is
-//! [`read_dir`], which loads a configuration directory's `*.tf` and variable files; everything else is a
+//! [`read_dir`], which loads a configuration directory's configuration and variable files; everything else is a
 //! pure function of its inputs (the process environment, too, is passed in by the caller).
 
 mod address;
@@ -58,14 +59,18 @@ use ::provider::{schema, value};
 pub use ::provider::{Number, Type, Value, ValuePath};
 pub use address::{BlockAddress, InstanceAddress, InstanceKey};
 pub use config::{
-    Attr, BinaryOp, BlockLabels, Config, ConfigDir, Expr, ExprKind, ForExpr, IgnoreChanges,
-    Lifecycle, LiveBlock, Loc, Output, ProviderBlock, ProviderKind, RecordStoreBlock,
-    RecordStoreKind, Repetition, Resource, SourceFile, Step, TemplatePart, UnaryOp, VarInput,
-    Variable, VariableInputs, parse_config, parse_expression, read_dir, resolve_variables,
-    var_file_names,
+    Attr, BackendBlock, BackendKind, BinaryOp, BlockLabels, Config, ConfigDir, ConstraintError,
+    Dialect, Expr, ExprKind, FileRole, ForExpr, IgnoreChanges, LIVEPLAN_FILE, Lifecycle, LiveBlock,
+    Loc, OPENTOFU_VERSION, Output, ProviderBlock, ProviderKind, RecordStoreBlock, RecordStoreKind,
+    Repetition, RequiredProvider, RequiredSource, Resource, SourceFile, Step, Syntax,
+    TERRAFORM_VERSION, TemplatePart, TerraformSettings, UnaryOp, VarInput, Variable,
+    VariableInputs, VersionConstraint, config_file_names, file_role, implemented_version,
+    is_shadowed, parse_config, parse_expression, read_dir, resolve_variables, var_file_names,
 };
 pub use diag::{Code, Diagnostic, Severity, SourcePos};
 pub use error::Error;
 pub use eval::{AllUnknown, EvalError, Evaluator, ImpureValues, Instance, ResourceResolver};
-pub use lint::{ExpandedInstance, IdentityValue, LintInput, Linted, check, lint};
+pub use lint::{
+    EstateSource, ExpandedInstance, IdentityValue, LintInput, Linted, OutsideEstate, check, lint,
+};
 pub use marker::{Estate, Slot};

@@ -181,7 +181,7 @@ pub(crate) async fn adopt(
     let address = request.address.clone();
     let address_text = address.to_string();
     let (parsed, linted) =
-        admission::check(config.files, config.inputs, catalog, config.estate_flag);
+        admission::check(config.files, config.inputs, catalog, config.outside_estate);
     let refusals = Refusals(&address_text);
     let view = AdoptView::new(&linted, catalog, &address);
     // Every read and the tags-only update of the adoption go through one retrying decorator; the
@@ -612,7 +612,7 @@ pub(crate) async fn mv(
     let old = request.old.clone();
     let new = request.new.clone();
     let old_text = old.to_string();
-    let (_, linted) = admission::check(config.files, config.inputs, catalog, config.estate_flag);
+    let (_, linted) = admission::check(config.files, config.inputs, catalog, config.outside_estate);
     let estate = linted.estate.as_deref().and_then(|e| Estate::new(e).ok());
     let refuse = |summary: String| {
         OwnershipOutcome::refused(Code::MvRefused, summary, "nothing was changed", &old_text)

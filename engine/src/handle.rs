@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use admission::{Diagnostic, InstanceAddress};
+use admission::{Diagnostic, InstanceAddress, OutsideEstate};
 use admission::{SourceFile, VariableInputs};
 use projection::RetryConfig;
 use provider::{Catalog, Provider};
@@ -25,16 +25,16 @@ use crate::model::{Plan, ReviewedPlan};
 use crate::planner::PlanRequest;
 use crate::release::ReleaseRequest;
 
-/// What a plan reads besides the live system and the records: the configuration's `*.tf` files, the
-/// variable inputs and the `--estate` flag.
+/// What a plan reads besides the live system and the records: the configuration's files, the variable
+/// inputs and the estate named from outside the configuration (`--estate`, `LIVEPLAN_ESTATE`).
 #[derive(Debug, Clone, Copy)]
 pub struct Sources<'a> {
-    /// The `*.tf` files.
+    /// The configuration files (`*.tf`, `*.tf.json`, `*.tofu`, `*.tofu.json`, `liveplan.hcl`).
     pub files: &'a [SourceFile],
     /// Variable values from files, the environment and the command line.
     pub inputs: &'a VariableInputs,
-    /// `--estate`, if given (the configuration's `live` block names it otherwise).
-    pub estate_flag: Option<&'a str>,
+    /// The estate named from outside, if any (the configuration's `live` block names it otherwise).
+    pub outside_estate: Option<OutsideEstate<'a>>,
 }
 
 impl<'a> Sources<'a> {
@@ -43,14 +43,19 @@ impl<'a> Sources<'a> {
         Sources {
             files,
             inputs,
-            estate_flag: None,
+            outside_estate: None,
         }
     }
 
-    /// The same sources with the estate given from outside the configuration (`--estate`).
+    /// The same sources with the estate given by `--estate`.
     pub fn with_estate(self, estate: Option<&'a str>) -> Sources<'a> {
+        self.with_outside_estate(estate.map(OutsideEstate::flag))
+    }
+
+    /// The same sources with the estate named from outside the configuration, with where it comes from.
+    pub fn with_outside_estate(self, estate: Option<OutsideEstate<'a>>) -> Sources<'a> {
         Sources {
-            estate_flag: estate,
+            outside_estate: estate,
             ..self
         }
     }
@@ -284,7 +289,7 @@ impl Engine {
         PlanRequest {
             files: sources.files,
             inputs: sources.inputs,
-            estate_flag: sources.estate_flag,
+            outside_estate: sources.outside_estate,
             retry: self.retry.clone(),
             read_concurrency: self.read_concurrency,
             key_prefix: &self.key_prefix,
@@ -334,7 +339,7 @@ pub fn validate(sources: Sources<'_>, catalog: &Catalog) -> Validation {
 }
 
 fn validate_with(sources: Sources<'_>, full: &Catalog) -> Validation {
-    let (_, linted) = admission::check(sources.files, sources.inputs, full, sources.estate_flag);
+    let (_, linted) = admission::check(sources.files, sources.inputs, full, sources.outside_estate);
     Validation {
         estate: linted.estate,
         diagnostics: linted.diagnostics,

@@ -40,7 +40,7 @@ pub async fn make_plan(
         Ok(live) => live,
         Err(d) => {
             return Ok(Planned {
-                plan: refused_plan(common, inputs, d),
+                plan: refused_plan(inputs, d),
                 engine: None,
                 sim: None,
             });
@@ -50,18 +50,18 @@ pub async fn make_plan(
         Ok(store) => store,
         Err(d) => {
             return Ok(Planned {
-                plan: refused_plan(common, inputs, d),
+                plan: refused_plan(inputs, d),
                 engine: None,
                 sim: None,
             });
         }
     };
     let engine = inputs.engine(common, &live, store);
-    let plan = match engine.plan(inputs.sources(common)).await {
+    let plan = match engine.plan(inputs.sources()).await {
         Ok(plan) => plan,
         // An unreadable record store or a configuration the lint let through but the projection cannot
         // use: reported like any other finding, so `plan --json` still prints one plan.
-        Err(e) => refused_plan(common, inputs, e.to_diagnostic()),
+        Err(e) => refused_plan(inputs, e.to_diagnostic()),
     };
     Ok(Planned {
         plan,
@@ -87,14 +87,14 @@ fn offline_catalog(inputs: &Inputs) -> Catalog {
 }
 
 /// The configuration's own findings, made without the live system.
-fn offline_validation(common: &Common, inputs: &Inputs) -> Validation {
-    engine::validate(inputs.sources(common), &offline_catalog(inputs))
+fn offline_validation(inputs: &Inputs) -> Validation {
+    engine::validate(inputs.sources(), &offline_catalog(inputs))
 }
 
 /// A plan that could not be made (the live system or the store could not be opened or read): the lint's
 /// findings plus `problem`, and no changes.
-fn refused_plan(common: &Common, inputs: &Inputs, problem: Diagnostic) -> Plan {
-    offline_validation(common, inputs).into_refused_plan(problem)
+fn refused_plan(inputs: &Inputs, problem: Diagnostic) -> Plan {
+    offline_validation(inputs).into_refused_plan(problem)
 }
 
 /// An address given on the command line, or the error saying why it is none.
@@ -186,11 +186,34 @@ fn has_errors(diagnostics: &[Diagnostic]) -> bool {
     diagnostics.iter().any(|d| d.severity() == Severity::Error)
 }
 
+/// `liveplan version` (also `-version`, `--version`, `-v`): liveplan's version and the language level it
+/// implements, the Terraform release (and the OpenTofu one, which `.tofu` files' `required_version`
+/// names) whose configurations it plans.
+pub fn version(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
+    let ours = env!("CARGO_PKG_VERSION");
+    if common.json {
+        let doc = json!({
+            "liveplan_version": ours,
+            "terraform_version": admission::TERRAFORM_VERSION,
+            "opentofu_version": admission::OPENTOFU_VERSION,
+        });
+        term.line(&serde_json::to_string_pretty(&doc)?);
+    } else {
+        term.line(&format!("liveplan {ours}"));
+        term.line(&format!(
+            "language: Terraform {} (OpenTofu {} in .tofu files)",
+            admission::TERRAFORM_VERSION,
+            admission::OPENTOFU_VERSION
+        ));
+    }
+    Ok(Exit::Success)
+}
+
 /// `liveplan validate`: parse and lint only.
 pub async fn validate(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
     let inputs = Inputs::read(common)?;
     inputs.require_configuration()?;
-    let linted = offline_validation(common, &inputs);
+    let linted = offline_validation(&inputs);
     let valid = linted.valid();
     if common.json {
         let doc = json!({
@@ -271,7 +294,7 @@ pub async fn adopt(
     let target = self::address(address)?;
     let outcome = inputs
         .engine(common, &live, store)
-        .adopt(inputs.sources(common), &target, id)
+        .adopt(inputs.sources(), &target, id)
         .await?;
     let done = format!(
         "Adopted {} as {address}: the next plan binds it.",
@@ -300,7 +323,7 @@ pub async fn release(
     let target = self::address(address)?;
     let outcome = inputs
         .engine(common, &live, store)
-        .release(inputs.sources(common), &target, id)
+        .release(inputs.sources(), &target, id)
         .await?;
     let done = format!(
         "Released {id} from {address}: it no longer carries this estate's tags, and the next plan lists it \
@@ -334,7 +357,7 @@ pub async fn mv(
     let (from, to) = (address(old)?, address(new)?);
     let outcome = inputs
         .engine(common, &live, store)
-        .mv(inputs.sources(common), &from, &to, options)
+        .mv(inputs.sources(), &from, &to, options)
         .await?;
     let id = outcome.id.as_deref().unwrap_or("the object");
     let done = if options.dry_run {
@@ -366,7 +389,7 @@ pub async fn graph(common: &Common, term: &Terminal, debug: bool) -> anyhow::Res
 /// `liveplan records`: the estate's records, one line each.
 pub async fn records(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
     let inputs = Inputs::read(common)?;
-    let linted = offline_validation(common, &inputs);
+    let linted = offline_validation(&inputs);
     let Some(estate) = linted.estate.clone() else {
         let estate_problems: Vec<Diagnostic> = linted
             .diagnostics

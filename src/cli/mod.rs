@@ -19,19 +19,14 @@ use clap::{Args, Parser, Subcommand};
 /// Plan and apply infrastructure without a state file.
 ///
 /// liveplan reads the live cloud on every plan to find what this estate owns (by the ownership tags it
-/// writes on every object it creates), compares it with the configuration (`*.tf` files) and shows or
-/// applies the difference. It never deletes an object it does not own.
+/// writes on every object it creates), compares it with the configuration (`*.tf`, `*.tf.json`, `*.tofu`
+/// and `*.tofu.json` files, as Terraform 1.9 and OpenTofu 1.8 read them) and shows or applies the
+/// difference. It never deletes an object it does not own.
 ///
 /// With no `provider "aws"` block, commands run against an embedded simulated cloud kept in
 /// `<dir>/.liveplan/cloud.json`, so you can try everything with no account.
 #[derive(Debug, Parser)]
-#[command(
-    name = "liveplan",
-    version,
-    about,
-    long_about,
-    propagate_version = true
-)]
+#[command(name = "liveplan", about, long_about, disable_version_flag = true)]
 #[command(after_help = "Start with `liveplan plan -C examples/quickstart`, then `liveplan apply`.")]
 pub struct Cli {
     /// What to do.
@@ -109,12 +104,14 @@ pub enum Command {
     },
     /// List the estate's micro-state records (key, kind, size, version).
     Records,
+    /// Show liveplan's version and the Terraform language level it implements (also `-version`).
+    Version,
 }
 
 /// Options every command accepts, before or after the command name.
 #[derive(Debug, Args)]
 pub struct Common {
-    /// The configuration directory (holding the `*.tf` files).
+    /// The configuration directory (of `*.tf`, `*.tf.json`, `*.tofu` and `*.tofu.json` files).
     #[arg(
         short = 'C',
         long = "chdir",
@@ -129,7 +126,7 @@ pub struct Common {
     /// Read variables from a file of `name = value` lines (repeatable).
     #[arg(long = "var-file", value_name = "FILE", global = true)]
     pub var_files: Vec<PathBuf>,
-    /// The estate name, when the configuration's `live` block gives none.
+    /// The estate name, when the configuration's `live` block gives none (else LIVEPLAN_ESTATE).
     #[arg(long, value_name = "NAME", global = true)]
     pub estate: Option<String>,
     /// Use the simulated cloud persisted in FILE (default `<dir>/.liveplan/cloud.json`).
@@ -210,6 +207,7 @@ pub async fn run(cli: Cli) -> Exit {
         }
         Command::Graph { debug } => commands::graph(&cli.common, &term, *debug).await,
         Command::Records => commands::records(&cli.common, &term).await,
+        Command::Version => commands::version(&cli.common, &term),
     };
     match result {
         Ok(exit) => exit,

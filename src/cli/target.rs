@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use admission::{Code, Diagnostic, Value};
+use admission::{Code, Diagnostic, EstateSource, OutsideEstate, Value};
 use admission::{Config, ProviderKind, RecordStoreKind, SourceFile, VarInput, VariableInputs};
 use admission::{Evaluator, Instance};
 use anyhow::Context as _;
@@ -23,13 +23,18 @@ use super::Common;
 /// The directory (under the configuration directory) where the embedded defaults live.
 pub const STATE_DIR: &str = ".liveplan";
 
+/// The environment variable that names the estate when neither the configuration nor `--estate` does.
+pub const ESTATE_ENV: &str = "LIVEPLAN_ESTATE";
+
 /// The configuration and variable inputs of one command.
 #[derive(Debug, Clone)]
 pub struct Inputs {
     /// The configuration directory.
     pub dir: PathBuf,
-    /// The `*.tf` files.
+    /// The configuration files (`*.tf`, `*.tf.json`, `*.tofu`, `*.tofu.json`, `liveplan.hcl`).
     pub files: Vec<SourceFile>,
+    /// The estate named from outside the configuration: `--estate`, else `LIVEPLAN_ESTATE`.
+    pub outside_estate: Option<(String, EstateSource)>,
     /// Variable values from the environment, the automatic var files and the command line.
     pub variables: VariableInputs,
     /// The configuration as far as it parses (to pick the provider and the store).
@@ -41,15 +46,17 @@ pub struct Inputs {
 }
 
 impl Inputs {
-    /// Refuses a directory without a `*.tf` file, as Terraform does: a stateless plan of an empty
-    /// configuration would destroy everything the estate owns, which a command run in the wrong directory
-    /// (with `--estate`) must never propose.
+    /// Refuses a directory without a configuration file (`liveplan.hcl` alone is none), as Terraform
+    /// does: a stateless plan of an empty configuration would destroy everything the estate owns, which
+    /// a command run in the wrong directory (with `--estate`) must never propose.
     pub fn require_configuration(&self) -> anyhow::Result<()> {
         anyhow::ensure!(
-            !self.files.is_empty(),
-            "no configuration files (*.tf) in {}: planning without a configuration would destroy \
-             everything the estate owns. To destroy it all on purpose, keep a configuration with only its \
-             `live` block",
+            self.files
+                .iter()
+                .any(|f| f.name != admission::LIVEPLAN_FILE),
+            "no configuration files (*.tf, *.tf.json, *.tofu, *.tofu.json) in {}: planning without a \
+             configuration would destroy everything the estate owns. To destroy it all on purpose, keep \
+             a configuration with only its `live` block (or an empty main.tf beside liveplan.hcl)",
             self.dir.display()
         );
         Ok(())
@@ -92,11 +99,19 @@ impl Inputs {
             auto_files: read.var_files,
             cli,
         };
-        let (config, _) = admission::parse_config(&read.tf_files);
+        let (config, _) = admission::parse_config(&read.config_files);
         let (values, _) = admission::resolve_variables(&config, &variables);
+        let outside_estate = match &common.estate {
+            Some(name) => Some((name.clone(), EstateSource::Flag)),
+            None => std::env::var(ESTATE_ENV)
+                .ok()
+                .filter(|v| !v.is_empty())
+                .map(|v| (v, EstateSource::Environment)),
+        };
         let mut inputs = Inputs {
             dir,
-            files: read.tf_files,
+            files: read.config_files,
+            outside_estate,
             variables,
             config,
             values,
@@ -125,9 +140,17 @@ impl Inputs {
         }
     }
 
-    /// What the engine reads of these inputs: the files, the variables and `--estate`.
-    pub fn sources<'a>(&'a self, common: &'a Common) -> engine::Sources<'a> {
-        engine::Sources::new(&self.files, &self.variables).with_estate(common.estate.as_deref())
+    /// What the engine reads of these inputs: the files, the variables and the estate named from
+    /// outside.
+    pub fn sources(&self) -> engine::Sources<'_> {
+        let outside = self
+            .outside_estate
+            .as_ref()
+            .map(|(name, source)| OutsideEstate {
+                name,
+                source: *source,
+            });
+        engine::Sources::new(&self.files, &self.variables).with_outside_estate(outside)
     }
 
     /// The engine over `live` and `store` with the command line's settings.

@@ -75,11 +75,19 @@ impl Dir {
 
     /// Runs `liveplan ARGS -C DIR` with no terminal.
     pub fn run(&self, args: &[&str]) -> Run {
+        self.run_with_env(args, &[])
+    }
+
+    /// Runs `liveplan ARGS -C DIR` with no terminal and the variables `env` set (`LIVEPLAN_ESTATE` is
+    /// set only when `env` sets it).
+    pub fn run_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let out = Command::new(env!("CARGO_BIN_EXE_liveplan"))
             .args(args)
             .arg("-C")
             .arg(self.path())
             .env_remove("RUST_LOG")
+            .env_remove("LIVEPLAN_ESTATE")
+            .envs(env.iter().copied())
             .stdin(std::process::Stdio::null())
             .output()
             .unwrap();
@@ -182,16 +190,34 @@ pub fn codes(doc: &Json) -> Vec<String> {
 }
 
 #[test]
-fn cli_version_names_the_product_and_its_version() {
+fn cli_version_names_the_product_its_version_and_the_language_level() {
+    let expected = format!(
+        "liveplan {}\nlanguage: Terraform {} (OpenTofu {} in .tofu files)",
+        env!("CARGO_PKG_VERSION"),
+        admission::TERRAFORM_VERSION,
+        admission::OPENTOFU_VERSION
+    );
+    // Every spelling Terraform users type prints the same.
+    for args in [&["--version"][..], &["-version"], &["-v"], &["version"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_liveplan"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            expected,
+            "{args:?}"
+        );
+    }
     let out = Command::new(env!("CARGO_BIN_EXE_liveplan"))
-        .arg("--version")
+        .args(["version", "--json"])
         .output()
         .unwrap();
-    assert!(out.status.success());
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        format!("liveplan {}", env!("CARGO_PKG_VERSION"))
-    );
+    let doc: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["terraform_version"], "1.9.8");
+    assert_eq!(doc["opentofu_version"], "1.8.8");
+    assert_eq!(doc["liveplan_version"], env!("CARGO_PKG_VERSION"));
 }
 
 #[test]
@@ -694,7 +720,8 @@ fn cli_a_directory_without_configuration_is_refused_instead_of_destroying_the_es
         let run = empty.run(&args);
         run.expect_code(1);
         assert!(
-            run.stderr.contains("no configuration files (*.tf) in"),
+            run.stderr
+                .contains("no configuration files (*.tf, *.tf.json, *.tofu, *.tofu.json) in"),
             "{command:?}: {}",
             run.stderr
         );
@@ -708,4 +735,13 @@ fn cli_a_directory_without_configuration_is_refused_instead_of_destroying_the_es
     assert_eq!(doc["resource_changes"], serde_json::json!([]));
     let cloud = std::fs::read_to_string(empty.cloud_file()).unwrap();
     assert!(cloud.contains("vpc-00000001"), "nothing was destroyed");
+    // `liveplan.hcl` names the estate but declares nothing: alone, it is no configuration either.
+    empty.write("liveplan.hcl", "live {\n  estate = \"quickstart\"\n}\n");
+    let run = empty.run(&["plan"]);
+    run.expect_code(1);
+    assert!(
+        run.stderr.contains("no configuration files ("),
+        "{}",
+        run.stderr
+    );
 }

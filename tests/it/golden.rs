@@ -1,6 +1,6 @@
 //! The golden plan cases: every directory under `fixtures/cases/` planned through the `liveplan` binary.
 //!
-//! A case holds a configuration (`*.tf`), a live snapshot (`live.json`), optionally a local record store
+//! A case holds a configuration (`*.tf`, `*.tf.json`, `*.tofu`, `*.tofu.json`, `liveplan.hcl`), a live snapshot (`live.json`), optionally a local record store
 //! (`records/`) and the command line (`args`, one argument per line, `plan` when absent). The runner copies
 //! the case into a temporary directory laid out as the CLI's embedded defaults (`.liveplan/cloud.json`,
 //! `.liveplan/records/`), so the case directory itself is never written, and runs the command twice:
@@ -73,7 +73,11 @@ fn run(case: &Case, dir: &Path, extra: &str) -> (String, i32) {
     };
     args.push(extra.to_owned());
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_liveplan"));
-    cmd.args(&args).arg("-C").arg(dir).env_remove("RUST_LOG");
+    cmd.args(&args)
+        .arg("-C")
+        .arg(dir)
+        .env_remove("RUST_LOG")
+        .env_remove("LIVEPLAN_ESTATE");
     for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("TF_VAR_")) {
         cmd.env_remove(k);
     }

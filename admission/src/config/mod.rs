@@ -1,4 +1,5 @@
-//! The configuration model: what a directory of `*.tf` files declares, as written, before evaluation.
+//! The configuration model: what a directory of configuration files (`*.tf`, `*.tf.json`, `*.tofu`,
+//! `*.tofu.json`, their override files and `liveplan.hcl`) declares, as written, before evaluation.
 //!
 //! Parsing turns the files into this model and reports everything outside the supported subset as a
 //! diagnostic with its file, line and column. The model holds expressions, never values: evaluating them is
@@ -6,8 +7,11 @@
 //! only I/O is [`read_dir`], which reads the files the caller points it at.
 
 mod expr;
+mod files;
 mod parse;
+mod settings;
 mod vars;
+mod version;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -15,8 +19,17 @@ use std::path::Path;
 use crate::value::Type;
 
 pub use expr::{BinaryOp, Expr, ExprKind, ForExpr, Loc, Step, TemplatePart, UnaryOp};
+pub use files::{
+    Dialect, FileRole, LIVEPLAN_FILE, Syntax, config_file_names, file_role, is_shadowed,
+};
 pub use parse::{parse_config, parse_expression};
+pub use settings::{
+    BackendBlock, BackendKind, RequiredProvider, RequiredSource, TerraformSettings,
+};
 pub use vars::{VarInput, VariableInputs, resolve_variables, var_file_names};
+pub use version::{
+    ConstraintError, OPENTOFU_VERSION, TERRAFORM_VERSION, VersionConstraint, implemented_version,
+};
 
 /// One configuration or variable file: its name relative to the configuration directory and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,14 +53,16 @@ impl SourceFile {
 /// The files of a configuration directory, read once so that parsing and lint stay pure.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConfigDir {
-    /// The `*.tf` files, sorted by name.
-    pub tf_files: Vec<SourceFile>,
+    /// The configuration files ([`config_file_names`]: `*.tf`, `*.tf.json`, `*.tofu`, `*.tofu.json`
+    /// but those a `.tofu` file shadows, and `liveplan.hcl`), sorted by name.
+    pub config_files: Vec<SourceFile>,
     /// `terraform.tfvars` then the `*.auto.tfvars` files sorted by name, the order Terraform reads them in.
     pub var_files: Vec<SourceFile>,
 }
 
-/// Reads the `*.tf`, `terraform.tfvars` and `*.auto.tfvars` files of `dir` (not its subdirectories). The
-/// error names the path that failed; a file that is not UTF-8 text fails with `InvalidData`.
+/// Reads the configuration files ([`config_file_names`]), `terraform.tfvars` and `*.auto.tfvars` files
+/// of `dir` (not its subdirectories). The error names the path that failed; a file that is not UTF-8
+/// text fails with `InvalidData`.
 pub fn read_dir(dir: &Path) -> std::io::Result<ConfigDir> {
     let context = |path: &Path, e: std::io::Error| {
         std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
@@ -74,8 +89,8 @@ pub fn read_dir(dir: &Path) -> std::io::Result<ConfigDir> {
         Ok(SourceFile::new(name, text))
     };
     let mut out = ConfigDir::default();
-    for name in names.iter().filter(|n| n.ends_with(".tf")) {
-        out.tf_files.push(read(name)?);
+    for name in config_file_names(&names) {
+        out.config_files.push(read(&name)?);
     }
     for name in var_file_names(&names) {
         out.var_files.push(read(&name)?);
@@ -99,7 +114,9 @@ pub struct Attr {
 pub struct Config {
     /// The file names parsed, in order.
     pub files: Vec<String>,
-    /// The `live` block, if any.
+    /// The `terraform` blocks' settings.
+    pub terraform: TerraformSettings,
+    /// The `live` block, if any (from `liveplan.hcl` or a `.tf` file).
     pub live: Option<LiveBlock>,
     /// The `provider` blocks.
     pub providers: Vec<ProviderBlock>,

@@ -36,8 +36,55 @@ pub struct LintInput<'a> {
     pub variables: &'a BTreeMap<String, Value>,
     /// The resource types the provider and the engine know.
     pub catalog: &'a Catalog,
-    /// The estate given on the command line (`--estate`), if any.
-    pub estate_flag: Option<&'a str>,
+    /// The estate named from outside the configuration (`--estate`, `LIVEPLAN_ESTATE`), if any.
+    pub outside_estate: Option<OutsideEstate<'a>>,
+}
+
+/// Where an estate named from outside the configuration comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EstateSource {
+    /// The `--estate` flag.
+    Flag,
+    /// The `LIVEPLAN_ESTATE` environment variable.
+    Environment,
+}
+
+impl EstateSource {
+    /// How diagnostics name the source.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EstateSource::Flag => "--estate",
+            EstateSource::Environment => "LIVEPLAN_ESTATE",
+        }
+    }
+}
+
+/// An estate named from outside the configuration, with where it comes from (a `live` block naming
+/// another is `estate-conflict`, naming both).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutsideEstate<'a> {
+    /// The estate name.
+    pub name: &'a str,
+    /// Where it was given.
+    pub source: EstateSource,
+}
+
+impl<'a> OutsideEstate<'a> {
+    /// The estate of `--estate NAME`.
+    pub fn flag(name: &'a str) -> Self {
+        OutsideEstate {
+            name,
+            source: EstateSource::Flag,
+        }
+    }
+
+    /// The estate of `LIVEPLAN_ESTATE=NAME`.
+    pub fn environment(name: &'a str) -> Self {
+        OutsideEstate {
+            name,
+            source: EstateSource::Environment,
+        }
+    }
 }
 
 /// The lint's verdict.
@@ -66,7 +113,7 @@ pub fn check(
     files: &[SourceFile],
     inputs: &VariableInputs,
     catalog: &Catalog,
-    estate_flag: Option<&str>,
+    outside_estate: Option<OutsideEstate<'_>>,
 ) -> (Config, Linted) {
     let (config, mut diags) = parse_config(files);
     if diags.iter().any(|d| d.code == Code::ConfigSyntax) {
@@ -86,7 +133,7 @@ pub fn check(
         config: &config,
         variables: &variables,
         catalog,
-        estate_flag,
+        outside_estate,
     });
     diags.append(&mut linted.diagnostics);
     linted.diagnostics = sorted(diags);

@@ -203,11 +203,11 @@ fn config_variables_read_dir_collects_configuration_and_var_files_in_order() {
         std::fs::write(dir.join(name), text).unwrap();
     }
     let read = read_dir(&dir).unwrap();
-    let tf: Vec<&str> = read.tf_files.iter().map(|f| f.name.as_str()).collect();
+    let tf: Vec<&str> = read.config_files.iter().map(|f| f.name.as_str()).collect();
     let vars: Vec<&str> = read.var_files.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(tf, ["a.tf", "b.tf"]);
     assert_eq!(vars, ["terraform.tfvars", "a.auto.tfvars", "z.auto.tfvars"]);
-    assert_eq!(read.tf_files[0].text, "live {}\n");
+    assert_eq!(read.config_files[0].text, "live {}\n");
 
     std::fs::write(dir.join("c.tf"), [0xff, 0xfe, b'x']).unwrap();
     let err = read_dir(&dir).unwrap_err();

@@ -227,7 +227,7 @@ fn run(text: &str) {
         config: &config,
         variables: &variables,
         catalog: &contract,
-        estate_flag: Some("acme"),
+        outside_estate: Some(admission::OutsideEstate::flag("acme")),
     });
     diags.extend(linted.diagnostics);
     for d in &diags {

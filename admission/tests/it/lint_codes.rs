@@ -10,7 +10,12 @@ use expect_test::{Expect, expect};
 /// `code file:line:col address: summary`.
 fn check_with(main: &str, inputs: VariableInputs, estate_flag: Option<&str>, expect: Expect) {
     let files = [SourceFile::new("main.tf", main)];
-    let (_, linted) = check(&files, &inputs, &crate::contract(), estate_flag);
+    let (_, linted) = check(
+        &files,
+        &inputs,
+        &crate::contract(),
+        estate_flag.map(admission::OutsideEstate::flag),
+    );
     let lines: Vec<String> = linted
         .diagnostics
         .iter()
@@ -150,7 +155,7 @@ fn lint_estate_conflict() {
         VariableInputs::default(),
         Some("other"),
         expect![[
-            r#"estate-conflict main.tf:2:12: the `live` block names estate "acme" but --estate names "other""#
+            r#"estate-conflict main.tf:2:12: the `live` block in main.tf names estate "acme" but --estate names "other""#
         ]],
     );
 }
@@ -162,7 +167,7 @@ fn lint_estate_from_the_flag_alone_is_accepted() {
         &files,
         &VariableInputs::default(),
         &crate::contract(),
-        Some("from-flag"),
+        Some(admission::OutsideEstate::flag("from-flag")),
     );
     assert_eq!(linted.diagnostics, vec![]);
     assert_eq!(linted.estate.as_deref(), Some("from-flag"));

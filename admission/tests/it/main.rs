@@ -1,6 +1,7 @@
 //! Integration tests of the configuration model and the admission rules, one binary for the crate.
 
 mod addresses;
+mod config_files;
 mod config_parse;
 mod config_variables;
 mod eval_expressions;
@@ -80,7 +81,7 @@ fn admission_path_names_match_the_plan_json_contract() {
 }
 
 #[test]
-fn diagnostic_codes_round_trip_and_warnings_are_the_contract_five() {
+fn diagnostic_codes_round_trip_and_warnings_are_the_contract_five_and_backend_ignored() {
     use admission::{Code, Severity};
     for code in Code::ALL {
         assert_eq!(Code::from_name(code.as_str()), Some(*code));
@@ -97,7 +98,8 @@ fn diagnostic_codes_round_trip_and_warnings_are_the_contract_five() {
             "in-the-way",
             "ambiguous-candidates",
             "record-format",
-            "interrupted-create"
+            "interrupted-create",
+            "backend-ignored"
         ]
     );
 }

@@ -44,12 +44,12 @@ pub(crate) use tags::tag_value;
 /// [`Engine`](crate::Engine)'s settings).
 #[derive(Debug, Clone)]
 pub(crate) struct PlanRequest<'a> {
-    /// The `*.tf` files.
+    /// The configuration files.
     pub files: &'a [SourceFile],
     /// Variable values from files, the environment and the command line.
     pub inputs: &'a VariableInputs,
-    /// `--estate`, if given.
-    pub estate_flag: Option<&'a str>,
+    /// The estate named from outside the configuration (`--estate`, `LIVEPLAN_ESTATE`), if any.
+    pub outside_estate: Option<admission::OutsideEstate<'a>>,
     /// How reads are retried (discovery wraps the provider in one retrying decorator built from it).
     pub retry: RetryConfig,
     /// Reads in flight during discovery (`--read-concurrency`).
@@ -82,8 +82,12 @@ pub(crate) async fn plan(
     catalog: &Catalog,
     store: Arc<dyn Store>,
 ) -> Result<Plan, crate::Error> {
-    let (config, linted) =
-        admission::check(request.files, request.inputs, catalog, request.estate_flag);
+    let (config, linted) = admission::check(
+        request.files,
+        request.inputs,
+        catalog,
+        request.outside_estate,
+    );
     let (variables, _) = admission::resolve_variables(&config, request.inputs);
     let region = provider.region();
     let estate_name = linted.estate.clone().unwrap_or_default();

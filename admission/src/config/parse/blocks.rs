@@ -1,28 +1,28 @@
-//! The block model: each top-level block kind (`live`, `provider`, `variable`, `locals`, `resource`,
-//! `output`) lowered into the configuration, and every block outside the subset refused.
+//! The block model: each top-level block kind (`terraform`, `live`, `provider`, `variable`, `locals`,
+//! `resource`, `output`) lowered into the configuration from the merged block structure of every file,
+//! and every block outside the subset refused.
 //!
-//! A name is declared once; a second declaration is reported and left out, never merged. Expressions are
-//! lowered by [`super::expr`]; nothing here evaluates one.
+//! A name is declared once; a second declaration is reported and left out, never merged (merging is for
+//! override files, done before). Expressions are lowered by [`super::value`]; nothing here evaluates one.
+//! Resources and variables are lowered in [`super::resource`], the `terraform` block in
+//! [`super::terraform`].
 
 use std::collections::BTreeMap;
 
-use hcl_edit::Span;
-use hcl_edit::structure::{Block, BlockLabel, Body, Structure};
-
 use super::Parser;
-use crate::config::expr::{Expr, ExprKind, Loc};
+use super::raw::{RawAttr, RawBlock, RawBody, RawItem};
+use super::value::Mode;
+use crate::config::expr::{ExprKind, Loc};
+use crate::config::files::LIVEPLAN_FILE;
 use crate::config::{
-    Attr, BlockLabels, Config, IgnoreChanges, Lifecycle, LiveBlock, Output, ProviderBlock,
-    ProviderKind, RecordStoreBlock, RecordStoreKind, Repetition, Resource, Variable,
+    Attr, BlockLabels, Config, LiveBlock, Output, ProviderBlock, ProviderKind, RecordStoreBlock,
+    RecordStoreKind, RequiredSource,
 };
-use crate::value::Type;
-
-/// The meta-arguments and nested blocks Terraform accepts on a resource that this subset does not.
-const UNSUPPORTED_RESOURCE_META: &[&str] = &["provider", "connection", "provisioner", "dynamic"];
+use crate::diag::{Code, Diagnostic};
 
 /// What a name is declared as, for the one report of a name declared twice.
 #[derive(Clone, Copy)]
-enum Declaration {
+pub(super) enum Declaration {
     Variable,
     Local,
     Resource,
@@ -41,7 +41,7 @@ impl Declaration {
     }
 
     /// How the block is written, for a block with the wrong labels.
-    fn usage(self) -> &'static str {
+    pub(super) fn usage(self) -> &'static str {
         match self {
             Declaration::Variable => "write `variable \"name\" { ... }`",
             Declaration::Local => "write `locals { name = value }`",
@@ -60,39 +60,48 @@ impl Declaration {
     }
 }
 
-impl Parser<'_> {
-    /// Every top-level structure of one file: blocks only.
-    pub(super) fn top_level(&mut self, body: &Body, config: &mut Config) {
-        let top = self.map.loc(0);
-        for structure in body.iter() {
-            match structure {
-                Structure::Attribute(a) => {
-                    let loc = self.map.loc_of(a.span(), &top);
-                    self.unsupported(
-                        &loc,
-                        format!("top-level attribute `{}` is not supported", a.key.as_str()),
-                        "declare values in a `locals` or `variable` block",
-                    );
-                }
-                Structure::Block(block) => self.top_block(block, config),
-            }
+impl<'a> Parser<'a> {
+    /// Attributes written outside any block, refused.
+    pub(super) fn top_level_attrs(&mut self, attrs: &[RawAttr<'a>]) {
+        for a in attrs {
+            self.unsupported(
+                &a.loc,
+                format!("top-level attribute `{}` is not supported", a.name),
+                "declare values in a `locals` or `variable` block",
+            );
         }
     }
 
-    /// The labels of `block`, as written.
-    fn labels(&self, block: &Block) -> Vec<String> {
-        block
-            .labels
-            .iter()
-            .map(|l| match l {
-                BlockLabel::Ident(i) => i.as_str().to_string(),
-                BlockLabel::String(s) => s.as_str().to_string(),
-            })
-            .collect()
+    /// Every top-level block of the configuration, merged: the `terraform` blocks first, since the
+    /// provider names they declare decide what a `provider` block configures.
+    pub(super) fn blocks(&mut self, blocks: &[RawBlock<'a>], config: &mut Config) {
+        let mut rest = Vec::new();
+        for block in blocks {
+            if &*block.loc.file == LIVEPLAN_FILE && block.ident != "live" {
+                self.unsupported(
+                    &block.loc,
+                    format!("`{}` block in {LIVEPLAN_FILE}", block.ident),
+                    "liveplan.hcl holds only the `live` block; declare everything else in `.tf` files",
+                );
+            } else if block.ident == "terraform" {
+                self.terraform_block(block, config);
+            } else {
+                rest.push(block);
+            }
+        }
+        for block in rest {
+            self.top_block(block, config);
+        }
     }
 
     /// Checks the block has exactly `n` labels; reports and returns false otherwise.
-    fn expect_labels(&mut self, block: &Block, loc: &Loc, n: usize, what: &str) -> bool {
+    pub(super) fn expect_labels(
+        &mut self,
+        block: &RawBlock<'a>,
+        loc: &Loc,
+        n: usize,
+        what: &str,
+    ) -> bool {
         if block.labels.len() == n {
             return true;
         }
@@ -100,7 +109,7 @@ impl Parser<'_> {
             loc,
             format!(
                 "`{}` block needs {n} label(s), found {}",
-                block.ident.as_str(),
+                block.ident,
                 block.labels.len()
             ),
             what,
@@ -108,38 +117,38 @@ impl Parser<'_> {
         false
     }
 
-    /// One top-level block, by its kind.
-    fn top_block(&mut self, block: &Block, config: &mut Config) {
-        let top = self.map.loc(0);
-        let loc = self.map.loc_of(block.span(), &top);
+    /// One top-level block other than `terraform`, by its kind.
+    fn top_block(&mut self, block: &RawBlock<'a>, config: &mut Config) {
+        let loc = block.loc.clone();
         match block.ident.as_str() {
             "live" => self.declare_live(block, loc, config),
             "provider" => self.declare_provider(block, loc, config),
             "variable" => self.declare_named(
                 block,
                 loc,
-                &mut config.variables,
+                |c| &mut c.variables,
                 Declaration::Variable,
                 Self::variable,
+                config,
             ),
             "locals" => self.declare_locals(block, &loc, config),
             "resource" => self.declare_resource(block, loc, config),
             "output" => self.declare_named(
                 block,
                 loc,
-                &mut config.outputs,
+                |c| &mut c.outputs,
                 Declaration::Output,
                 Self::output,
+                config,
             ),
-            kind @ ("module" | "data" | "moved" | "import" | "removed" | "check" | "terraform") => {
+            kind @ ("module" | "data" | "moved" | "import" | "removed" | "check") => {
                 let what = match kind {
                     "module" => "modules are",
                     "data" => "data sources are",
                     "moved" => "`moved` blocks are (use `liveplan mv`)",
                     "import" => "`import` blocks are (use `liveplan adopt`)",
                     "removed" => "`removed` blocks are",
-                    "check" => "`check` blocks are",
-                    _ => "`terraform` blocks are (the estate and record store are set in `live`)",
+                    _ => "`check` blocks are",
                 };
                 self.unsupported(
                     &loc,
@@ -150,13 +159,20 @@ impl Parser<'_> {
             other => self.unsupported(
                 &loc,
                 format!("unknown block type `{other}`"),
-                "the supported blocks are live, provider, variable, locals, resource and output",
+                "the supported blocks are terraform, live, provider, variable, locals, resource and \
+                 output",
             ),
         }
     }
 
     /// Whether `name` may be declared as a new `what`: a name already `taken` is reported at `loc`.
-    fn declare_once(&mut self, taken: bool, name: &str, loc: &Loc, what: Declaration) -> bool {
+    pub(super) fn declare_once(
+        &mut self,
+        taken: bool,
+        name: &str,
+        loc: &Loc,
+        what: Declaration,
+    ) -> bool {
         if taken {
             self.unsupported(
                 loc,
@@ -167,24 +183,42 @@ impl Parser<'_> {
         !taken
     }
 
-    /// The `live` block: one, without labels.
-    fn declare_live(&mut self, block: &Block, loc: Loc, config: &mut Config) {
+    /// The `live` block: one, without labels, in `liveplan.hcl` or a `.tf` file but never both.
+    fn declare_live(&mut self, block: &RawBlock<'a>, loc: Loc, config: &mut Config) {
         if !self.expect_labels(block, &loc, 0, "write `live { estate = \"name\" }`") {
             return;
         }
-        if config.live.is_some() {
-            self.unsupported(
-                &loc,
-                "a second `live` block".into(),
-                "declare one `live` block",
+        if let Some(first) = &config.live {
+            let detail = if &*first.loc.file == LIVEPLAN_FILE || &*loc.file == LIVEPLAN_FILE {
+                "keep the one in liveplan.hcl, which leaves the `.tf` files usable by Terraform and \
+                 OpenTofu, and remove the other"
+            } else {
+                "declare one `live` block"
+            };
+            self.diags.push(
+                Diagnostic::new(
+                    Code::DuplicateDeclaration,
+                    format!("a second `live` block (the first is at {})", first.loc),
+                    detail,
+                )
+                .at(loc.to_pos()),
             );
             return;
         }
         config.live = Some(self.live_block(block, &loc));
     }
 
+    /// Whether the provider local name `label` is the AWS provider: `aws`, or a name `required_providers`
+    /// gives `hashicorp/aws`.
+    fn is_aws(config: &Config, label: &str) -> bool {
+        match config.terraform.required_providers.get(label) {
+            Some(req) => req.source == RequiredSource::Aws,
+            None => label == "aws",
+        }
+    }
+
     /// A `provider` block: `aws` or `sim`, declared once, and never both.
-    fn declare_provider(&mut self, block: &Block, loc: Loc, config: &mut Config) {
+    fn declare_provider(&mut self, block: &RawBlock<'a>, loc: Loc, config: &mut Config) {
         if !self.expect_labels(
             block,
             &loc,
@@ -193,10 +227,10 @@ impl Parser<'_> {
         ) {
             return;
         }
-        let label = &self.labels(block)[0];
+        let label = block.labels[0].clone();
         let kind = match label.as_str() {
-            "aws" => ProviderKind::Aws,
             "sim" => ProviderKind::Sim,
+            name if Self::is_aws(config, name) => ProviderKind::Aws,
             other => {
                 self.unsupported(
                     &loc,
@@ -222,20 +256,22 @@ impl Parser<'_> {
             );
             return;
         }
-        let attrs = self.flat_body(&block.body, &loc, &["region"], "provider");
-        let region = attrs.into_iter().find(|a| a.name == "region");
+        let region = self
+            .flat_body(&block.body, &["region"], "provider")
+            .into_iter()
+            .find_map(|a| self.attr(a));
         config.providers.push(ProviderBlock { kind, region, loc });
     }
 
     /// A `locals` block: `name = value` lines, each local declared once across every block.
-    fn declare_locals(&mut self, block: &Block, loc: &Loc, config: &mut Config) {
+    fn declare_locals(&mut self, block: &RawBlock<'a>, loc: &Loc, config: &mut Config) {
         if !self.expect_labels(block, loc, 0, Declaration::Local.usage()) {
             return;
         }
-        for structure in block.body.iter() {
-            match structure {
-                Structure::Attribute(a) => {
-                    let Some(attr) = self.attr(a, loc) else {
+        for item in &block.body.items {
+            match item {
+                RawItem::Attr(a) => {
+                    let Some(attr) = self.attr(a) else {
                         continue;
                     };
                     let taken = config.locals.contains_key(&attr.name);
@@ -243,11 +279,10 @@ impl Parser<'_> {
                         config.locals.insert(attr.name.clone(), attr);
                     }
                 }
-                Structure::Block(b) => {
-                    let bloc = self.map.loc_of(b.span(), loc);
+                RawItem::Block(b) => {
                     self.unsupported(
-                        &bloc,
-                        format!("block `{}` inside `locals`", b.ident.as_str()),
+                        &b.loc,
+                        format!("block `{}` inside `locals`", b.ident),
                         "locals hold only `name = value` lines",
                     );
                 }
@@ -256,55 +291,61 @@ impl Parser<'_> {
     }
 
     /// A `resource` block, one per type and name.
-    fn declare_resource(&mut self, block: &Block, loc: Loc, config: &mut Config) {
+    fn declare_resource(&mut self, block: &RawBlock<'a>, loc: Loc, config: &mut Config) {
         if !self.expect_labels(block, &loc, 2, Declaration::Resource.usage()) {
             return;
         }
-        let labels = self.labels(block);
-        let taken = config.resource(&labels[0], &labels[1]).is_some();
-        let address = BlockLabels::new(&labels[0], &labels[1]).to_string();
+        let (type_name, name) = (&block.labels[0], &block.labels[1]);
+        let taken = config.resource(type_name, name).is_some();
+        let address = BlockLabels::new(type_name, name).to_string();
         if !self.declare_once(taken, &address, &loc, Declaration::Resource) {
             return;
         }
-        if let Some(r) = self.resource(block, labels[0].clone(), labels[1].clone(), loc) {
+        if let Some(r) = self.resource(block, type_name.clone(), name.clone(), loc) {
             config.add_resource(r);
         }
     }
 
-    /// A block with one label, its name (a `variable` or an `output`), read by `read` into `declared`
-    /// unless the name is declared already.
+    /// A block with one label, its name (a `variable` or an `output`), read by `read` into the map
+    /// `declared` picks unless the name is declared already.
     fn declare_named<T>(
         &mut self,
-        block: &Block,
+        block: &RawBlock<'a>,
         loc: Loc,
-        declared: &mut BTreeMap<String, T>,
+        declared: fn(&mut Config) -> &mut BTreeMap<String, T>,
         what: Declaration,
-        read: fn(&mut Self, &Block, String, Loc) -> Option<T>,
+        read: fn(&mut Self, &RawBlock<'a>, String, Loc) -> Option<T>,
+        config: &mut Config,
     ) {
         if !self.expect_labels(block, &loc, 1, what.usage()) {
             return;
         }
-        let name = self.labels(block).remove(0);
-        if !self.declare_once(declared.contains_key(&name), &name, &loc, what) {
+        let name = block.labels[0].clone();
+        let taken = declared(config).contains_key(&name);
+        if !self.declare_once(taken, &name, &loc, what) {
             return;
         }
         if let Some(v) = read(self, block, name.clone(), loc) {
-            declared.insert(name, v);
+            declared(config).insert(name, v);
         }
     }
 
-    /// Reads a body of attributes only, allowing the names in `allowed`; reports blocks, unknown and
-    /// repeated attributes.
-    fn flat_body(&mut self, body: &Body, loc: &Loc, allowed: &[&str], what: &str) -> Vec<Attr> {
-        let mut out: Vec<Attr> = Vec::new();
-        for structure in body.iter() {
-            match structure {
-                Structure::Attribute(a) => {
-                    let aloc = self.map.loc_of(a.span(), loc);
-                    let name = a.key.as_str();
+    /// The attributes of a body of attributes only, allowing the names in `allowed`; reports blocks,
+    /// unknown and repeated attributes.
+    pub(super) fn flat_body<'r>(
+        &mut self,
+        body: &'r RawBody<'a>,
+        allowed: &[&str],
+        what: &str,
+    ) -> Vec<&'r RawAttr<'a>> {
+        let mut out: Vec<&RawAttr<'a>> = Vec::new();
+        for item in &body.items {
+            match item {
+                RawItem::Attr(a) => {
+                    let name = a.name.as_str();
                     if !allowed.contains(&name) {
                         self.unsupported(
-                            &aloc,
+                            &a.loc,
                             format!("argument `{name}` is not supported in `{what}`"),
                             &format!("the supported arguments are: {}", allowed.join(", ")),
                         );
@@ -312,21 +353,18 @@ impl Parser<'_> {
                     }
                     if out.iter().any(|x| x.name == name) {
                         self.unsupported(
-                            &aloc,
+                            &a.loc,
                             format!("argument `{name}` is set twice"),
                             "set it once",
                         );
                         continue;
                     }
-                    if let Some(attr) = self.attr(a, loc) {
-                        out.push(attr);
-                    }
+                    out.push(a);
                 }
-                Structure::Block(b) => {
-                    let bloc = self.map.loc_of(b.span(), loc);
+                RawItem::Block(b) => {
                     self.unsupported(
-                        &bloc,
-                        format!("block `{}` is not supported in `{what}`", b.ident.as_str()),
+                        &b.loc,
+                        format!("block `{}` is not supported in `{what}`", b.ident),
                         &format!("the supported arguments are: {}", allowed.join(", ")),
                     );
                 }
@@ -336,187 +374,94 @@ impl Parser<'_> {
     }
 
     /// The body of the `live` block: `estate` and one `record_store` block.
-    fn live_block(&mut self, block: &Block, loc: &Loc) -> LiveBlock {
+    fn live_block(&mut self, block: &RawBlock<'a>, loc: &Loc) -> LiveBlock {
         let mut live = LiveBlock {
             estate: None,
             record_store: None,
             loc: loc.clone(),
         };
-        for structure in block.body.iter() {
-            match structure {
-                Structure::Attribute(a) => {
-                    let aloc = self.map.loc_of(a.span(), loc);
-                    if a.key.as_str() != "estate" {
+        for item in &block.body.items {
+            match item {
+                RawItem::Attr(a) => {
+                    if a.name != "estate" {
                         self.unsupported(
-                            &aloc,
-                            format!("argument `{}` is not supported in `live`", a.key.as_str()),
+                            &a.loc,
+                            format!("argument `{}` is not supported in `live`", a.name),
                             "`live` takes `estate` and a `record_store` block",
                         );
                     } else if live.estate.is_some() {
                         self.unsupported(
-                            &aloc,
+                            &a.loc,
                             "argument `estate` is set twice".into(),
                             "set it once",
                         );
                     } else {
-                        live.estate = self.attr(a, loc);
+                        live.estate = self.attr(a);
                     }
                 }
-                Structure::Block(b) => {
-                    let bloc = self.map.loc_of(b.span(), loc);
-                    if b.ident.as_str() != "record_store" {
+                RawItem::Block(b) => {
+                    if b.ident != "record_store" {
                         self.unsupported(
-                            &bloc,
-                            format!("block `{}` is not supported in `live`", b.ident.as_str()),
+                            &b.loc,
+                            format!("block `{}` is not supported in `live`", b.ident),
                             "`live` takes `estate` and a `record_store` block",
                         );
-                        continue;
-                    }
-                    if live.record_store.is_some() {
+                    } else if live.record_store.is_some() {
                         self.unsupported(
-                            &bloc,
+                            &b.loc,
                             "a second `record_store` block".into(),
                             "declare one",
                         );
-                        continue;
+                    } else {
+                        live.record_store = self.record_store(b);
                     }
-                    if !self.expect_labels(
-                        b,
-                        &bloc,
-                        1,
-                        "write `record_store \"local\"` or `record_store \"s3\"`",
-                    ) {
-                        continue;
-                    }
-                    let (kind, allowed): (RecordStoreKind, &[&str]) =
-                        match self.labels(b)[0].as_str() {
-                            "local" => (RecordStoreKind::Local, &["path"]),
-                            "s3" => (
-                                RecordStoreKind::S3,
-                                &["bucket", "key_prefix", "region", "allow_insecure"],
-                            ),
-                            other => {
-                                self.unsupported(
-                                    &bloc,
-                                    format!("record store `{other}` is not supported"),
-                                    "use `record_store \"local\"` or `record_store \"s3\"`",
-                                );
-                                continue;
-                            }
-                        };
-                    let settings = self
-                        .flat_body(&b.body, &bloc, allowed, "record_store")
-                        .into_iter()
-                        .map(|a| (a.name.clone(), a))
-                        .collect();
-                    live.record_store = Some(RecordStoreBlock {
-                        kind,
-                        settings,
-                        loc: bloc,
-                    });
                 }
             }
         }
         live
     }
 
-    /// The body of a `variable` block; `None` when its type, description or sensitivity is refused.
-    fn variable(&mut self, block: &Block, name: String, loc: Loc) -> Option<Variable> {
-        let attrs = self.flat_body(
-            &block.body,
-            &loc,
-            &["type", "default", "description", "sensitive"],
-            "variable",
-        );
-        let mut var = Variable {
-            name,
-            var_type: Type::Any,
-            default: None,
-            description: None,
-            sensitive: false,
-            loc,
-        };
-        for attr in attrs {
-            match attr.name.as_str() {
-                "type" => var.var_type = self.type_constraint(&attr.expr)?,
-                "default" => var.default = Some(attr.expr),
-                "description" => var.description = Some(self.literal_string(&attr)?),
-                _ => var.sensitive = self.literal_bool(&attr)?,
-            }
+    /// `record_store "local" { path }` or `record_store "s3" { ... }`.
+    fn record_store(&mut self, b: &RawBlock<'a>) -> Option<RecordStoreBlock> {
+        let bloc = b.loc.clone();
+        if !self.expect_labels(
+            b,
+            &bloc,
+            1,
+            "write `record_store \"local\"` or `record_store \"s3\"`",
+        ) {
+            return None;
         }
-        Some(var)
-    }
-
-    /// A variable's `type`, written as Terraform writes type constraints.
-    fn type_constraint(&mut self, expr: &Expr) -> Option<Type> {
-        let bad = |p: &mut Self, what: String| {
-            p.unsupported(
-                &expr.loc,
-                what,
-                "use string, number, bool, any, list(T), set(T), map(T), object({...}) or tuple([...])",
-            );
-            None
-        };
-        match &expr.kind {
-            ExprKind::Variable(name) => match name.as_str() {
-                "string" => Some(Type::String),
-                "number" => Some(Type::Number),
-                "bool" => Some(Type::Bool),
-                "any" => Some(Type::Any),
-                "list" => Some(Type::List(Box::new(Type::Any))),
-                "set" => Some(Type::Set(Box::new(Type::Any))),
-                "map" => Some(Type::Map(Box::new(Type::Any))),
-                other => bad(self, format!("unknown type `{other}`")),
-            },
-            ExprKind::Call {
-                name,
-                args,
-                expand: false,
-            } if args.len() == 1 => {
-                let arg = &args[0];
-                match name.as_str() {
-                    "list" => Some(Type::List(Box::new(self.type_constraint(arg)?))),
-                    "set" => Some(Type::Set(Box::new(self.type_constraint(arg)?))),
-                    "map" => Some(Type::Map(Box::new(self.type_constraint(arg)?))),
-                    "object" => {
-                        let ExprKind::Object(items) = &arg.kind else {
-                            return bad(self, "object() takes an object of attribute types".into());
-                        };
-                        let mut fields = std::collections::BTreeMap::new();
-                        for (k, v) in items {
-                            let key = match &k.kind {
-                                ExprKind::String(s) => s.clone(),
-                                ExprKind::Variable(s) => s.clone(),
-                                _ => {
-                                    return bad(
-                                        self,
-                                        "object() attribute names must be literal".into(),
-                                    );
-                                }
-                            };
-                            fields.insert(key, self.type_constraint(v)?);
-                        }
-                        Some(Type::Object(fields))
-                    }
-                    "tuple" => {
-                        let ExprKind::List(items) = &arg.kind else {
-                            return bad(self, "tuple() takes a list of element types".into());
-                        };
-                        let mut types = Vec::new();
-                        for item in items {
-                            types.push(self.type_constraint(item)?);
-                        }
-                        Some(Type::Tuple(types))
-                    }
-                    other => bad(self, format!("unknown type constructor `{other}`")),
-                }
+        let (kind, allowed): (RecordStoreKind, &[&str]) = match b.labels[0].as_str() {
+            "local" => (RecordStoreKind::Local, &["path"]),
+            "s3" => (
+                RecordStoreKind::S3,
+                &["bucket", "key_prefix", "region", "allow_insecure"],
+            ),
+            other => {
+                self.unsupported(
+                    &bloc,
+                    format!("record store `{other}` is not supported"),
+                    "use `record_store \"local\"` or `record_store \"s3\"`",
+                );
+                return None;
             }
-            _ => bad(self, "invalid type constraint".into()),
-        }
+        };
+        let settings = self
+            .flat_body(&b.body, allowed, "record_store")
+            .into_iter()
+            .filter_map(|a| self.attr(a))
+            .map(|a| (a.name.clone(), a))
+            .collect();
+        Some(RecordStoreBlock {
+            kind,
+            settings,
+            loc: bloc,
+        })
     }
 
     /// An argument that must be a literal string.
-    fn literal_string(&mut self, attr: &Attr) -> Option<String> {
+    pub(super) fn literal_string(&mut self, attr: &Attr) -> Option<String> {
         let s = attr.expr.as_literal_str();
         if s.is_none() {
             self.unsupported(
@@ -529,7 +474,7 @@ impl Parser<'_> {
     }
 
     /// An argument that must be `true` or `false`.
-    fn literal_bool(&mut self, attr: &Attr) -> Option<bool> {
+    pub(super) fn literal_bool(&mut self, attr: &Attr) -> Option<bool> {
         match attr.expr.kind {
             ExprKind::Bool(b) => Some(b),
             _ => {
@@ -543,206 +488,27 @@ impl Parser<'_> {
         }
     }
 
-    /// The body of a `resource` block: meta-arguments, arguments and one `lifecycle` block.
-    fn resource(
-        &mut self,
-        block: &Block,
-        type_name: String,
-        name: String,
-        loc: Loc,
-    ) -> Option<Resource> {
-        let mut res = Resource {
-            type_name,
-            name,
-            repetition: Repetition::Single,
-            depends_on: Vec::new(),
-            lifecycle: Lifecycle::default(),
-            attrs: BTreeMap::new(),
-            loc,
-        };
-        let loc = res.loc.clone();
-        let (mut count, mut for_each) = (None, None);
-        let mut seen_lifecycle = false;
-        for structure in block.body.iter() {
-            match structure {
-                Structure::Attribute(a) => {
-                    let aloc = self.map.loc_of(a.span(), &loc);
-                    let key = a.key.as_str();
-                    if UNSUPPORTED_RESOURCE_META.contains(&key) {
-                        self.unsupported(
-                            &aloc,
-                            format!("meta-argument `{key}` is not supported"),
-                            "remove it: this subset has one provider of each kind and no provisioners",
-                        );
-                        continue;
-                    }
-                    if res.attrs.contains_key(key)
-                        || (key == "count" && count.is_some())
-                        || (key == "for_each" && for_each.is_some())
-                    {
-                        self.unsupported(
-                            &aloc,
-                            format!("argument `{key}` is set twice"),
-                            "set it once",
-                        );
-                        continue;
-                    }
-                    let Some(attr) = self.attr(a, &loc) else {
-                        continue;
-                    };
-                    match key {
-                        "count" => count = Some(attr),
-                        "for_each" => for_each = Some(attr),
-                        "depends_on" => {
-                            let ExprKind::List(items) = &attr.expr.kind else {
-                                self.unsupported(
-                                    &attr.expr.loc,
-                                    "`depends_on` must be a list of resource references".into(),
-                                    "write `depends_on = [aws_vpc.main]`",
-                                );
-                                continue;
-                            };
-                            for item in items {
-                                match item.as_static_path() {
-                                    Some(path) if path.len() == 2 => {
-                                        res.depends_on.push((path, item.loc.clone()))
-                                    }
-                                    _ => self.unsupported(
-                                        &item.loc,
-                                        "`depends_on` entries must name a resource block".into(),
-                                        "write `depends_on = [aws_vpc.main]`",
-                                    ),
-                                }
-                            }
-                        }
-                        _ => {
-                            res.attrs.insert(key.to_string(), attr);
-                        }
-                    }
-                }
-                Structure::Block(b) => {
-                    let bloc = self.map.loc_of(b.span(), &loc);
-                    let ident = b.ident.as_str();
-                    if ident == "lifecycle" && !seen_lifecycle && b.labels.is_empty() {
-                        seen_lifecycle = true;
-                        res.lifecycle = self.lifecycle(b, &bloc);
-                    } else if ident == "lifecycle" {
-                        self.unsupported(
-                            &bloc,
-                            "a second `lifecycle` block".into(),
-                            "declare one `lifecycle` block",
-                        );
-                    } else if UNSUPPORTED_RESOURCE_META.contains(&ident) {
-                        self.unsupported(
-                            &bloc,
-                            format!("`{ident}` blocks are not supported"),
-                            "this subset has no provisioners, connections or dynamic blocks",
-                        );
-                    } else {
-                        self.unsupported(
-                            &bloc,
-                            format!("nested block `{ident}` is not supported in a resource"),
-                            "the supported resource types take arguments only, besides `lifecycle`",
-                        );
-                    }
-                }
-            }
-        }
-        res.repetition = self.repetition(count, for_each, &res)?;
-        Some(res)
-    }
-
-    /// How a resource block repeats; a block that sets both `count` and `for_each` is refused.
-    fn repetition(
-        &mut self,
-        count: Option<Attr>,
-        for_each: Option<Attr>,
-        res: &Resource,
-    ) -> Option<Repetition> {
-        Some(match (count, for_each) {
-            (Some(_), Some(fe)) => {
-                self.unsupported(
-                    &fe.loc,
-                    format!(
-                        "resource `{}` sets both `count` and `for_each`",
-                        res.address()
-                    ),
-                    "use one of them",
-                );
-                return None;
-            }
-            (Some(c), None) => Repetition::Count(c),
-            (None, Some(fe)) => Repetition::ForEach(fe),
-            (None, None) => Repetition::Single,
-        })
-    }
-
-    /// The body of a `lifecycle` block.
-    fn lifecycle(&mut self, block: &Block, loc: &Loc) -> Lifecycle {
-        let attrs = self.flat_body(
-            &block.body,
-            loc,
-            &["create_before_destroy", "prevent_destroy", "ignore_changes"],
-            "lifecycle",
-        );
-        let mut lc = Lifecycle::default();
-        for attr in attrs {
-            match attr.name.as_str() {
-                "create_before_destroy" => {
-                    lc.create_before_destroy = self.literal_bool(&attr).unwrap_or(false)
-                }
-                "prevent_destroy" => lc.prevent_destroy = self.literal_bool(&attr).unwrap_or(false),
-                _ => {
-                    lc.ignore_changes = match &attr.expr.kind {
-                        ExprKind::Variable(v) if v == "all" => {
-                            IgnoreChanges::All(attr.expr.loc.clone())
-                        }
-                        ExprKind::List(items) => {
-                            let mut paths = Vec::new();
-                            for item in items {
-                                match item.as_static_path() {
-                                    Some(p) => paths.push((p, item.loc.clone())),
-                                    None => self.unsupported(
-                                        &item.loc,
-                                        "`ignore_changes` entries must be attribute paths".into(),
-                                        "write `ignore_changes = [tags[\"Name\"]]`",
-                                    ),
-                                }
-                            }
-                            IgnoreChanges::Paths(paths)
-                        }
-                        _ => {
-                            self.unsupported(
-                                &attr.expr.loc,
-                                "`ignore_changes` must be `all` or a list of attribute paths"
-                                    .into(),
-                                "write `ignore_changes = [tags[\"Name\"]]`",
-                            );
-                            IgnoreChanges::None
-                        }
-                    }
-                }
-            }
-        }
-        lc
-    }
-
     /// The body of an `output` block; `None` when it has no `value`.
-    fn output(&mut self, block: &Block, name: String, loc: Loc) -> Option<Output> {
-        let attrs = self.flat_body(
+    fn output(&mut self, block: &RawBlock<'a>, name: String, loc: Loc) -> Option<Output> {
+        let raw = self.flat_body(
             &block.body,
-            &loc,
             &["value", "sensitive", "description"],
             "output",
         );
         let mut value = None;
         let mut sensitive = false;
         let mut description = None;
-        for attr in attrs {
-            match attr.name.as_str() {
-                "value" => value = Some(attr.expr),
-                "sensitive" => sensitive = self.literal_bool(&attr)?,
-                _ => description = Some(self.literal_string(&attr)?),
+        for a in raw {
+            match a.name.as_str() {
+                "value" => value = self.attr(a).map(|attr| attr.expr),
+                "sensitive" => {
+                    let attr = self.attr_as(a, Mode::Literal)?;
+                    sensitive = self.literal_bool(&attr)?;
+                }
+                _ => {
+                    let attr = self.attr_as(a, Mode::Literal)?;
+                    description = Some(self.literal_string(&attr)?);
+                }
             }
         }
         let Some(value) = value else {
@@ -758,21 +524,6 @@ impl Parser<'_> {
             value,
             sensitive,
             description,
-            loc,
-        })
-    }
-
-    /// One `name = expression` line.
-    pub(super) fn attr(
-        &mut self,
-        a: &hcl_edit::structure::Attribute,
-        parent: &Loc,
-    ) -> Option<Attr> {
-        let loc = self.map.loc_of(a.span(), parent);
-        let expr = self.expr(&a.value, &loc)?;
-        Some(Attr {
-            name: a.key.as_str().to_string(),
-            expr,
             loc,
         })
     }

@@ -13,8 +13,21 @@ use crate::config::expr::{BinaryOp, Expr, ExprKind, ForExpr, Loc, Step, Template
 impl Parser<'_> {
     /// Lowers one expression; reports and returns `None` for anything outside the subset.
     pub(crate) fn expr(&mut self, e: &hx::Expression, parent: &Loc) -> Option<Expr> {
+        self.nested(
+            |p| p.map.loc_of(e.span(), parent),
+            |p| p.expr_inner(e, parent),
+        )
+    }
+
+    /// Runs `lower` one level deeper, refusing an expression nested deeper than [`MAX_EXPR_DEPTH`]
+    /// (reported where `loc` says; worked out only then).
+    pub(super) fn nested(
+        &mut self,
+        loc: impl FnOnce(&Self) -> Loc,
+        lower: impl FnOnce(&mut Self) -> Option<Expr>,
+    ) -> Option<Expr> {
         if self.depth >= MAX_EXPR_DEPTH {
-            let loc = self.map.loc_of(e.span(), parent);
+            let loc = loc(self);
             self.unsupported(
                 &loc,
                 "expression nested too deeply".into(),
@@ -23,7 +36,7 @@ impl Parser<'_> {
             return None;
         }
         self.depth += 1;
-        let out = self.expr_inner(e, parent);
+        let out = lower(self);
         self.depth -= 1;
         out
     }
@@ -210,7 +223,7 @@ impl Parser<'_> {
     // Templates.
 
     /// A string or heredoc template: a plain string when it interpolates nothing.
-    fn template(&mut self, t: &ht::Template, loc: &Loc) -> Option<ExprKind> {
+    pub(super) fn template(&mut self, t: &ht::Template, loc: &Loc) -> Option<ExprKind> {
         let mut strip_next = false;
         let parts = self.template_parts(t, loc, &mut strip_next)?;
         // A template with no interpolation or directive is a plain string.

@@ -1,12 +1,22 @@
-//! Parsing: HCL text into the configuration model, with every problem reported at its file:line:col.
+//! Parsing: the configuration files into the configuration model, with every problem reported at its
+//! file:line:col.
 //!
-//! `hcl-edit` does the HCL grammar and keeps byte spans; this module lowers its tree into [`Expr`] and the
-//! block model, and refuses anything outside the subset with `unsupported-construct`. It never evaluates an
-//! expression and never stops at the first problem: every file and block is looked at.
+//! Each file is read in its syntax (`hcl-edit` for HCL's native syntax, [`json`] for the JSON one) into
+//! its block structure ([`raw`]); override files are merged into the primary files ([`merge`]); then the
+//! merged blocks are lowered into the block model ([`blocks`], [`resource`], [`terraform`]) and their
+//! expressions into [`Expr`] ([`expr`], [`value`]), refusing anything outside the subset with
+//! `unsupported-construct`. It never evaluates an expression and never stops at the first problem: every
+//! file and block is looked at.
 
 mod blocks;
 mod expr;
+mod json;
+mod merge;
+mod raw;
+mod resource;
 mod source_map;
+mod terraform;
+mod value;
 
 use hcl_edit::Span;
 use hcl_edit::structure::Structure;
@@ -14,12 +24,18 @@ use hcl_edit::structure::Structure;
 pub(crate) use source_map::SourceMap;
 
 use super::expr::{Expr, Loc};
+use super::files::{FileRole, Syntax, file_role, is_shadowed};
 use super::{Attr, Config, SourceFile};
 use crate::diag::{Code, Diagnostic};
+use raw::{RawAttr, RawFile, RawValue};
 
-/// Parses the `*.tf` files of a configuration (in the order given; [`super::read_dir`] sorts them by name)
-/// into one model, with every syntax error and construct outside the subset as a diagnostic. A file that
-/// does not parse contributes nothing; the others are still read.
+/// Parses the configuration files (in the order given; [`super::read_dir`] sorts them by name) into one
+/// model, with every syntax error and construct outside the subset as a diagnostic, sorted by position.
+/// A file's name says how it is read: `*.tf.json` and `*.tofu.json` in the JSON syntax, every other in
+/// HCL's native syntax; a `.tf` file that a `.tofu` file of the same base name shadows is skipped; override
+/// files (`override.tf`, `*_override.tf` and their other forms) are merged into the others, in file-name
+/// order; `liveplan.hcl` holds the `live` block. A file that does not parse contributes nothing; the
+/// others are still read.
 pub fn parse_config(files: &[SourceFile]) -> (Config, Vec<Diagnostic>) {
     if files.iter().all(|f| shallow(&f.text)) {
         parse_config_here(files)
@@ -28,20 +44,99 @@ pub fn parse_config(files: &[SourceFile]) -> (Config, Vec<Diagnostic>) {
     }
 }
 
+/// One file's syntax tree, before its blocks are read.
+enum Tree {
+    Hcl(hcl_edit::structure::Body),
+    Json(json::Json),
+    Unparsed,
+}
+
+/// One file to read: its map, whether it is an override file, and its tree.
+struct Loaded {
+    map: SourceMap,
+    is_override: bool,
+    tree: Tree,
+}
+
 fn parse_config_here(files: &[SourceFile]) -> (Config, Vec<Diagnostic>) {
     let mut config = Config::default();
     let mut diags = Vec::new();
-    for file in files {
+    let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+    let mut loaded: Vec<Loaded> = Vec::new();
+    for file in files.iter().filter(|f| !is_shadowed(&f.name, &names)) {
+        // A name with no role (an embedder's own) is read as a primary file in HCL's native syntax.
+        let (syntax, is_override) = match file_role(&file.name) {
+            Some(FileRole::Module {
+                syntax,
+                is_override,
+            }) => (syntax, is_override),
+            Some(FileRole::Liveplan) | None => (Syntax::Native, false),
+        };
         config.files.push(file.name.clone());
         let map = SourceMap::new(&file.name, &file.text);
-        match hcl_edit::parser::parse_body(&file.text) {
-            Ok(body) => {
-                let mut p = Parser::new(&map, &mut diags);
-                p.top_level(&body, &mut config);
-            }
-            Err(err) => diags.push(syntax_error(&map, &err)),
+        let tree = match syntax {
+            Syntax::Native => match hcl_edit::parser::parse_body(&file.text) {
+                Ok(body) => Tree::Hcl(body),
+                Err(err) => {
+                    diags.push(syntax_error(&map, &err));
+                    Tree::Unparsed
+                }
+            },
+            Syntax::Json => match json::parse(&file.text) {
+                Ok(root) => Tree::Json(root),
+                Err(err) => {
+                    diags.push(
+                        Diagnostic::new(
+                            Code::ConfigSyntax,
+                            format!("invalid JSON: {}", err.message),
+                            "fix the syntax at the position shown",
+                        )
+                        .at(map.loc(err.offset).to_pos()),
+                    );
+                    Tree::Unparsed
+                }
+            },
+        };
+        loaded.push(Loaded {
+            map,
+            is_override,
+            tree,
+        });
+    }
+    // Override files apply after every primary file, in file-name order.
+    loaded.sort_by(|a, b| {
+        a.is_override
+            .cmp(&b.is_override)
+            .then_with(|| match a.is_override {
+                true => a.map.file.cmp(&b.map.file),
+                false => std::cmp::Ordering::Equal,
+            })
+    });
+    let (mut primary, mut overrides, mut attrs) = (Vec::new(), Vec::new(), Vec::new());
+    for file in &loaded {
+        let raw = match &file.tree {
+            Tree::Hcl(body) => raw::from_hcl(body, &file.map),
+            Tree::Json(root) => raw::from_json(root, &file.map, &mut diags),
+            Tree::Unparsed => RawFile::default(),
+        };
+        attrs.extend(raw.attrs);
+        if file.is_override {
+            overrides.extend(raw.blocks);
+        } else {
+            primary.extend(raw.blocks);
         }
     }
+    merge::merge_overrides(&mut primary, overrides, &mut diags);
+    let nowhere = SourceMap::new("", "");
+    let mut p = Parser::new(&nowhere, &mut diags);
+    p.top_level_attrs(&attrs);
+    p.blocks(&primary, &mut config);
+    diags.extend(terraform::backend_ignored(&config));
+    // Files are lowered block by block across files, so the reports are put back in file order.
+    diags.sort_by(|a, b| match (&a.pos, &b.pos) {
+        (Some(x), Some(y)) => (&x.file, x.line, x.column).cmp(&(&y.file, y.line, y.column)),
+        (x, y) => y.is_some().cmp(&x.is_some()),
+    });
     (config, diags)
 }
 
@@ -130,7 +225,13 @@ fn parse_var_file_here(file: &SourceFile) -> (Vec<Attr>, Vec<Diagnostic>) {
             for structure in body.iter() {
                 match structure {
                     Structure::Attribute(a) => {
-                        if let Some(attr) = p.attr(a, &top) {
+                        let raw = RawAttr {
+                            name: a.key.as_str().to_owned(),
+                            value: RawValue::Hcl(&a.value),
+                            loc: map.loc_of(a.span(), &top),
+                            map: &map,
+                        };
+                        if let Some(attr) = p.attr(&raw) {
                             attrs.push(attr);
                         }
                     }
@@ -172,9 +273,10 @@ fn syntax_error(map: &SourceMap, err: &hcl_edit::parser::Error) -> Diagnostic {
     .at(pos)
 }
 
-/// Lowers one file's tree, collecting every problem instead of stopping at the first.
+/// Lowers blocks and expressions, collecting every problem instead of stopping at the first.
 struct Parser<'a> {
-    map: &'a SourceMap,
+    /// The map of the file whose expression is being lowered (switched for each attribute).
+    map: SourceMap,
     diags: &'a mut Vec<Diagnostic>,
     /// How deep the expression being lowered is; bounded so that every later walk of the tree is too.
     depth: usize,
@@ -185,10 +287,11 @@ struct Parser<'a> {
 const MAX_EXPR_DEPTH: usize = 200;
 
 impl<'a> Parser<'a> {
-    /// A parser reporting positions through `map` and problems into `diags`.
-    fn new(map: &'a SourceMap, diags: &'a mut Vec<Diagnostic>) -> Self {
+    /// A parser reporting positions through `map` (until an attribute of another file is lowered) and
+    /// problems into `diags`.
+    fn new(map: &SourceMap, diags: &'a mut Vec<Diagnostic>) -> Self {
         Parser {
-            map,
+            map: map.clone(),
             diags,
             depth: 0,
         }

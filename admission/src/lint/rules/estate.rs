@@ -1,16 +1,19 @@
-//! The estate rule: one valid estate name, from the `live` block or `--estate`, and never two that
-//! disagree.
+//! The estate rule: one valid estate name, from the `live` block (in `liveplan.hcl` or a `.tf` file) or
+//! from outside (`--estate`, else `LIVEPLAN_ESTATE`), and never two that disagree. There is no default:
+//! not the directory's name, not a workspace.
 //!
-//! The rule only reads the configuration and the flag; it never looks for the estate anywhere else.
+//! The rule only reads the configuration and what the caller names from outside; it never reads the
+//! environment itself.
 
 use crate::diag::{Code, Diagnostic};
 use crate::error::Error;
 use crate::eval::Instance;
-use crate::lint::Lint;
+use crate::lint::{Lint, OutsideEstate};
 use crate::marker::Estate;
 
 impl Lint<'_, '_> {
-    /// The estate from the `live` block and `--estate`: absent, conflicting or malformed names are errors.
+    /// The estate from the `live` block and from outside: absent, conflicting or malformed names are
+    /// errors.
     pub(crate) fn estate(&mut self) -> Option<String> {
         let config = self.input.config;
         let mut from_block = None;
@@ -32,7 +35,7 @@ impl Lint<'_, '_> {
                 Err(e) => self.push(e.into_diagnostic(Code::InvalidEstate)),
             }
         }
-        let flag = self.input.estate_flag;
+        let outside = self.input.outside_estate;
         let mut ok = true;
         if let Some((name, loc)) = &from_block
             && let Some(why) = estate_problem(name)
@@ -47,24 +50,26 @@ impl Lint<'_, '_> {
                 .at(loc.to_pos()),
             );
         }
-        if let Some(name) = flag
+        if let Some(OutsideEstate { name, source }) = outside
             && let Some(why) = estate_problem(name)
         {
             ok = false;
             self.push(Diagnostic::new(
                 Code::InvalidEstate,
-                format!("--estate {name:?} is invalid: {why}"),
+                format!("{} {name:?} is invalid: {why}", source.as_str()),
                 "use a lowercase letter, then up to 127 lowercase letters, digits and hyphens",
             ));
         }
-        match (&from_block, flag) {
+        match (&from_block, outside) {
             (None, None) => {
                 let has_error = self.diags.iter().any(|d| d.code == Code::InvalidEstate);
                 if !has_error {
                     let mut d = Diagnostic::new(
                         Code::NoEstate,
                         "no estate is given",
-                        "add `live { estate = \"name\" }` to the configuration or pass `--estate name`",
+                        "name it one of three ways: a `live { estate = \"name\" }` block in liveplan.hcl \
+                         beside the configuration (or in a `.tf` file), `--estate name`, or the \
+                         environment variable LIVEPLAN_ESTATE=name",
                     );
                     if let Some(live) = &config.live {
                         d = d.at(live.loc.to_pos());
@@ -73,19 +78,23 @@ impl Lint<'_, '_> {
                 }
                 None
             }
-            (Some((a, loc)), Some(b)) if a != b => {
+            (Some((a, loc)), Some(OutsideEstate { name: b, source })) if a != b => {
+                let source = source.as_str();
                 self.push(
                     Diagnostic::new(
                         Code::EstateConflict,
-                        format!("the `live` block names estate {a:?} but --estate names {b:?}"),
-                        "drop --estate or make it match the `live` block",
+                        format!(
+                            "the `live` block in {} names estate {a:?} but {source} names {b:?}",
+                            loc.file
+                        ),
+                        format!("drop {source} or make it match the `live` block"),
                     )
                     .at(loc.to_pos()),
                 );
                 None
             }
             (Some((a, _)), _) => ok.then(|| a.clone()),
-            (None, Some(b)) => ok.then(|| b.to_string()),
+            (None, Some(b)) => ok.then(|| b.name.to_string()),
         }
     }
 }
