@@ -199,6 +199,10 @@ impl<D: DecorateStore> Store for D {
     fn location(&self, key: &str) -> String {
         self.inner().location(key)
     }
+
+    fn guarantees(&self) -> crate::store::Guarantees {
+        self.inner().guarantees()
+    }
 }
 
 #[async_trait]

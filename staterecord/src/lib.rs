@@ -52,6 +52,10 @@ mod memory;
 mod record;
 #[cfg(feature = "s3")]
 pub mod s3;
+#[cfg(any(feature = "s3", feature = "ssm"))]
+mod sdk;
+#[cfg(feature = "ssm")]
+pub mod ssm;
 mod store;
 #[cfg(feature = "testkit")]
 pub mod testkit;
@@ -70,4 +74,10 @@ pub use memory::MemoryStore;
 pub use record::{Record, Version};
 #[cfg(feature = "s3")]
 pub use s3::{BucketFinding, BucketSetting, DEFAULT_GET_ALL_PARALLELISM, S3Store, split_waived};
-pub use store::{BulkReader, Store, current_object_tags, fresh, with_object_tags};
+#[cfg(any(feature = "s3", feature = "ssm"))]
+pub use sdk::sdk_config_from_env;
+#[cfg(feature = "ssm")]
+pub use ssm::{SsmStore, SsmTier};
+pub use store::{
+    BulkReader, ConflictCheck, Guarantees, Store, current_object_tags, fresh, with_object_tags,
+};
