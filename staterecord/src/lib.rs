@@ -50,6 +50,7 @@ mod latent;
 mod local;
 mod memory;
 mod record;
+mod requests;
 #[cfg(feature = "s3")]
 pub mod s3;
 #[cfg(any(feature = "s3", feature = "ssm"))]
@@ -72,6 +73,7 @@ pub use latent::LatentStore;
 pub use local::{DEFAULT_LOCK_STALE_AFTER, LocalStore, RECORD_SUFFIX};
 pub use memory::MemoryStore;
 pub use record::{Record, Version};
+pub use requests::count_requests;
 #[cfg(feature = "s3")]
 pub use s3::{BucketFinding, BucketSetting, DEFAULT_GET_ALL_PARALLELISM, S3Store, split_waived};
 #[cfg(any(feature = "s3", feature = "ssm"))]

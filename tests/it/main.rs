@@ -16,6 +16,8 @@ mod cli;
 mod cli_aws;
 mod cli_claims;
 mod cli_ownership;
+#[cfg(feature = "ssm")]
+mod cli_ssm;
 mod cli_terminal;
 mod damaged_records;
 mod embed_configuration;

@@ -91,7 +91,6 @@ pub struct SsmStore {
     tier: SsmTier,
     kms_key_id: Option<String>,
     base_tags: BTreeMap<String, String>,
-    requests: Arc<std::sync::atomic::AtomicU64>,
     #[cfg(feature = "testkit")]
     before_write: Option<BeforeWrite>,
 }
@@ -198,7 +197,6 @@ impl SsmStore {
             tier: SsmTier::Standard,
             kms_key_id: None,
             base_tags: BTreeMap::new(),
-            requests: Arc::default(),
             #[cfg(feature = "testkit")]
             before_write: None,
         })
@@ -235,16 +233,6 @@ impl SsmStore {
         &self.names
     }
 
-    /// How many SSM requests this store (and its clones) made so far, every page of a listing counted.
-    pub fn requests(&self) -> u64 {
-        self.requests.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    fn requested(&self) {
-        self.requests
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    }
-
     fn value_of(&self, key: &str, payload: &[u8]) -> Result<String, StoreError> {
         let value = format!(
             "{VALUE_MARK}{}",
@@ -272,7 +260,7 @@ impl SsmStore {
         key: &str,
         name: &str,
     ) -> Result<Option<(Version, String)>, StoreError> {
-        self.requested();
+        crate::requests::note_requests(1);
         let sent = self
             .client
             .get_parameter()
@@ -324,7 +312,7 @@ impl SsmStore {
                 put = put.tags(tag);
             }
         }
-        self.requested();
+        crate::requests::note_requests(1);
         match put.send().await {
             Ok(out) => Ok(Some(version_of(out.version()))),
             Err(err) if !overwrite && Failure::of(&err).is("ParameterAlreadyExists") => Ok(None),
@@ -347,7 +335,7 @@ impl SsmStore {
             .send();
         let mut out = BTreeMap::new();
         while let Some(page) = pages.next().await {
-            self.requested();
+            crate::requests::note_requests(1);
             let page = page.map_err(|err| backend("GetParametersByPath", prefix, err))?;
             for parameter in page.parameters() {
                 let Some(key) = parameter.name().and_then(|n| self.names.key(n)) else {
@@ -450,7 +438,7 @@ impl Store for SsmStore {
             (Some(e), Some(a)) if *e == a => {}
             (e, a) => return Err(conflict(key, e, a)),
         }
-        self.requested();
+        crate::requests::note_requests(1);
         match self.client.delete_parameter().name(&name).send().await {
             Ok(_) => Ok(()),
             Err(err) if Failure::of(&err).is("ParameterNotFound") => {

@@ -384,26 +384,31 @@ impl Parser<'_> {
                         b,
                         &bloc,
                         1,
-                        "write `record_store \"local\"` or `record_store \"s3\"`",
+                        "write `record_store \"local\"`, `record_store \"s3\"` or `record_store \"ssm\"`",
                     ) {
                         continue;
                     }
-                    let (kind, allowed): (RecordStoreKind, &[&str]) =
-                        match self.labels(b)[0].as_str() {
-                            "local" => (RecordStoreKind::Local, &["path"]),
-                            "s3" => (
-                                RecordStoreKind::S3,
-                                &["bucket", "key_prefix", "region", "allow_insecure"],
-                            ),
-                            other => {
-                                self.unsupported(
+                    let (kind, allowed): (RecordStoreKind, &[&str]) = match self.labels(b)[0]
+                        .as_str()
+                    {
+                        "local" => (RecordStoreKind::Local, &["path"]),
+                        "s3" => (
+                            RecordStoreKind::S3,
+                            &["bucket", "key_prefix", "region", "allow_insecure"],
+                        ),
+                        "ssm" => (
+                            RecordStoreKind::Ssm,
+                            &["key_prefix", "region", "tier", "kms_key_id"],
+                        ),
+                        other => {
+                            self.unsupported(
                                     &bloc,
                                     format!("record store `{other}` is not supported"),
-                                    "use `record_store \"local\"` or `record_store \"s3\"`",
+                                    "use `record_store \"local\"`, `record_store \"s3\"` or `record_store \"ssm\"`",
                                 );
-                                continue;
-                            }
-                        };
+                            continue;
+                        }
+                    };
                     let settings = self
                         .flat_body(&b.body, &bloc, allowed, "record_store")
                         .into_iter()
