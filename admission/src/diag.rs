@@ -168,6 +168,10 @@ codes! {
     RecordFormat = "record-format", Warning;
     /// A record names another live system than the one this run reads and writes.
     RecordLineage = "record-lineage", Error;
+    /// A `record_store` block that cannot open its store (a missing or refused setting).
+    RecordStoreConfig = "record-store-config", Error;
+    /// The apply runs on a record store whose update conflicts are detected, not prevented.
+    StoreGuarantee = "store-guarantee", Warning;
     /// A create intent from an earlier apply was found.
     InterruptedCreate = "interrupted-create", Warning;
     /// A `backend` or `cloud` block, accepted and ignored: liveplan keeps no state file.

@@ -516,6 +516,7 @@ pub fn json(plan: &Plan, options: RenderOptions) -> String {
             "api_calls": plan.cost.api_calls,
             "api_calls_by_operation": plan.cost.api_calls_by_operation,
             "store_trips": plan.cost.store_trips,
+            "store_requests": plan.cost.store_requests,
         },
     });
     // Only a plan that holds something back has the key, as Terraform's `deferred_changes`.

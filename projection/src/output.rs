@@ -241,6 +241,8 @@ pub struct Cost {
     pub api_calls_by_operation: BTreeMap<String, u64>,
     /// Calls that reached the record store.
     pub store_trips: u64,
+    /// Requests the record store's backend made for them (a listing's pages each count).
+    pub store_requests: u64,
 }
 
 /// The ephemeral prior state of one plan, and everything discovery has to report.

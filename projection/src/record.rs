@@ -518,6 +518,8 @@ pub struct RecordSet {
     pub diagnostics: Vec<Diagnostic>,
     /// How many calls reached the store to load them.
     pub store_trips: u64,
+    /// How many requests the store's backend made for those calls (every page of a listing).
+    pub store_requests: u64,
 }
 
 impl RecordSet {
@@ -665,27 +667,33 @@ pub async fn load_records_for(
         source,
     };
     let mut set = RecordSet::default();
-    let all: BTreeMap<String, Record> = match store.bulk_reader() {
-        Some(bulk) => {
-            set.store_trips = 1;
-            labeled(label, bulk.get_all(keys.prefix()))
-                .await
-                .map_err(unreadable)?
-        }
-        None => labeled(label, async {
-            let listed = store.list(keys.prefix()).await?;
-            set.store_trips = 1 + listed.len() as u64;
-            let mut all = BTreeMap::new();
-            for key in listed {
-                if let Some(record) = store.get(&key).await? {
-                    all.insert(key, record);
-                }
+    let (all, requests) = staterecord::count_requests(async {
+        let all: BTreeMap<String, Record> = match store.bulk_reader() {
+            Some(bulk) => {
+                set.store_trips = 1;
+                labeled(label, bulk.get_all(keys.prefix()))
+                    .await
+                    .map_err(unreadable)?
             }
-            Ok(all)
-        })
-        .await
-        .map_err(unreadable)?,
-    };
+            None => labeled(label, async {
+                let listed = store.list(keys.prefix()).await?;
+                set.store_trips = 1 + listed.len() as u64;
+                let mut all = BTreeMap::new();
+                for key in listed {
+                    if let Some(record) = store.get(&key).await? {
+                        all.insert(key, record);
+                    }
+                }
+                Ok(all)
+            })
+            .await
+            .map_err(unreadable)?,
+        };
+        Ok::<_, ProjectionError>(all)
+    })
+    .await;
+    let all = all?;
+    set.store_requests = requests;
     set.lineage = lineage();
     for (key, record) in all {
         let location = store.location(&key);

@@ -13,6 +13,7 @@ use fixtures::{SimCloud, SimConfig};
 use provider::Catalog;
 use serde_json::json;
 
+use super::stores;
 use super::target::{self, Access, Inputs};
 use super::terminal::Terminal;
 use super::{Common, Exit};
@@ -46,7 +47,7 @@ pub async fn make_plan(
             });
         }
     };
-    let store = match target::open_store(inputs, access).await? {
+    let store = match stores::open_store(inputs, access).await? {
         Ok(store) => store,
         Err(d) => {
             return Ok(Planned {
@@ -287,7 +288,7 @@ pub async fn adopt(
     };
     // Adoption reads the records as a plan does (to check the object against the declaration) and writes
     // the ones the adopted object needs (located, slots).
-    let store = match target::open_store(&inputs, Access::Write).await? {
+    let store = match stores::open_store(&inputs, Access::Write).await? {
         Ok(store) => store,
         Err(d) => return setup_failure(common, term, &d),
     };
@@ -316,7 +317,7 @@ pub async fn release(
         Err(d) => return setup_failure(common, term, &d),
     };
     // A release reads the records (to refuse an object one names) and writes none.
-    let store = match target::open_store(&inputs, Access::Read).await? {
+    let store = match stores::open_store(&inputs, Access::Read).await? {
         Ok(store) => store,
         Err(d) => return setup_failure(common, term, &d),
     };
@@ -350,7 +351,7 @@ pub async fn mv(
     } else {
         Access::Write
     };
-    let store = match target::open_store(&inputs, access).await? {
+    let store = match stores::open_store(&inputs, access).await? {
         Ok(store) => store,
         Err(d) => return setup_failure(common, term, &d),
     };
@@ -400,7 +401,7 @@ pub async fn records(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
         term.error("no estate: set `estate` in the live block or pass --estate");
         return Ok(Exit::Failure);
     };
-    let store = match target::open_store(&inputs, Access::Read).await? {
+    let store = match stores::open_store(&inputs, Access::Read).await? {
         Ok(store) => store,
         Err(d) => return setup_failure(common, term, &d),
     };

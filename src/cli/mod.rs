@@ -9,6 +9,7 @@ mod apply;
 mod commands;
 pub mod logging;
 mod progress;
+mod stores;
 mod target;
 mod terminal;
 

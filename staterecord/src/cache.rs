@@ -195,6 +195,10 @@ impl Store for RunCache {
         self.inner.location(key)
     }
 
+    fn guarantees(&self) -> crate::store::Guarantees {
+        self.inner.guarantees()
+    }
+
     fn without_cache(&self) -> Option<Arc<dyn Store>> {
         Some(Arc::clone(&self.inner))
     }

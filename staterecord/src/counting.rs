@@ -264,6 +264,8 @@ pub fn summarize(trips: &[Trip]) -> TripCounts {
 
 struct Tally {
     trips: Mutex<Vec<Trip>>,
+    /// The requests the backend made for the trips.
+    requests: std::sync::atomic::AtomicU64,
     log: Option<Mutex<Box<dyn Write + Send>>>,
 }
 
@@ -290,6 +292,7 @@ impl CountingStore {
             inner,
             tally: Arc::new(Tally {
                 trips: Mutex::new(Vec::new()),
+                requests: std::sync::atomic::AtomicU64::new(0),
                 log: log.map(Mutex::new),
             }),
         }
@@ -311,6 +314,14 @@ impl CountingStore {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .len()
+    }
+
+    /// The requests the wrapped store's backend made for the trips so far (every page of a listing; one
+    /// per trip for the memory and local stores).
+    pub fn requests(&self) -> u64 {
+        self.tally
+            .requests
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The trips so far, summarized.
@@ -379,6 +390,19 @@ impl DecorateStore for CountingStore {
         };
         self.count(method, call.key());
         Ok(())
+    }
+
+    fn after(&self, call: StoreCall<'_>, requests: u64) {
+        self.tally
+            .requests
+            .fetch_add(requests, std::sync::atomic::Ordering::Relaxed);
+        if let Some(log) = &self.tally.log {
+            // Not a trip line: `parse_trip_log` passes over it.
+            let mut log = log.lock().unwrap_or_else(|p| p.into_inner());
+            if let Err(err) = writeln!(log, "requests\t{}\t{}", requests, escape(call.key())) {
+                tracing::warn!(%err, "could not write the store trip log");
+            }
+        }
     }
 
     fn around_uncached(&self, uncached: Arc<dyn Store>) -> Option<Arc<dyn Store>> {

@@ -41,6 +41,7 @@ use async_trait::async_trait;
 
 use crate::error::StoreError;
 use crate::record::{Record, Version};
+use crate::requests::count_requests;
 use crate::store::{BulkReader, Store};
 
 /// The [`Store`] or [`BulkReader`] method a decorated call is, with its arguments, as
@@ -135,6 +136,10 @@ pub trait DecorateStore: Send + Sync + std::fmt::Debug {
         Ok(())
     }
 
+    /// Runs after the wrapped store answered `call`, with the requests its backend made for it (see
+    /// [`count_requests`]). The default does nothing.
+    fn after(&self, _call: StoreCall<'_>, _requests: u64) {}
+
     /// Whether the decorator offers the wrapped store's bulk reader (when it has one). The default does;
     /// a decorator that makes callers read key by key says no.
     fn offers_bulk(&self) -> bool {
@@ -151,8 +156,9 @@ pub trait DecorateStore: Send + Sync + std::fmt::Debug {
 #[async_trait]
 impl<D: DecorateStore> Store for D {
     async fn get(&self, key: &str) -> Result<Option<Record>, StoreError> {
-        self.before(StoreCall::Get { key }).await?;
-        self.inner().get(key).await
+        let call = StoreCall::Get { key };
+        self.before(call).await?;
+        answered(self, call, self.inner().get(key)).await
     }
 
     async fn put_if_version(
@@ -161,28 +167,36 @@ impl<D: DecorateStore> Store for D {
         payload: &[u8],
         expected: Option<&Version>,
     ) -> Result<Version, StoreError> {
-        self.before(StoreCall::PutIfVersion {
+        let call = StoreCall::PutIfVersion {
             key,
             payload,
             expected,
-        })
-        .await?;
-        self.inner().put_if_version(key, payload, expected).await
+        };
+        self.before(call).await?;
+        answered(
+            self,
+            call,
+            self.inner().put_if_version(key, payload, expected),
+        )
+        .await
     }
 
     async fn put_if_absent(&self, key: &str, payload: &[u8]) -> Result<Version, StoreError> {
-        self.before(StoreCall::PutIfAbsent { key, payload }).await?;
-        self.inner().put_if_absent(key, payload).await
+        let call = StoreCall::PutIfAbsent { key, payload };
+        self.before(call).await?;
+        answered(self, call, self.inner().put_if_absent(key, payload)).await
     }
 
     async fn delete(&self, key: &str, expected: Option<&Version>) -> Result<(), StoreError> {
-        self.before(StoreCall::Delete { key, expected }).await?;
-        self.inner().delete(key, expected).await
+        let call = StoreCall::Delete { key, expected };
+        self.before(call).await?;
+        answered(self, call, self.inner().delete(key, expected)).await
     }
 
     async fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
-        self.before(StoreCall::List { prefix }).await?;
-        self.inner().list(prefix).await
+        let call = StoreCall::List { prefix };
+        self.before(call).await?;
+        answered(self, call, self.inner().list(prefix)).await
     }
 
     fn bulk_reader(&self) -> Option<&dyn BulkReader> {
@@ -199,25 +213,50 @@ impl<D: DecorateStore> Store for D {
     fn location(&self, key: &str) -> String {
         self.inner().location(key)
     }
+
+    fn guarantees(&self) -> crate::store::Guarantees {
+        self.inner().guarantees()
+    }
 }
 
 #[async_trait]
 impl<D: DecorateStore> BulkReader for D {
     async fn get_all(&self, prefix: &str) -> Result<BTreeMap<String, Record>, StoreError> {
-        self.before(StoreCall::GetAll { prefix }).await?;
-        match self.inner().bulk_reader() {
-            Some(bulk) => bulk.get_all(prefix).await,
-            // Reached only by a caller holding the decorator itself (`bulk_reader` offers it only over a
-            // bulk reader): still a complete answer, key by key.
-            None => {
-                let mut all = BTreeMap::new();
-                for key in self.inner().list(prefix).await? {
-                    if let Some(record) = self.inner().get(&key).await? {
-                        all.insert(key, record);
-                    }
+        let call = StoreCall::GetAll { prefix };
+        self.before(call).await?;
+        answered(self, call, get_all_of(self.inner(), prefix)).await
+    }
+}
+
+/// `answer`, the wrapped store's to `call`, with its requests counted and handed to
+/// [`DecorateStore::after`].
+async fn answered<D: DecorateStore + ?Sized, T>(
+    decorator: &D,
+    call: StoreCall<'_>,
+    answer: impl std::future::Future<Output = T>,
+) -> T {
+    let (out, requests) = count_requests(answer).await;
+    decorator.after(call, requests);
+    out
+}
+
+/// The wrapped store's `get_all`, key by key when it has no bulk reader.
+async fn get_all_of(
+    inner: &Arc<dyn Store>,
+    prefix: &str,
+) -> Result<BTreeMap<String, Record>, StoreError> {
+    match inner.bulk_reader() {
+        Some(bulk) => bulk.get_all(prefix).await,
+        // Reached only by a caller holding the decorator itself (`bulk_reader` offers it only over a bulk
+        // reader): still a complete answer, key by key.
+        None => {
+            let mut all = BTreeMap::new();
+            for key in inner.list(prefix).await? {
+                if let Some(record) = inner.get(&key).await? {
+                    all.insert(key, record);
                 }
-                Ok(all)
             }
+            Ok(all)
         }
     }
 }

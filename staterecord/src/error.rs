@@ -54,6 +54,12 @@ pub enum StoreError {
     /// A conditional write or delete found another version than the expected one.
     #[error(transparent)]
     VersionConflict(#[from] VersionConflict),
+    /// A write on a store whose update conflicts are only detected (see
+    /// [`Guarantees`](crate::Guarantees)) landed over another writer's change: `actual` is the version this
+    /// write made, past the expected one plus one. A conflict all the same ([`StoreError::as_conflict`]),
+    /// but the other writer's change is gone.
+    #[error("{0}; this write landed over another writer's change")]
+    Overwrote(VersionConflict),
     /// The local store could not read or write a file. The message ends with the operating system's
     /// reason ("Permission denied", "No space left on device"), so it is not also given as the error's
     /// `source` (a caller joining sources would print it twice).
@@ -90,6 +96,21 @@ pub enum StoreError {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// A payload larger than the backend stores under one key (an SSM parameter's value in its tier),
+    /// refused before any call.
+    #[error("record {key:?} is {size} bytes as stored; {backend} stores at most {limit} ({hint})")]
+    TooLarge {
+        /// The backend ("ssm").
+        backend: &'static str,
+        /// The record key.
+        key: String,
+        /// The size the payload takes as stored (base64 and its marker, for SSM).
+        size: usize,
+        /// The most the backend stores.
+        limit: usize,
+        /// What would make room.
+        hint: &'static str,
+    },
     /// A background part of an operation stopped without finishing (its thread panicked or was cancelled).
     #[error("store operation on {key:?} was interrupted")]
     Interrupted {
@@ -102,7 +123,7 @@ impl StoreError {
     /// The conflict, when this error is a compare-and-swap mismatch.
     pub fn as_conflict(&self) -> Option<&VersionConflict> {
         match self {
-            StoreError::VersionConflict(c) => Some(c),
+            StoreError::VersionConflict(c) | StoreError::Overwrote(c) => Some(c),
             _ => None,
         }
     }

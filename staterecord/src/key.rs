@@ -50,6 +50,15 @@ pub enum KeyError {
         /// The refused key.
         key: String,
     },
+    /// The key keeps the rules every backend enforces but not one of this backend's own (an SSM parameter
+    /// name's depth or length), checked before any call.
+    #[error("record key {key:?} cannot be stored here: {reason}")]
+    Unstorable {
+        /// The refused key.
+        key: String,
+        /// Which of the backend's rules it breaks.
+        reason: String,
+    },
 }
 
 /// The longest key, in bytes, that every backend accepts.

@@ -50,8 +50,13 @@ mod latent;
 mod local;
 mod memory;
 mod record;
+mod requests;
 #[cfg(feature = "s3")]
 pub mod s3;
+#[cfg(any(feature = "s3", feature = "ssm"))]
+mod sdk;
+#[cfg(feature = "ssm")]
+pub mod ssm;
 mod store;
 #[cfg(feature = "testkit")]
 pub mod testkit;
@@ -68,6 +73,13 @@ pub use latent::LatentStore;
 pub use local::{DEFAULT_LOCK_STALE_AFTER, LocalStore, RECORD_SUFFIX};
 pub use memory::MemoryStore;
 pub use record::{Record, Version};
+pub use requests::count_requests;
 #[cfg(feature = "s3")]
 pub use s3::{BucketFinding, BucketSetting, DEFAULT_GET_ALL_PARALLELISM, S3Store, split_waived};
-pub use store::{BulkReader, Store, current_object_tags, fresh, with_object_tags};
+#[cfg(any(feature = "s3", feature = "ssm"))]
+pub use sdk::sdk_config_from_env;
+#[cfg(feature = "ssm")]
+pub use ssm::{SsmStore, SsmTier};
+pub use store::{
+    BulkReader, ConflictCheck, Guarantees, Store, current_object_tags, fresh, with_object_tags,
+};

@@ -174,6 +174,7 @@ impl LocalStore {
 impl Store for LocalStore {
     #[tracing::instrument(skip_all, fields(key = %key), err)]
     async fn get(&self, key: &str) -> Result<Option<Record>, StoreError> {
+        crate::requests::note_requests(1);
         check_key(key)?;
         let key = key.to_owned();
         self.blocking(&key.clone(), move |local| {
@@ -189,6 +190,7 @@ impl Store for LocalStore {
         payload: &[u8],
         expected: Option<&Version>,
     ) -> Result<Version, StoreError> {
+        crate::requests::note_requests(1);
         check_key(key)?;
         let (key, payload, expected) = (key.to_owned(), payload.to_vec(), expected.cloned());
         self.blocking(&key.clone(), move |local| match expected {
@@ -200,6 +202,7 @@ impl Store for LocalStore {
 
     #[tracing::instrument(skip_all, fields(key = %key), err)]
     async fn delete(&self, key: &str, expected: Option<&Version>) -> Result<(), StoreError> {
+        crate::requests::note_requests(1);
         check_key(key)?;
         let (key, expected) = (key.to_owned(), expected.cloned());
         self.blocking(&key.clone(), move |local| {
@@ -210,6 +213,7 @@ impl Store for LocalStore {
 
     #[tracing::instrument(skip_all, fields(prefix = %prefix), err)]
     async fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
+        crate::requests::note_requests(1);
         let prefix = prefix.to_owned();
         self.blocking(&prefix.clone(), move |local| local.list(&prefix))
             .await
@@ -231,6 +235,7 @@ impl Store for LocalStore {
 impl BulkReader for LocalStore {
     #[tracing::instrument(skip_all, fields(prefix = %prefix), err)]
     async fn get_all(&self, prefix: &str) -> Result<BTreeMap<String, Record>, StoreError> {
+        crate::requests::note_requests(1);
         let prefix = prefix.to_owned();
         self.blocking(&prefix.clone(), move |local| {
             let mut all = BTreeMap::new();

@@ -52,6 +52,7 @@ impl MemoryStore {
 impl Store for MemoryStore {
     #[tracing::instrument(skip_all, fields(key = %key), err)]
     async fn get(&self, key: &str) -> Result<Option<Record>, StoreError> {
+        crate::requests::note_requests(1);
         check_key(key)?;
         Ok(self.records().get(key).cloned())
     }
@@ -63,6 +64,7 @@ impl Store for MemoryStore {
         payload: &[u8],
         expected: Option<&Version>,
     ) -> Result<Version, StoreError> {
+        crate::requests::note_requests(1);
         check_key(key)?;
         let mut records = self.records();
         let actual = records.get(key).map(|r| &r.version);
@@ -87,6 +89,7 @@ impl Store for MemoryStore {
 
     #[tracing::instrument(skip_all, fields(key = %key), err)]
     async fn delete(&self, key: &str, expected: Option<&Version>) -> Result<(), StoreError> {
+        crate::requests::note_requests(1);
         check_key(key)?;
         let mut records = self.records();
         let actual = records.get(key).map(|r| &r.version);
@@ -107,6 +110,7 @@ impl Store for MemoryStore {
 
     #[tracing::instrument(skip_all, fields(prefix = %prefix), err)]
     async fn list(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
+        crate::requests::note_requests(1);
         let records = self.records();
         Ok(records
             .range(prefix.to_owned()..)
@@ -124,6 +128,7 @@ impl Store for MemoryStore {
 impl BulkReader for MemoryStore {
     #[tracing::instrument(skip_all, fields(prefix = %prefix), err)]
     async fn get_all(&self, prefix: &str) -> Result<BTreeMap<String, Record>, StoreError> {
+        crate::requests::note_requests(1);
         let records = self.records();
         Ok(records
             .range(prefix.to_owned()..)

@@ -5,9 +5,6 @@
 //! endpoint override such as a local emulator is configured. It never reads credentials itself: the SDK's
 //! default chain does.
 
-use aws_config::BehaviorVersion;
-use aws_smithy_http_client::tls;
-
 /// Builds an S3 client from the standard AWS SDK environment (credential chain, `AWS_REGION`,
 /// `AWS_ENDPOINT_URL`); `region` and `endpoint`, when given, override what the environment says.
 pub async fn client_from_env(
@@ -18,27 +15,7 @@ pub async fn client_from_env(
     aws_sdk_s3::Client::from_conf(s3_config(&shared).build())
 }
 
-/// Loads the shared AWS SDK configuration from the standard environment (credential chain, `AWS_REGION`,
-/// `AWS_ENDPOINT_URL`) with the lean HTTPS client (rustls with ring); `region` and `endpoint`, when given,
-/// override what the environment says. Every AWS client of the workspace starts from this.
-pub async fn sdk_config_from_env(
-    region: Option<String>,
-    endpoint: Option<String>,
-) -> aws_config::SdkConfig {
-    let http = aws_smithy_http_client::Builder::new()
-        .tls_provider(tls::Provider::Rustls(
-            tls::rustls_provider::CryptoMode::Ring,
-        ))
-        .build_https();
-    let mut loader = aws_config::defaults(BehaviorVersion::latest()).http_client(http);
-    if let Some(region) = region {
-        loader = loader.region(aws_config::Region::new(region));
-    }
-    if let Some(endpoint) = endpoint {
-        loader = loader.endpoint_url(endpoint);
-    }
-    loader.load().await
-}
+pub use crate::sdk::sdk_config_from_env;
 
 /// The S3 client configuration for `shared`, with path-style addressing whenever an endpoint override
 /// (a local emulator, an S3-compatible server) is set; callers may adjust it before building.

@@ -67,11 +67,75 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         None
     }
 
+    /// How this store keeps its conditional writes and deletes from replacing a change they did not
+    /// expect: [`Guarantees::PREVENTED`] (the default) when the backend refuses them itself; a backend
+    /// without conditional requests says what it does instead, and wrappers give their inner store's.
+    fn guarantees(&self) -> Guarantees {
+        Guarantees::PREVENTED
+    }
+
     /// Where the record at `key` lives, for a person who must find it (a damaged record to restore or
     /// remove): a local store's file path, an S3 object as `s3://bucket/key`. The key itself by default;
     /// wrappers give their inner store's answer.
     fn location(&self, key: &str) -> String {
         key.to_owned()
+    }
+}
+
+/// How a store keeps one kind of conditional request from replacing a change it did not expect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConflictCheck {
+    /// The backend refuses the request itself when the version differs: one conditional request, no
+    /// window, a conflict is never written.
+    Prevented,
+    /// The store compares the version, writes, and checks the version the write made: a write that landed
+    /// over another writer's is reported as a conflict, but it landed (the other writer's change is lost
+    /// unless that writer was told about it too).
+    Detected,
+    /// The store compares the version before the request only: a change landing between the compare and
+    /// the request is neither prevented nor reported.
+    CheckedBefore,
+}
+
+impl ConflictCheck {
+    /// `prevented`, `detected` or `checked before`, as the documentation and warnings word it.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ConflictCheck::Prevented => "prevented",
+            ConflictCheck::Detected => "detected",
+            ConflictCheck::CheckedBefore => "checked before",
+        }
+    }
+}
+
+impl std::fmt::Display for ConflictCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a store guarantees for each conditional request: see [`Store::guarantees`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Guarantees {
+    /// A create (`put_if_absent`, or a put expecting no record) of a key another writer created.
+    pub create: ConflictCheck,
+    /// An update (`put_if_version` with a version) of a record another writer changed.
+    pub update: ConflictCheck,
+    /// A delete of a record another writer changed.
+    pub delete: ConflictCheck,
+}
+
+impl Guarantees {
+    /// Every conflict prevented by the backend: the memory, local and S3 stores.
+    pub const PREVENTED: Guarantees = Guarantees {
+        create: ConflictCheck::Prevented,
+        update: ConflictCheck::Prevented,
+        delete: ConflictCheck::Prevented,
+    };
+
+    /// Whether every conditional request is refused by the backend itself.
+    pub fn all_prevented(&self) -> bool {
+        *self == Guarantees::PREVENTED
     }
 }
 

@@ -17,6 +17,8 @@ mod cli_aws;
 mod cli_claims;
 mod cli_files;
 mod cli_ownership;
+#[cfg(feature = "ssm")]
+mod cli_ssm;
 mod cli_terminal;
 mod damaged_records;
 mod embed_configuration;

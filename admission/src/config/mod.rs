@@ -221,9 +221,12 @@ pub enum RecordStoreKind {
     Local,
     /// An S3 bucket.
     S3,
+    /// SSM Parameter Store.
+    Ssm,
 }
 
-/// `record_store "local" { path }` or `record_store "s3" { bucket, key_prefix, region, allow_insecure }`.
+/// `record_store "local" { path }`, `record_store "s3" { bucket, key_prefix, region, allow_insecure }` or
+/// `record_store "ssm" { key_prefix, region, tier, kms_key_id }`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecordStoreBlock {
     /// The backend.

@@ -161,7 +161,30 @@ pub(crate) async fn apply(
     // Every record an apply writes is its estate's: on S3 the objects carry the estate's tag, so that one
     // bucket's records can be told apart by estate (lifecycle rules, access policies, cost reports).
     let tags = BTreeMap::from([(admission::marker::ESTATE_TAG.to_owned(), p.estate.clone())]);
-    staterecord::with_object_tags(tags, execute(&graph, ops, &config, &p.withheld)).await
+    let mut outcome =
+        staterecord::with_object_tags(tags, execute(&graph, ops, &config, &p.withheld)).await?;
+    if let Some(warning) = guarantee_warning(store.guarantees()) {
+        outcome.diagnostics.insert(0, warning);
+    }
+    Ok(outcome)
+}
+
+/// The one warning of an apply on a store whose update conflicts are not prevented by its backend: two
+/// applies of the estate at once may overwrite each other's records.
+fn guarantee_warning(g: staterecord::Guarantees) -> Option<Diagnostic> {
+    if g.update == staterecord::ConflictCheck::Prevented {
+        return None;
+    }
+    Some(Diagnostic::new(
+        Code::StoreGuarantee,
+        format!(
+            "this record store's update conflicts are {}, not prevented (deletes: {})",
+            g.update, g.delete
+        ),
+        "A record written by another apply of this estate at the same time may be overwritten; the \
+         overwrite is reported as a version conflict. Run one apply of an estate at a time, or use the S3 \
+         record store for full compare-and-swap.",
+    ))
 }
 
 /// Runs the plan's graph through its executor `ops`; what the plan `withheld` is reported as not done.

@@ -252,6 +252,7 @@ fn finish(
         api_calls: api_calls_by_operation.values().sum(),
         api_calls_by_operation,
         store_trips: records.store_trips,
+        store_requests: records.store_requests,
     };
     Projection {
         estate: scope.estate.clone(),

@@ -103,6 +103,8 @@ pub struct MeasuredPlan {
     pub calls: BTreeMap<String, u64>,
     /// Trips to the record store, counted below the plan's cache.
     pub store_trips: usize,
+    /// Requests the record store's backend made for them.
+    pub store_requests: u64,
     /// Wall time of the plan.
     pub wall: Duration,
     /// CPU time of the process during the plan.
@@ -156,6 +158,7 @@ pub async fn measure_plan(
         plan,
         calls: cloud.calls(),
         store_trips: counting.total(),
+        store_requests: counting.requests(),
         wall,
         cpu,
         peak_rss,
@@ -339,6 +342,7 @@ async fn run(scenario: &'static str, mix: &Mix, options: PlanOptions) -> anyhow:
     report.metric("api_calls", json!(api_calls));
     report.metric("api_calls_by_operation", json!(measured.calls));
     report.metric("store_trips", json!(measured.store_trips));
+    report.metric("store_requests", json!(measured.store_requests));
     report.metric("wall_ms", json!(round3(wall_ms)));
     report.metric("cpu_ms", json!(measured.cpu.as_millis() as u64));
     report.metric(

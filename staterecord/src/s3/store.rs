@@ -208,6 +208,7 @@ impl S3Store {
             .key(self.object_key(key))
             .send()
             .await;
+        crate::requests::note_requests(1);
         match sent {
             Ok(out) => match out.e_tag().and_then(Version::new) {
                 Some(version) => Ok(Some(version)),
@@ -244,6 +245,7 @@ impl Store for S3Store {
             .key(self.object_key(key))
             .send()
             .await;
+        crate::requests::note_requests(1);
         let out = match sent {
             Ok(out) => out,
             Err(err) => {
@@ -297,7 +299,9 @@ impl Store for S3Store {
         if let Some(tagging) = self.tagging() {
             put = put.tagging(tagging);
         }
-        match put.send().await {
+        let sent = put.send().await;
+        crate::requests::note_requests(1);
+        match sent {
             Ok(out) => out
                 .e_tag()
                 .and_then(Version::new)
@@ -345,6 +349,7 @@ impl Store for S3Store {
             .if_match(expected.as_str())
             .send()
             .await;
+        crate::requests::note_requests(1);
         match sent {
             Ok(_) => Ok(()),
             Err(err) => {
@@ -382,6 +387,7 @@ impl Store for S3Store {
             .send();
         let mut keys = Vec::new();
         while let Some(page) = pages.next().await {
+            crate::requests::note_requests(1);
             let page = page.map_err(|err| backend("ListObjectsV2", prefix, err))?;
             for object in page.contents() {
                 let Some(key) = object.key().and_then(|k| k.strip_prefix(strip.as_str())) else {

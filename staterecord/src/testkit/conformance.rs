@@ -235,7 +235,12 @@ pub async fn delete_rules(store: &dyn Store, ns: &str) {
         .put_if_absent(&key, b"two")
         .await
         .expect("re-create after delete");
-    assert_eq!(again, v2, "the same payload again");
+    let read = store.get(&key).await.expect("get").expect("re-created");
+    assert_eq!(
+        (read.payload.as_slice(), &read.version),
+        (&b"two"[..], &again),
+        "a re-created key reads as written"
+    );
 }
 
 /// Keys `a` and `a/b` are separate records.

@@ -67,12 +67,19 @@ async fn counting_log_one_line_per_trip_and_read_back() {
 
     expect![[r#"
         trip	put_if_absent	estate/a	seed	tests/seed
+        requests	1	estate/a
         trip	get	estate/a	identity	projection/bind.rs:40
+        requests	1	estate/a
         trip	get	estate/we\tird	odd\tvia	line\nbreak \\ site
+        requests	1	estate/we\tird
         trip	put_if_version	estate/a	unlabeled	unlabeled
+        requests	1	estate/a
         trip	list	estate/	unlabeled	unlabeled
+        requests	1	estate/
         trip	get_all	estate/	unlabeled	unlabeled
+        requests	1	estate/
         trip	delete	estate/gone	unlabeled	unlabeled
+        requests	1	estate/gone
     "#]]
     .assert_eq(&log.text());
     assert_eq!(parse_trip_log(&log.text()).unwrap(), counting.trips());
@@ -91,9 +98,16 @@ async fn counting_log_one_line_per_trip_and_read_back() {
     assert_eq!(counts.by_via["unlabeled"], 4);
     assert_eq!(counts.by_site.values().sum::<usize>(), counts.total);
 
+    // Each trip's requests: the memory store serves every call with one.
+    assert_eq!(counting.requests(), 7);
+
     counting.reset();
     assert_eq!(counting.total(), 0);
-    assert_eq!(log.text().lines().count(), 7, "the log keeps its lines");
+    assert_eq!(
+        log.text().lines().count(),
+        14,
+        "the log keeps its lines: a trip and its requests each"
+    );
 }
 
 #[test]

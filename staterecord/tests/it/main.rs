@@ -14,4 +14,6 @@ mod s3_contract;
 mod s3_emulator;
 #[cfg(feature = "s3")]
 mod s3_store;
+#[cfg(feature = "ssm")]
+mod ssm_store;
 mod store_conformance;

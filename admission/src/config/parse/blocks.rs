@@ -421,14 +421,14 @@ impl<'a> Parser<'a> {
         live
     }
 
-    /// `record_store "local" { path }` or `record_store "s3" { ... }`.
+    /// `record_store "local" { path }`, `record_store "s3" { ... }` or `record_store "ssm" { ... }`.
     fn record_store(&mut self, b: &RawBlock<'a>) -> Option<RecordStoreBlock> {
         let bloc = b.loc.clone();
         if !self.expect_labels(
             b,
             &bloc,
             1,
-            "write `record_store \"local\"` or `record_store \"s3\"`",
+            "write `record_store \"local\"`, `record_store \"s3\"` or `record_store \"ssm\"`",
         ) {
             return None;
         }
@@ -438,11 +438,15 @@ impl<'a> Parser<'a> {
                 RecordStoreKind::S3,
                 &["bucket", "key_prefix", "region", "allow_insecure"],
             ),
+            "ssm" => (
+                RecordStoreKind::Ssm,
+                &["key_prefix", "region", "tier", "kms_key_id"],
+            ),
             other => {
                 self.unsupported(
                     &bloc,
                     format!("record store `{other}` is not supported"),
-                    "use `record_store \"local\"` or `record_store \"s3\"`",
+                    "use `record_store \"local\"`, `record_store \"s3\"` or `record_store \"ssm\"`",
                 );
                 return None;
             }
