@@ -325,6 +325,9 @@ pub(super) fn backend_ignored(config: &Config) -> Option<Diagnostic> {
             "the directory of the `live` block's `record_store \"local\"`"
         }
         Some(RecordStoreKind::S3) => "the S3 bucket of the `live` block's `record_store \"s3\"`",
+        Some(RecordStoreKind::Ssm) => {
+            "the SSM parameters under the `live` block's `record_store \"ssm\"` key_prefix"
+        }
     };
     Some(
         Diagnostic::new(
