@@ -81,7 +81,7 @@ fn admission_path_names_match_the_plan_json_contract() {
 }
 
 #[test]
-fn diagnostic_codes_round_trip_and_warnings_are_the_contract_five_and_backend_ignored() {
+fn diagnostic_codes_round_trip_and_warnings_are_the_contract_five_backend_ignored_and_store_guarantee() {
     use admission::{Code, Severity};
     for code in Code::ALL {
         assert_eq!(Code::from_name(code.as_str()), Some(*code));
@@ -98,6 +98,7 @@ fn diagnostic_codes_round_trip_and_warnings_are_the_contract_five_and_backend_ig
             "in-the-way",
             "ambiguous-candidates",
             "record-format",
+            "store-guarantee",
             "interrupted-create",
             "backend-ignored"
         ]
