@@ -49,6 +49,7 @@ const PLAN_FIELDS: &[&str] = &[
     "api_calls",
     "api_calls_by_operation",
     "store_trips",
+    "store_requests",
     "wall_ms",
     "cpu_ms",
     "peak_rss_mb",
@@ -74,6 +75,8 @@ fn bench_plan_buckets_costs_a_listing_and_the_tagging_pages() {
     assert_eq!(line["api_calls"], 3);
     assert_eq!(line["calls_per_instance"], 0.02);
     assert_eq!(line["store_trips"], 1);
+    // The memory store serves the one bulk read with one request.
+    assert_eq!(line["store_requests"], 1);
     // With no latency there is no bound to compare with.
     assert_eq!(line["bound_ms"], 0.0);
     assert_eq!(line["wall_over_bound"], Json::Null);
@@ -111,6 +114,8 @@ fn bench_plan_converged_costs_what_the_model_says() {
     );
     assert_eq!(line["api_calls"], 25);
     assert_eq!(line["store_trips"], 1);
+    // The memory store serves the one bulk read with one request.
+    assert_eq!(line["store_requests"], 1);
     // L × max(depth 1, ceil(25 / 16)) = 1 ms × 2.
     assert_eq!(line["bound_ms"], 2.0);
     assert!(line["wall_over_bound"].is_f64(), "{line}");
