@@ -77,7 +77,7 @@ pub async fn labeled<F: Future>(label: TripLabel, fut: F) -> F::Output {
 pub enum TripMethod {
     /// [`Store::get`].
     Get,
-    /// [`BulkReader::get_all`].
+    /// [`BulkReader::get_all`](crate::BulkReader::get_all).
     GetAll,
     /// [`Store::list`].
     List,

@@ -81,7 +81,7 @@ fn admission_path_names_match_the_plan_json_contract() {
 }
 
 #[test]
-fn diagnostic_codes_round_trip_and_warnings_are_the_contract_five_backend_ignored_and_store_guarantee() {
+fn diagnostic_codes_round_trip_and_the_warnings_are_the_ones_the_contract_and_the_product_name() {
     use admission::{Code, Severity};
     for code in Code::ALL {
         assert_eq!(Code::from_name(code.as_str()), Some(*code));
