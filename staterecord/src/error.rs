@@ -29,6 +29,17 @@ pub struct VersionConflict {
     pub actual: Option<Version>,
 }
 
+impl VersionConflict {
+    /// The conflict of an operation on `key` that expected `expected` and found `actual`.
+    pub fn new(key: &str, expected: Option<&Version>, actual: Option<Version>) -> Self {
+        VersionConflict {
+            key: key.to_owned(),
+            expected: expected.cloned(),
+            actual,
+        }
+    }
+}
+
 impl fmt::Display for VersionConflict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "version conflict on record {:?}: expected ", self.key)?;

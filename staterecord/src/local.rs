@@ -272,15 +272,6 @@ fn io_err(op: &'static str, path: &Path, error: io::Error) -> StoreError {
     }
 }
 
-fn conflict(key: &str, expected: Option<&Version>, actual: Option<Version>) -> StoreError {
-    VersionConflict {
-        key: key.to_owned(),
-        expected: expected.cloned(),
-        actual,
-    }
-    .into()
-}
-
 /// The directory name of one key segment: the segment itself, or the segment plus `.d` when it ends in a
 /// reserved suffix. The mapping is one-to-one and never yields a name ending in `.rec`, `.lock` or `.tmp`.
 fn dir_name(segment: &str) -> String {
@@ -418,7 +409,7 @@ impl Local {
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
                     match self.version_at(&path) {
                         Ok(None) if attempts < 8 => continue,
-                        Ok(actual) => break Err(conflict(key, None, actual)),
+                        Ok(actual) => break Err(VersionConflict::new(key, None, actual).into()),
                         Err(err) => break Err(err),
                     }
                 }
@@ -432,11 +423,11 @@ impl Local {
     fn update(&self, key: &str, payload: &[u8], expected: &Version) -> Result<Version, StoreError> {
         let path = self.record_path(key);
         let Some(_lock) = self.lock(&path)? else {
-            return Err(conflict(key, Some(expected), None));
+            return Err(VersionConflict::new(key, Some(expected), None).into());
         };
         let actual = self.version_at(&path)?;
         if actual.as_ref() != Some(expected) {
-            return Err(conflict(key, Some(expected), actual));
+            return Err(VersionConflict::new(key, Some(expected), actual).into());
         }
         let temp = self.write_temp(&path, payload)?;
         if let Err(source) = fs::rename(&temp, &path) {
@@ -452,15 +443,15 @@ impl Local {
         let Some(expected) = expected else {
             return match self.version_at(&path)? {
                 None => Ok(()),
-                actual => Err(conflict(key, None, actual)),
+                actual => Err(VersionConflict::new(key, None, actual).into()),
             };
         };
         let Some(_lock) = self.lock(&path)? else {
-            return Err(conflict(key, Some(expected), None));
+            return Err(VersionConflict::new(key, Some(expected), None).into());
         };
         let actual = self.version_at(&path)?;
         if actual.as_ref() != Some(expected) {
-            return Err(conflict(key, Some(expected), actual));
+            return Err(VersionConflict::new(key, Some(expected), actual).into());
         }
         fs::remove_file(&path).map_err(|source| io_err("remove", &path, source))?;
         sync_dir(path.parent().unwrap_or(&self.root))

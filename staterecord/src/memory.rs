@@ -69,12 +69,7 @@ impl Store for MemoryStore {
         let mut records = self.records();
         let actual = records.get(key).map(|r| &r.version);
         if actual != expected {
-            return Err(VersionConflict {
-                key: key.to_owned(),
-                expected: expected.cloned(),
-                actual: actual.cloned(),
-            }
-            .into());
+            return Err(VersionConflict::new(key, expected, actual.cloned()).into());
         }
         let version = Version::content_hash(payload);
         records.insert(
@@ -99,12 +94,7 @@ impl Store for MemoryStore {
                 records.remove(key);
                 Ok(())
             }
-            (actual, expected) => Err(VersionConflict {
-                key: key.to_owned(),
-                expected: expected.cloned(),
-                actual: actual.cloned(),
-            }
-            .into()),
+            (actual, expected) => Err(VersionConflict::new(key, expected, actual.cloned()).into()),
         }
     }
 

@@ -222,12 +222,7 @@ impl S3Store {
     /// The conflict for a refused condition, after one read that names the actual version.
     async fn conflict_after_read(&self, key: &str, expected: Option<&Version>) -> StoreError {
         match self.head_version(key).await {
-            Ok(actual) => VersionConflict {
-                key: key.to_owned(),
-                expected: expected.cloned(),
-                actual,
-            }
-            .into(),
+            Ok(actual) => VersionConflict::new(key, expected, actual).into(),
             Err(err) => err,
         }
     }
@@ -311,12 +306,7 @@ impl Store for S3Store {
                 if failure.precondition_failed() {
                     Err(self.conflict_after_read(key, expected).await)
                 } else if expected.is_some() && failure.not_found() {
-                    Err(VersionConflict {
-                        key: key.to_owned(),
-                        expected: expected.cloned(),
-                        actual: None,
-                    }
-                    .into())
+                    Err(VersionConflict::new(key, expected, None).into())
                 } else if let Some(denied) = failure.kms_denied() {
                     Err(denied.with_source(Box::new(err)).into())
                 } else {
@@ -333,12 +323,7 @@ impl Store for S3Store {
             // S3 has no "delete only if absent": a HEAD decides, and an absent key needs nothing.
             return match self.head_version(key).await? {
                 None => Ok(()),
-                actual => Err(VersionConflict {
-                    key: key.to_owned(),
-                    expected: None,
-                    actual,
-                }
-                .into()),
+                actual => Err(VersionConflict::new(key, None, actual).into()),
             };
         };
         let sent = self
@@ -357,12 +342,7 @@ impl Store for S3Store {
                 if failure.precondition_failed() {
                     Err(self.conflict_after_read(key, Some(expected)).await)
                 } else if failure.not_found() {
-                    Err(VersionConflict {
-                        key: key.to_owned(),
-                        expected: Some(expected.clone()),
-                        actual: None,
-                    }
-                    .into())
+                    Err(VersionConflict::new(key, Some(expected), None).into())
                 } else {
                     Err(backend("DeleteObject", key, err))
                 }

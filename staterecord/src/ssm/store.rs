@@ -159,15 +159,6 @@ fn malformed(op: &'static str, key: &str, what: &str) -> StoreError {
     }
 }
 
-fn conflict(key: &str, expected: Option<&Version>, actual: Option<Version>) -> StoreError {
-    VersionConflict {
-        key: key.to_owned(),
-        expected: expected.cloned(),
-        actual,
-    }
-    .into()
-}
-
 fn version_of(version: i64) -> Version {
     Version::new(version.to_string()).unwrap_or_else(|| unreachable!("a number is never empty"))
 }
@@ -399,13 +390,13 @@ impl Store for SsmStore {
                 Some(version) => Ok(version),
                 None => {
                     let actual = self.current(key, &name).await?.map(|(v, _)| v);
-                    Err(conflict(key, None, actual))
+                    Err(VersionConflict::new(key, None, actual).into())
                 }
             };
         };
         let actual = self.current(key, &name).await?.map(|(v, _)| v);
         if actual.as_ref() != Some(expected) {
-            return Err(conflict(key, Some(expected), actual));
+            return Err(VersionConflict::new(key, Some(expected), actual).into());
         }
         self.before_write(key).await;
         let written = self.put(key, &name, value, true).await?.ok_or_else(|| {
@@ -436,13 +427,13 @@ impl Store for SsmStore {
         match (expected, actual) {
             (None, None) => return Ok(()),
             (Some(e), Some(a)) if *e == a => {}
-            (e, a) => return Err(conflict(key, e, a)),
+            (e, a) => return Err(VersionConflict::new(key, e, a).into()),
         }
         crate::requests::note_requests(1);
         match self.client.delete_parameter().name(&name).send().await {
             Ok(_) => Ok(()),
             Err(err) if Failure::of(&err).is("ParameterNotFound") => {
-                Err(conflict(key, expected, None))
+                Err(VersionConflict::new(key, expected, None).into())
             }
             Err(err) => Err(backend("DeleteParameter", key, err)),
         }
