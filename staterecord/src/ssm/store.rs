@@ -17,6 +17,7 @@
 //! creation only: SSM refuses tags with an overwrite.
 
 use std::collections::BTreeMap;
+#[cfg(feature = "testkit")]
 use std::sync::Arc;
 
 use async_trait::async_trait;
