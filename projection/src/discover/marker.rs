@@ -10,12 +10,13 @@ use admission::marker::{self, CountBinding, CountMember, CountSetError, Slot, Sl
 use admission::{BlockAddress, InstanceAddress, InstanceKey};
 use provider::AdmissionPath;
 
+use super::classify::malformed_slot;
 use super::diagnostics::CountFault;
 use super::evidence::Evidence;
 use super::scope::Scope;
 use super::verdicts::{Claim, Verdicts};
 use crate::declared::Expansion;
-use crate::output::{Binding, OwnedUndeclared, Removal, Repair, UndeclaredAction};
+use crate::output::{Binding, OwnedUndeclared, Removal, Repair, UndeclaredAction, Withheld};
 
 /// Binds every declared marker-path block from the claims.
 #[tracing::instrument(target = "projection::discover", name = "discover", skip_all, fields(estate = %scope.estate, path = "marker"))]
@@ -64,7 +65,14 @@ fn bind_keyed(scope: &Scope<'_>, verdicts: &mut Verdicts<'_>, addresses: &[Insta
             0 => verdicts.create(address),
             1 => {
                 let claim = matched.pop().expect("one claim");
-                verdicts.bind(address, claim.object, None);
+                if let SlotMarker::Malformed(_) = claim.slot
+                    && let Some(problem) = malformed_slot(&claim.object)
+                {
+                    verdicts.malformed_slot(&claim.object, problem, Some(address));
+                    verdicts.withhold(address, Withheld::MalformedMarker);
+                } else {
+                    verdicts.bind(address, claim.object, None);
+                }
             }
             _ => {
                 let ids: Vec<String> = matched.iter().map(|c| c.object.id.clone()).collect();
