@@ -1,7 +1,6 @@
 //! The operations of an apply: create, update and delete through the provider (or, for a record-backed
 //! type, through its record alone), each in its turn of the parallelism limit, with the records around
-//! it: the create intent before a create, and the intent settled, `located`, residue and slot records
-//! after.
+//! it: the create intent before a create, and the intent settled, `located` and residue records after.
 //!
 //! The create intent is written (compare-and-swap against the version the plan saw, so two applies of one
 //! plan never create twice) before the provider call, and put back when the provider refuses. Throttled
@@ -27,7 +26,7 @@ use super::turns::{Entry, not_started};
 use super::{ApplyEventKind, Executor, gdiag, plan_again};
 use crate::builtin::{self, entropy};
 use crate::graph::{FinalKind, FinalPlan};
-use crate::journal::{Lost, RecordError, SlotsBasis, located_record};
+use crate::journal::{Lost, RecordError, located_record};
 use crate::model::Action;
 
 /// One operation under way: where it stands in the parallelism limit, and its events.
@@ -122,6 +121,10 @@ impl Executor {
         fallback: Option<&LiveObject>,
     ) -> Applied<LiveObject> {
         let c = &plan.change;
+        if let Some(refused) = self.slot_refusal(plan) {
+            // Nothing of the operation started: a slot it would give out is not safely recorded.
+            return Applied::failed(vec![refused]);
+        }
         let (action, id) = match plan.kind {
             FinalKind::Create => (FinalKind::Create, None),
             kind => (kind, plan.prior.as_ref().map(|o| o.id.clone())),
@@ -337,8 +340,9 @@ impl Executor {
         failed
     }
 
-    /// The records a new object needs: located, residue, the count block's slot high-water mark. Each is
-    /// written even when another could not be: a failure is kept as its own error.
+    /// The records a new object needs: located and residue (its slot was recorded before the apply
+    /// started, `super::slots`). Each is written even when the other could not be: a failure is kept as
+    /// its own error.
     async fn after_create(
         &self,
         fp: &FinalPlan,
@@ -358,13 +362,6 @@ impl Executor {
             .write_residue(address, schema, desired, created)
             .await;
         self.record_after(address, "created", Lost::Residue, written);
-        if let Some(slot) = &fp.change.slot {
-            let written = self
-                .journal
-                .raise_slots(address.block(), *slot, SlotsBasis::Store)
-                .await;
-            self.record_after(address, "created", Lost::Slot(slot), written);
-        }
     }
 
     async fn create_record_backed(
