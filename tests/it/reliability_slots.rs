@@ -1,5 +1,6 @@
 //! Count slots through the binary on the file-backed simulated cloud: a malformed `tofu-slot` is kept,
-//! never destroyed; a slot high-water mark left behind is repaired, and no slot is minted twice.
+//! never destroyed; a slot high-water mark left behind is repaired, and no slot is minted twice; a
+//! replace cut off between its delete and its create re-indexes nothing.
 
 use serde_json::{Value as Json, json};
 
@@ -111,4 +112,51 @@ fn reliability_slots_a_slot_mark_left_behind_is_repaired_and_no_slot_is_minted_t
     dir.run(&["apply", "--auto-approve", "--var", "subnet_count=5"])
         .expect_code(0);
     assert_eq!(live_slots(&dir, "aws_subnet"), [0, 1, 2, 5, 6]);
+}
+
+const GAP: &str = r#"live {
+  estate = "gap"
+}
+variable "first" {
+  type    = number
+  default = 0
+}
+resource "aws_vpc" "main" {
+  cidr_block = "10.40.0.0/16"
+}
+resource "aws_subnet" "s" {
+  count      = 4
+  vpc_id     = aws_vpc.main.id
+  cidr_block = cidrsubnet("10.40.0.0/16", 8, count.index == 0 ? var.first : count.index)
+}
+"#;
+
+#[test]
+fn reliability_slots_a_replace_whose_create_fails_after_the_delete_creates_only_the_missing_member()
+{
+    let dir = EstateDir::new(GAP);
+    dir.run(&["apply", "--auto-approve"]).expect_code(0);
+    dir.set_faults(json!([{ "operation": "ec2:CreateSubnet", "kind": "failure", "times": 1 }]));
+    let failed = dir.run(&["apply", "--auto-approve", "--no-color", "--var", "first=9"]);
+    failed.expect_code(1);
+    assert!(
+        failed.stdout.contains("1 destroyed"),
+        "the old s[0] was destroyed: {}",
+        failed.stdout
+    );
+    dir.set_faults(json!([]));
+    let plan = dir
+        .run(&["plan", "--json", "--var", "first=9"])
+        .expect_code(0)
+        .json();
+    assert_eq!(
+        crate::reliability_support::actions(&plan),
+        ["create aws_subnet.s[0]"],
+        "only the missing member, none shifted: {plan:#}"
+    );
+    dir.run(&["apply", "--auto-approve", "--var", "first=9"])
+        .expect_code(0);
+    dir.run(&["plan", "--detailed-exitcode", "--var", "first=9"])
+        .expect_code(0);
+    assert_eq!(live_slots(&dir, "aws_subnet"), [0, 1, 2, 3]);
 }

@@ -329,6 +329,7 @@ impl Executor {
             results: Mutex::new(BTreeMap::new()),
             record_failures: Mutex::new(Vec::new()),
             slot_verdicts: HashMap::new(),
+            holds: Mutex::new(HashMap::new()),
         })
     }
 
@@ -405,6 +406,9 @@ struct Executor {
     impure: ApplyTime,
     /// The count blocks whose slots hold changes back, claimed before the graph runs.
     slot_verdicts: HashMap<BlockAddress, slots::SlotVerdict>,
+    /// The slot holds written before the deletes of destroy-before-create replaces, by instance: what a
+    /// create that never happens puts its intent back to.
+    holds: Mutex<HashMap<InstanceAddress, projection::record::RecordBody>>,
 }
 
 impl Executor {

@@ -254,8 +254,12 @@ impl Executor {
                 address,
             )
         })?;
+        // The intent carries the slot: while no object does, it keeps the slot the instance's.
+        let pending = self
+            .journal
+            .intent(IntentState::Pending, &token, None, fp.change.slot);
         self.journal
-            .write_intent(address, IntentState::Pending, &token, None)
+            .write_intent_body(address, pending)
             .await
             .map_err(|e| intent_lost(&e, address))?;
         if let Err(cancelled) = flight.take_turn().await {
@@ -305,10 +309,17 @@ impl Executor {
         }
     }
 
-    /// Puts `address`'s create intent back to what the plan saw.
+    /// Puts `address`'s create intent back to what the plan saw, or to the slot hold its replace wrote
+    /// before the delete (the old object is gone; the slot stays the instance's).
     async fn revert_intent(&self, address: &InstanceAddress) -> Result<(), GraphDiagnostic> {
         let key = self.journal.keys().instance(Namespace::Intent, address);
-        let previous = self.journal.seen(&key).cloned();
+        let held = self
+            .holds
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(address)
+            .cloned();
+        let previous = held.or_else(|| self.journal.seen(&key).cloned());
         self.journal
             .write_of(&key, address, previous.as_ref())
             .await
@@ -498,6 +509,7 @@ impl Executor {
             flight.end_turn();
             return self.delete_records(fp).await;
         } else {
+            let held = self.hold_slot(fp, &prior).await?;
             let context = Call::unrecorded();
             let call = self
                 .provider
@@ -507,6 +519,14 @@ impl Executor {
                 Ok(()) => {}
                 Err(e) if e.is_not_found() => {}
                 Err(e) => {
+                    if held {
+                        // The old object is still there and carries the slot: no hold is needed.
+                        self.holds
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .remove(address);
+                        self.revert_intent(address).await?;
+                    }
                     return Err(gdiag(
                         Code::ApplyFailed,
                         format!("destroying {address} ({}) failed: {e}", prior.id),
@@ -532,6 +552,35 @@ impl Executor {
             self.record_after(address, "destroyed", Lost::Destroyed, deleted);
         }
         Ok(())
+    }
+
+    /// Before the delete of a destroy-before-create replace of a count member, holds its slot: the
+    /// intent written `replacing` with the slot (compare-and-swap against the version the plan saw), so
+    /// that the next plan keeps the slot for the instance if the create never happens, instead of
+    /// binding every higher member one index down. Whether it wrote one.
+    async fn hold_slot(&self, fp: &FinalPlan, prior: &LiveObject) -> Result<bool, GraphDiagnostic> {
+        let c = &fp.change;
+        let Some(slot) = c.slot else {
+            return Ok(false);
+        };
+        if c.action != Action::Replace
+            || fp.deposed.is_some()
+            || c.replace_order == Some(crate::model::ReplaceOrder::CreateBeforeDestroy)
+        {
+            return Ok(false);
+        }
+        let hold = self
+            .journal
+            .intent(IntentState::Replacing, "", Some(&prior.id), Some(slot));
+        self.journal
+            .write_intent_body(&fp.address, hold.clone())
+            .await
+            .map_err(|e| e.diagnostic(&fp.address))?;
+        self.holds
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(fp.address.clone(), hold);
+        Ok(true)
     }
 
     /// Deletes a record-backed instance: its records are its object, so a failure fails the delete.
