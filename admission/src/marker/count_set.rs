@@ -103,16 +103,7 @@ pub fn bind_count_set_holding(
             None => by_index.entry(m.address_index).or_default().push(m),
         }
     }
-    if let Some((slot, ms)) = by_slot.iter().find(|(_, ms)| ms.len() > 1) {
-        let mut ids: Vec<String> = ms.iter().map(|m| m.id.clone()).collect();
-        ids.sort();
-        return Err(CountSetError::DuplicateSlot { slot: *slot, ids });
-    }
-    if let Some((index, ms)) = by_index.iter().find(|(_, ms)| ms.len() > 1) {
-        let mut ids: Vec<String> = ms.iter().map(|m| m.id.clone()).collect();
-        ids.sort();
-        return Err(CountSetError::Indistinguishable { index: *index, ids });
-    }
+    distinct(&by_slot, &by_index)?;
     let wholly_unslotted = by_slot.is_empty();
     // The held slots no live member carries, each once.
     let mut holds: BTreeMap<Slot, u64> = BTreeMap::new();
@@ -133,14 +124,6 @@ pub fn bind_count_set_holding(
         .copied()
         .max(holds.keys().next_back().copied())
         .max(recorded_high);
-    let mint = |high: &mut Option<Slot>| -> Result<Slot, CountSetError> {
-        let s = match *high {
-            None => Slot::FIRST,
-            Some(h) => h.next().ok_or(CountSetError::SlotsExhausted)?,
-        };
-        *high = Some(s);
-        Ok(s)
-    };
     if wholly_unslotted {
         // An unslotted set binds by address: index i keeps its member and gets slot i.
         for m in &ordered {
@@ -222,4 +205,40 @@ pub fn bind_count_set_holding(
         }
     }
     Ok(binding)
+}
+
+/// The next slot above `high`, which becomes the new `high`.
+fn mint(high: &mut Option<Slot>) -> Result<Slot, CountSetError> {
+    let s = match *high {
+        None => Slot::FIRST,
+        Some(h) => h.next().ok_or(CountSetError::SlotsExhausted)?,
+    };
+    *high = Some(s);
+    Ok(s)
+}
+
+/// Refuses a set whose members cannot be told apart: two slotted members with one slot, two unslotted
+/// ones with one address.
+fn distinct(
+    by_slot: &BTreeMap<Slot, Vec<&CountMember>>,
+    by_index: &BTreeMap<u64, Vec<&CountMember>>,
+) -> Result<(), CountSetError> {
+    let ids = |ms: &[&CountMember]| {
+        let mut ids: Vec<String> = ms.iter().map(|m| m.id.clone()).collect();
+        ids.sort();
+        ids
+    };
+    if let Some((slot, ms)) = by_slot.iter().find(|(_, ms)| ms.len() > 1) {
+        return Err(CountSetError::DuplicateSlot {
+            slot: *slot,
+            ids: ids(ms),
+        });
+    }
+    if let Some((index, ms)) = by_index.iter().find(|(_, ms)| ms.len() > 1) {
+        return Err(CountSetError::Indistinguishable {
+            index: *index,
+            ids: ids(ms),
+        });
+    }
+    Ok(())
 }
