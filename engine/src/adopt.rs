@@ -23,7 +23,7 @@ use staterecord::{CacheScope, Store};
 
 use crate::claim::{self, Taking};
 use crate::handle::MvOptions;
-use crate::journal::{RecordError, RecordJournal, SlotsBasis, located_record, records_seen};
+use crate::journal::{RecordError, RecordJournal, located_record, records_seen};
 use crate::planner::PlanRequest;
 use crate::rename::Rename;
 use projection::record::{InstanceNamespace as Namespace, RecordBody, RecordKeys};
@@ -546,9 +546,7 @@ async fn write_adopted(
     slot: Option<Slot>,
 ) -> Result<Option<String>, RecordError> {
     if let Some(slot) = slot {
-        journal
-            .raise_slots(address.block(), slot, SlotsBasis::Seen)
-            .await?;
+        journal.raise_slots(address.block(), slot).await?;
     }
     match located_record(schema, target, &BTreeMap::new()) {
         Some(located) => Ok(journal

@@ -163,6 +163,24 @@ impl WithheldCause {
     }
 }
 
+/// The slot high-water mark of one count block as an apply must leave it before it changes anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SlotMark {
+    /// The count block.
+    pub block: BlockAddress,
+    /// The mark to reach: the highest slot the plan saw live or gives out.
+    pub target: Slot,
+    /// The highest slot the plan saw recorded or live: a slot above it is minted by this plan.
+    pub fresh_above: Option<Slot>,
+}
+
+impl SlotMark {
+    /// Whether `slot` is one this plan mints (no object or record held it when the plan read them).
+    pub fn minted(&self, slot: Slot) -> bool {
+        Some(slot) > self.fresh_above
+    }
+}
+
 /// Everything apply needs beyond the changes: the configuration and what the plan saw.
 ///
 /// Its `Debug` names the variables but never shows their values, and counts the live objects instead of
@@ -190,6 +208,9 @@ pub(crate) struct PlanContext {
     pub settled_intents: Vec<(InstanceAddress, String)>,
     /// The declared instances of each resource block, in address order.
     pub blocks: BTreeMap<BlockAddress, Vec<InstanceAddress>>,
+    /// The count blocks whose slot high-water mark an apply raises before it changes anything: below a
+    /// slot the plan saw live, or below a slot the plan gives out.
+    pub slot_marks: Vec<SlotMark>,
     /// The records as the plan saw them, with the versions every compare-and-swap names.
     pub records: projection::RecordSet,
     /// The record key prefix (empty, or ending with `/`).
@@ -214,6 +235,7 @@ impl PlanContext {
         !self.config.outputs().is_empty()
             || !self.stale_deposed.is_empty()
             || !self.settled_intents.is_empty()
+            || !self.slot_marks.is_empty()
             || self.removed_outputs().next().is_some()
     }
 }

@@ -38,7 +38,8 @@ pub enum Withheld {
     Collision,
     /// The object at its identity carries this estate's marker for another declared address.
     MarkedForAnotherAddress,
-    /// The object at its identity carries a malformed marker.
+    /// The object at its identity (or claiming its address) carries a malformed marker: an address that
+    /// cannot be read, or a `tofu-slot` outside the slot grammar.
     MalformedMarker,
     /// Its count set cannot be bound (`malformed-slot`, `duplicate-slot`, `indistinguishable-instances`).
     CountSet,

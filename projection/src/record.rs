@@ -259,6 +259,10 @@ pub enum IntentState {
     Pending,
     /// The create finished with the recorded id.
     Done,
+    /// Written before the delete of a destroy-before-create replace, with the instance's slot: the old
+    /// object is (being) destroyed and the new one's create has not started. The slot stays the
+    /// instance's while no object carries it, so the count set is not indexed again around the gap.
+    Replacing,
 }
 
 /// The create intent of one instance.
@@ -270,9 +274,13 @@ pub struct IntentRecord {
     pub client_token: String,
     /// When the intent was written, in seconds since the Unix epoch.
     pub time: u64,
-    /// The created object's id, once done.
+    /// The created object's id, once done (the old object's, while replacing).
     #[serde(default)]
     pub id: Option<String>,
+    /// The count slot the object is created with (pending, replacing): held for the instance while no
+    /// live object carries it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<Slot>,
 }
 
 /// An owned object the tagging sweep cannot see (IAM, routes, associations, access keys, versioning).

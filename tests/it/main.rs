@@ -30,6 +30,7 @@ mod record_lineage;
 mod record_write_failed;
 mod reliability_faults;
 mod reliability_processes;
+mod reliability_slots;
 mod reliability_support;
 mod secrets_sentinel;
 mod source_shape;

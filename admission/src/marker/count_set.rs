@@ -63,6 +63,16 @@ pub enum CountSetError {
     SlotsExhausted,
 }
 
+/// A slot held for an index while no live object carries it: the index's old object was destroyed by
+/// a replace (or its create was cut off) and its new object is not created yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeldSlot {
+    /// The index whose create intent holds the slot.
+    pub index: u64,
+    /// The slot.
+    pub slot: Slot,
+}
+
 /// Binds a `count = count` block to its live members (markers.md, slots): slotted members in slot order
 /// take indices 0, 1, ...; unslotted members then take the next free indices in address order. A wholly
 /// unslotted set keeps its addresses and is given slot i = index i; in a mixed set the unslotted members
@@ -70,6 +80,18 @@ pub enum CountSetError {
 /// the larger of every live slot and `recorded_high`.
 pub fn bind_count_set(
     members: &[CountMember],
+    count: u64,
+    recorded_high: Option<Slot>,
+) -> Result<CountBinding, CountSetError> {
+    bind_count_set_holding(members, &[], count, recorded_high)
+}
+
+/// [`bind_count_set`], with the slots `held` for indices whose objects are gone: a held slot no live
+/// member carries counts as live for the binding, so the index it falls to is created with it and no
+/// higher member shifts down around the gap (in a wholly unslotted set, it is its own index's).
+pub fn bind_count_set_holding(
+    members: &[CountMember],
+    held: &[HeldSlot],
     count: u64,
     recorded_high: Option<Slot>,
 ) -> Result<CountBinding, CountSetError> {
@@ -81,17 +103,13 @@ pub fn bind_count_set(
             None => by_index.entry(m.address_index).or_default().push(m),
         }
     }
-    if let Some((slot, ms)) = by_slot.iter().find(|(_, ms)| ms.len() > 1) {
-        let mut ids: Vec<String> = ms.iter().map(|m| m.id.clone()).collect();
-        ids.sort();
-        return Err(CountSetError::DuplicateSlot { slot: *slot, ids });
-    }
-    if let Some((index, ms)) = by_index.iter().find(|(_, ms)| ms.len() > 1) {
-        let mut ids: Vec<String> = ms.iter().map(|m| m.id.clone()).collect();
-        ids.sort();
-        return Err(CountSetError::Indistinguishable { index: *index, ids });
-    }
+    distinct(&by_slot, &by_index)?;
     let wholly_unslotted = by_slot.is_empty();
+    // The held slots no live member carries, each once.
+    let mut holds: BTreeMap<Slot, u64> = BTreeMap::new();
+    for h in held.iter().filter(|h| !by_slot.contains_key(&h.slot)) {
+        holds.entry(h.slot).or_insert(h.index);
+    }
     // Every member in binding order: slotted by slot, then unslotted by address index.
     let ordered: Vec<&CountMember> = by_slot
         .values()
@@ -100,15 +118,12 @@ pub fn bind_count_set(
         .chain(by_index.values().flatten().copied())
         .collect();
     let mut binding = CountBinding::default();
-    let mut high = by_slot.keys().next_back().copied().max(recorded_high);
-    let mint = |high: &mut Option<Slot>| -> Result<Slot, CountSetError> {
-        let s = match *high {
-            None => Slot::FIRST,
-            Some(h) => h.next().ok_or(CountSetError::SlotsExhausted)?,
-        };
-        *high = Some(s);
-        Ok(s)
-    };
+    let mut high = by_slot
+        .keys()
+        .next_back()
+        .copied()
+        .max(holds.keys().next_back().copied())
+        .max(recorded_high);
     if wholly_unslotted {
         // An unslotted set binds by address: index i keeps its member and gets slot i.
         for m in &ordered {
@@ -134,11 +149,35 @@ pub fn bind_count_set(
         surplus.sort_by_key(|m| std::cmp::Reverse(m.address_index));
         binding.surplus = surplus.into_iter().map(|m| m.id.clone()).collect();
         high = high.max(binding.bound.values().map(|b| b.slot).max());
+        for (slot, index) in holds {
+            if index < count && !binding.bound.contains_key(&index) {
+                binding.create.entry(index).or_insert(slot);
+            }
+        }
     } else {
-        for (index, m) in (0u64..).zip(ordered.iter()) {
+        // Slotted members (`Ok`) and held slots (`Err`) by slot, then the unslotted members.
+        let mut entries: Vec<(Slot, Result<&CountMember, Slot>)> = by_slot
+            .iter()
+            .flat_map(|(s, ms)| ms.iter().map(|m| (*s, Ok(*m))))
+            .chain(holds.keys().map(|s| (*s, Err(*s))))
+            .collect();
+        entries.sort_by_key(|(s, _)| *s);
+        let entries: Vec<Result<&CountMember, Slot>> = entries
+            .into_iter()
+            .map(|(_, e)| e)
+            .chain(by_index.values().flatten().map(|m| Ok(*m)))
+            .collect();
+        for (index, entry) in (0u64..).zip(entries.iter()) {
             if index >= count {
                 break;
             }
+            let m = match entry {
+                Ok(m) => m,
+                Err(held) => {
+                    binding.create.insert(index, *held);
+                    continue;
+                }
+            };
             let (slot, needs_slot) = match m.slot {
                 Some(s) => (s, false),
                 None => (mint(&mut high)?, true),
@@ -153,17 +192,53 @@ pub fn bind_count_set(
                 },
             );
         }
-        binding.surplus = ordered
+        binding.surplus = entries
             .iter()
             .skip(usize::try_from(count).unwrap_or(usize::MAX))
             .rev()
-            .map(|m| m.id.clone())
+            .filter_map(|e| e.ok().map(|m| m.id.clone()))
             .collect();
     }
     for index in 0..count {
-        if !binding.bound.contains_key(&index) {
+        if !binding.bound.contains_key(&index) && !binding.create.contains_key(&index) {
             binding.create.insert(index, mint(&mut high)?);
         }
     }
     Ok(binding)
+}
+
+/// The next slot above `high`, which becomes the new `high`.
+fn mint(high: &mut Option<Slot>) -> Result<Slot, CountSetError> {
+    let s = match *high {
+        None => Slot::FIRST,
+        Some(h) => h.next().ok_or(CountSetError::SlotsExhausted)?,
+    };
+    *high = Some(s);
+    Ok(s)
+}
+
+/// Refuses a set whose members cannot be told apart: two slotted members with one slot, two unslotted
+/// ones with one address.
+fn distinct(
+    by_slot: &BTreeMap<Slot, Vec<&CountMember>>,
+    by_index: &BTreeMap<u64, Vec<&CountMember>>,
+) -> Result<(), CountSetError> {
+    let ids = |ms: &[&CountMember]| {
+        let mut ids: Vec<String> = ms.iter().map(|m| m.id.clone()).collect();
+        ids.sort();
+        ids
+    };
+    if let Some((slot, ms)) = by_slot.iter().find(|(_, ms)| ms.len() > 1) {
+        return Err(CountSetError::DuplicateSlot {
+            slot: *slot,
+            ids: ids(ms),
+        });
+    }
+    if let Some((index, ms)) = by_index.iter().find(|(_, ms)| ms.len() > 1) {
+        return Err(CountSetError::Indistinguishable {
+            index: *index,
+            ids: ids(ms),
+        });
+    }
+    Ok(())
 }

@@ -34,7 +34,10 @@ mod rules;
 mod slot;
 mod tags;
 
-pub use count_set::{BoundMember, CountBinding, CountMember, CountSetError, bind_count_set};
+pub use count_set::{
+    BoundMember, CountBinding, CountMember, CountSetError, HeldSlot, bind_count_set,
+    bind_count_set_holding,
+};
 pub use escape::{
     KeyGrammar, check_address_length, check_for_each_key, decode_address, decode_key, encode_key,
     encode_key_with, escape_address, escape_address_text, escape_address_with, escaped_forms,

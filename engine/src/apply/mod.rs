@@ -9,6 +9,7 @@
 //! - `events`: the events, their terminal and `--json` lines, and the progress ticker.
 //! - `eval`: the desired values of an instance and the final plan of its change.
 //! - `provider_ops`: create, update and delete, with the records around each call.
+//! - `slots`: each count block's slot high-water mark, raised before anything changes.
 //! - `turns`: the parallelism limit, held around provider calls only.
 //! - `outputs`: the outputs after the apply.
 //!
@@ -20,6 +21,7 @@ mod eval;
 mod events;
 mod outputs;
 mod provider_ops;
+mod slots;
 mod turns;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -157,12 +159,16 @@ pub(crate) async fn apply(
 ) -> Result<ApplyOutcome, crate::Error> {
     let p = plan.plan();
     let graph = graph::build(p).map_err(|e| crate::Error::InvalidGraph(e.to_string()))?;
-    let ops = Arc::new(Executor::new(p, provider, &store, &config, retry, clock)?);
+    let mut ops = Executor::new(p, provider, &store, &config, retry, clock)?;
     // Every record an apply writes is its estate's: on S3 the objects carry the estate's tag, so that one
     // bucket's records can be told apart by estate (lifecycle rules, access policies, cost reports).
     let tags = BTreeMap::from([(admission::marker::ESTATE_TAG.to_owned(), p.estate.clone())]);
-    let mut outcome =
-        staterecord::with_object_tags(tags, execute(&graph, ops, &config, &p.withheld)).await?;
+    let mut outcome = staterecord::with_object_tags(tags, async {
+        // The slots first: no object is given a slot, or loses one, before the mark covers it.
+        ops.slot_verdicts = ops.claim_slots().await;
+        execute(&graph, Arc::new(ops), &config, &p.withheld).await
+    })
+    .await?;
     if let Some(warning) = guarantee_warning(store.guarantees()) {
         outcome.diagnostics.insert(0, warning);
     }
@@ -322,6 +328,8 @@ impl Executor {
             progress_interval: config.progress_interval,
             results: Mutex::new(BTreeMap::new()),
             record_failures: Mutex::new(Vec::new()),
+            slot_verdicts: HashMap::new(),
+            holds: Mutex::new(HashMap::new()),
         })
     }
 
@@ -396,6 +404,11 @@ struct Executor {
     record_failures: Mutex<Vec<GraphDiagnostic>>,
     /// The values of `timestamp()` and `uuid()` in this apply.
     impure: ApplyTime,
+    /// The count blocks whose slots hold changes back, claimed before the graph runs.
+    slot_verdicts: HashMap<BlockAddress, slots::SlotVerdict>,
+    /// The slot holds written before the deletes of destroy-before-create replaces, by instance: what a
+    /// create that never happens puts its intent back to.
+    holds: Mutex<HashMap<InstanceAddress, projection::record::RecordBody>>,
 }
 
 impl Executor {

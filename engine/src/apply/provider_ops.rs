@@ -1,7 +1,6 @@
 //! The operations of an apply: create, update and delete through the provider (or, for a record-backed
 //! type, through its record alone), each in its turn of the parallelism limit, with the records around
-//! it: the create intent before a create, and the intent settled, `located`, residue and slot records
-//! after.
+//! it: the create intent before a create, and the intent settled, `located` and residue records after.
 //!
 //! The create intent is written (compare-and-swap against the version the plan saw, so two applies of one
 //! plan never create twice) before the provider call, and put back when the provider refuses. Throttled
@@ -27,7 +26,7 @@ use super::turns::{Entry, not_started};
 use super::{ApplyEventKind, Executor, gdiag, plan_again};
 use crate::builtin::{self, entropy};
 use crate::graph::{FinalKind, FinalPlan};
-use crate::journal::{Lost, RecordError, SlotsBasis, located_record};
+use crate::journal::{Lost, RecordError, located_record};
 use crate::model::Action;
 
 /// One operation under way: where it stands in the parallelism limit, and its events.
@@ -122,6 +121,10 @@ impl Executor {
         fallback: Option<&LiveObject>,
     ) -> Applied<LiveObject> {
         let c = &plan.change;
+        if let Some(refused) = self.slot_refusal(plan) {
+            // Nothing of the operation started: a slot it would give out is not safely recorded.
+            return Applied::failed(vec![refused]);
+        }
         let (action, id) = match plan.kind {
             FinalKind::Create => (FinalKind::Create, None),
             kind => (kind, plan.prior.as_ref().map(|o| o.id.clone())),
@@ -251,8 +254,12 @@ impl Executor {
                 address,
             )
         })?;
+        // The intent carries the slot: while no object does, it keeps the slot the instance's.
+        let pending = self
+            .journal
+            .intent(IntentState::Pending, &token, None, fp.change.slot);
         self.journal
-            .write_intent(address, IntentState::Pending, &token, None)
+            .write_intent_body(address, pending)
             .await
             .map_err(|e| intent_lost(&e, address))?;
         if let Err(cancelled) = flight.take_turn().await {
@@ -302,10 +309,17 @@ impl Executor {
         }
     }
 
-    /// Puts `address`'s create intent back to what the plan saw.
+    /// Puts `address`'s create intent back to what the plan saw, or to the slot hold its replace wrote
+    /// before the delete (the old object is gone; the slot stays the instance's).
     async fn revert_intent(&self, address: &InstanceAddress) -> Result<(), GraphDiagnostic> {
         let key = self.journal.keys().instance(Namespace::Intent, address);
-        let previous = self.journal.seen(&key).cloned();
+        let held = self
+            .holds
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(address)
+            .cloned();
+        let previous = held.or_else(|| self.journal.seen(&key).cloned());
         self.journal
             .write_of(&key, address, previous.as_ref())
             .await
@@ -337,8 +351,9 @@ impl Executor {
         failed
     }
 
-    /// The records a new object needs: located, residue, the count block's slot high-water mark. Each is
-    /// written even when another could not be: a failure is kept as its own error.
+    /// The records a new object needs: located and residue (its slot was recorded before the apply
+    /// started, `super::slots`). Each is written even when the other could not be: a failure is kept as
+    /// its own error.
     async fn after_create(
         &self,
         fp: &FinalPlan,
@@ -358,13 +373,6 @@ impl Executor {
             .write_residue(address, schema, desired, created)
             .await;
         self.record_after(address, "created", Lost::Residue, written);
-        if let Some(slot) = &fp.change.slot {
-            let written = self
-                .journal
-                .raise_slots(address.block(), *slot, SlotsBasis::Store)
-                .await;
-            self.record_after(address, "created", Lost::Slot(slot), written);
-        }
     }
 
     async fn create_record_backed(
@@ -501,6 +509,7 @@ impl Executor {
             flight.end_turn();
             return self.delete_records(fp).await;
         } else {
+            let held = self.hold_slot(fp, &prior).await?;
             let context = Call::unrecorded();
             let call = self
                 .provider
@@ -510,6 +519,14 @@ impl Executor {
                 Ok(()) => {}
                 Err(e) if e.is_not_found() => {}
                 Err(e) => {
+                    if held {
+                        // The old object is still there and carries the slot: no hold is needed.
+                        self.holds
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .remove(address);
+                        self.revert_intent(address).await?;
+                    }
                     return Err(gdiag(
                         Code::ApplyFailed,
                         format!("destroying {address} ({}) failed: {e}", prior.id),
@@ -535,6 +552,35 @@ impl Executor {
             self.record_after(address, "destroyed", Lost::Destroyed, deleted);
         }
         Ok(())
+    }
+
+    /// Before the delete of a destroy-before-create replace of a count member, holds its slot: the
+    /// intent written `replacing` with the slot (compare-and-swap against the version the plan saw), so
+    /// that the next plan keeps the slot for the instance if the create never happens, instead of
+    /// binding every higher member one index down. Whether it wrote one.
+    async fn hold_slot(&self, fp: &FinalPlan, prior: &LiveObject) -> Result<bool, GraphDiagnostic> {
+        let c = &fp.change;
+        let Some(slot) = c.slot else {
+            return Ok(false);
+        };
+        if c.action != Action::Replace
+            || fp.deposed.is_some()
+            || c.replace_order == Some(crate::model::ReplaceOrder::CreateBeforeDestroy)
+        {
+            return Ok(false);
+        }
+        let hold = self
+            .journal
+            .intent(IntentState::Replacing, "", Some(&prior.id), Some(slot));
+        self.journal
+            .write_intent_body(&fp.address, hold.clone())
+            .await
+            .map_err(|e| e.diagnostic(&fp.address))?;
+        self.holds
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(fp.address.clone(), hold);
+        Ok(true)
     }
 
     /// Deletes a record-backed instance: its records are its object, so a failure fails the delete.

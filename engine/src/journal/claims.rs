@@ -71,6 +71,7 @@ impl RecordJournal {
             client_token: token.to_owned(),
             time: now,
             id: None,
+            slot: None,
         });
         let payload = self.payload(&key, &address.to_string(), &body);
         match self.put_payload_now(&key, &payload).await {

@@ -6,7 +6,8 @@
 //! the one key the call is about, so two records are written in parallel while two writes of one record
 //! (the deposed set of an address, the slot high-water mark of a block) stay one at a time. This module
 //! never writes a record without naming the version it replaces (`None`: none exists), and never retries
-//! a lost compare-and-swap: the caller reports it.
+//! a lost compare-and-swap but the raise of a slot high-water mark, which only goes up (`slots.rs`): the
+//! caller reports it.
 
 mod claims;
 mod records;
@@ -24,9 +25,7 @@ use staterecord::{Record, Store, StoreError, Version};
 
 pub(crate) use claims::{Claim, ClaimRefusal};
 pub(crate) use records::{located_record, records_seen};
-pub(crate) use slots::SlotsBasis;
 
-use slots::SlotRaises;
 use turns::KeyTurns;
 
 /// A store call that failed, with the key it was about.
@@ -97,8 +96,6 @@ pub(crate) enum Lost<'a> {
     Located,
     /// The residue: the values the live system does not return.
     Residue,
-    /// The count block's slot high-water mark, which should reach this slot.
-    Slot(&'a admission::Slot),
     /// The deposed record, which should no longer name this object.
     Deposed(&'a str),
     /// The records of a destroyed instance.
@@ -125,12 +122,6 @@ impl Lost<'_> {
                 "What is lost: the values the live system does not return. The next plan has nothing to \
                  compare them with and proposes to set them on {address} again."
             ),
-            Lost::Slot(slot) => format!(
-                "What is lost: the slot high-water mark of {} does not reach {slot}. Plans still find the \
-                 object by its markers, but once the members from slot {slot} up are destroyed, that slot \
-                 may be given to a new member again.",
-                address.block()
-            ),
             Lost::Deposed(id) => format!(
                 "The deposed record still names {id}: the next plan finds it gone, and the next apply \
                  removes it from the record."
@@ -153,8 +144,6 @@ pub(crate) struct RecordJournal {
     versions: Mutex<HashMap<String, Option<Version>>>,
     /// One writer at a time per key.
     turns: KeyTurns,
-    /// The slot high-water raises waiting per block.
-    raises: SlotRaises,
     /// Where the time of an intent is read.
     clock: Arc<dyn crate::Clock>,
     /// The live system every record written names (none: as before lineages existed).
@@ -181,7 +170,6 @@ impl RecordJournal {
             seen,
             versions: Mutex::new(versions),
             turns: KeyTurns::default(),
-            raises: SlotRaises::default(),
             clock: Arc::new(crate::SystemClock),
             lineage,
         }

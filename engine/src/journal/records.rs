@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use admission::{InstanceAddress, Value};
+use admission::{InstanceAddress, Slot, Value};
 use projection::record::{
     DeposedRecord, InstanceNamespace as Namespace, IntentRecord, IntentState, LocatedRecord,
     ObjectRecord, RecordBody, RecordKeys, ResidueRecord,
@@ -28,13 +28,34 @@ impl RecordJournal {
         client_token: &str,
         id: Option<&str>,
     ) -> Result<(), RecordError> {
-        let key = self.keys.instance(Namespace::Intent, address);
-        let body = RecordBody::Intent(IntentRecord {
+        self.write_intent_body(address, self.intent(state, client_token, id, None))
+            .await
+    }
+
+    /// The intent record of `address` in `state`, written now.
+    pub(crate) fn intent(
+        &self,
+        state: IntentState,
+        client_token: &str,
+        id: Option<&str>,
+        slot: Option<Slot>,
+    ) -> RecordBody {
+        RecordBody::Intent(IntentRecord {
             state,
             client_token: client_token.to_owned(),
             time: self.clock.unix_secs(),
             id: id.map(str::to_owned),
-        });
+            slot,
+        })
+    }
+
+    /// Writes `body` as `address`'s create intent, against the version last seen.
+    pub(crate) async fn write_intent_body(
+        &self,
+        address: &InstanceAddress,
+        body: RecordBody,
+    ) -> Result<(), RecordError> {
+        let key = self.keys.instance(Namespace::Intent, address);
         self.write_of(&key, address, Some(&body)).await
     }
 

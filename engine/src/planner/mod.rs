@@ -13,12 +13,14 @@
 //! - `tags`: the desired tags, markers included.
 //! - `removals`: deletes of undeclared, surplus and deposed objects.
 //! - `reports`: what the plan takes from the projection besides bindings.
+//! - `slot_marks`: the slot high-water marks an apply raises before it changes anything.
 
 mod declared;
 mod diff;
 mod evaluate;
 mod removals;
 mod reports;
+mod slot_marks;
 mod tags;
 
 use std::collections::{BTreeMap, HashSet};
@@ -192,6 +194,7 @@ fn assemble_plan(planned: Planned, projected: Projected, key_prefix: &str) -> Pl
     } = planned;
     changes.sort_by_cached_key(ResourceChange::sort_key);
     let settled_intents = settled_intents(&changes, &projected.records, &bound);
+    let slot_marks = slot_marks::slot_marks(&changes, &bound, &projected.records);
     diagnostics.extend(projected.diagnostics);
     diagnostics.sort_by(|a, b| {
         a.sort_key()
@@ -215,6 +218,7 @@ fn assemble_plan(planned: Planned, projected: Projected, key_prefix: &str) -> Pl
         key_prefix: key_prefix.to_owned(),
         stale_deposed: projected.stale_deposed,
         settled_intents,
+        slot_marks,
         blocks: planned.blocks,
     };
     let report = projected.reports;

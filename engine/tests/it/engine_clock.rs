@@ -32,6 +32,7 @@ async fn pending_at_t(world: &Bench) {
         client_token: "00000000000000000000000000000000".to_owned(),
         time: T,
         id: None,
+        slot: None,
     });
     world
         .store

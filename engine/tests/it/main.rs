@@ -18,6 +18,8 @@ mod plan_dependencies;
 mod plan_secrets;
 mod plan_shapes;
 mod record_lineage;
+mod replace_gaps;
+mod slot_marks;
 mod store_failures;
 mod support;
 mod withheld_creates;

@@ -38,6 +38,7 @@ async fn interrupted_create(world: &Bench, address: &str, time: u64) {
         client_token: "00000000000000000000000000000000".to_owned(),
         time,
         id: None,
+        slot: None,
     });
     world
         .store

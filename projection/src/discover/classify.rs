@@ -25,6 +25,33 @@ pub(crate) fn valid_slot(object: &LiveObject) -> Option<Slot> {
     object.tag(SLOT_TAG).and_then(|v| v.parse().ok())
 }
 
+/// What is wrong with the `tofu-slot` tag `object` carries (its value quoted), when it carries one
+/// outside the slot grammar.
+pub(crate) fn malformed_slot(object: &LiveObject) -> Option<String> {
+    let value = object.tag(SLOT_TAG)?;
+    value.parse::<Slot>().err().map(|e| e.to_string())
+}
+
+/// Reports `object`, found for the declared `address` outside a count block, and withholds `address`
+/// when the object's `tofu-slot` is outside the slot grammar (a count block's members are judged as a
+/// set instead); whether it did.
+fn withheld_for_slot(
+    scope: &Scope<'_>,
+    verdicts: &mut Verdicts<'_>,
+    address: &InstanceAddress,
+    object: &LiveObject,
+) -> bool {
+    if scope.declared.count_of(address.block()).is_some() {
+        return false;
+    }
+    let Some(problem) = malformed_slot(object) else {
+        return false;
+    };
+    verdicts.malformed_slot(object, problem, Some(address));
+    verdicts.withhold(address, Withheld::MalformedMarker);
+    true
+}
+
 /// The first stage's failed calls: reported, with the types whose deletions they leave unknown.
 pub(crate) fn withhold_unread(
     scope: &Scope<'_>,
@@ -154,6 +181,9 @@ pub(crate) fn judge_client_named(
             );
         }
         Ownership::Malformed(MalformedReason::MissingAddress) => {
+            if withheld_for_slot(scope, verdicts, address, &object) {
+                return;
+            }
             let slot = valid_slot(&object);
             let repairs = vec![Repair::Address { from: None }];
             verdicts.set(address, Binding::Bound { object, repairs }, slot);
@@ -162,6 +192,7 @@ pub(crate) fn judge_client_named(
             verdicts.malformed(&object, &reason, Some(address));
             verdicts.withhold(address, Withheld::MalformedMarker);
         }
+        Ownership::Owned { .. } if withheld_for_slot(scope, verdicts, address, &object) => {}
         Ownership::Owned {
             escaped_address, ..
         } => judge_marked(scope, verdicts, address, object, escaped_address),

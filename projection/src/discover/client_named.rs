@@ -4,6 +4,8 @@
 //! An identity is looked up, never searched for: an object elsewhere never binds here. The ownership
 //! rules themselves are in [`super::classify`].
 
+use std::collections::{BTreeSet, HashMap};
+
 use admission::marker::{SLOT_TAG, Slot};
 use admission::{BlockAddress, InstanceAddress, InstanceKey};
 use provider::AdmissionPath;
@@ -13,6 +15,7 @@ use super::classify::judge_client_named;
 use super::diagnostics::CountFault;
 use super::evidence::{Evidence, IdentityKey};
 use super::fetch::{ReadRequest, Reader};
+use super::marker::held_slots;
 use super::scope::Scope;
 use super::verdicts::Verdicts;
 use crate::declared::{DeclaredValue, Expansion};
@@ -145,13 +148,31 @@ pub(crate) fn slot_client_named_counts(
             .filter_map(|(_, s)| s.slot)
             .max();
         let recorded = evidence.records.slots.get(&block).map(|s| s.body.highest);
-        let mut high = live_high.max(recorded);
-        for (_, state) in verdicts.instances.range_mut(members) {
+        // A slot held for an index whose object a replace destroyed stays its own, while no member
+        // carries it.
+        let live: BTreeSet<Slot> = verdicts
+            .instances
+            .range(members.clone())
+            .filter_map(|(_, s)| s.slot)
+            .collect();
+        let held: HashMap<u64, Slot> = held_slots(evidence, &block)
+            .into_iter()
+            .filter(|h| !live.contains(&h.slot))
+            .map(|h| (h.index, h.slot))
+            .collect();
+        let mut high = live_high.max(recorded).max(held.values().copied().max());
+        for (address, state) in verdicts.instances.range_mut(members) {
             let needs = match &state.binding {
                 Binding::Bound { .. } | Binding::Create => state.slot.is_none(),
                 _ => false,
             };
             if !needs {
+                continue;
+            }
+            if let (Binding::Create, InstanceKey::Int(i)) = (&state.binding, address.key())
+                && let Some(slot) = held.get(i)
+            {
+                state.slot = Some(*slot);
                 continue;
             }
             let next = match high {

@@ -53,6 +53,16 @@ pub(crate) enum Finding {
         /// The declared instance it was found for, if any.
         at: Option<InstanceAddress>,
     },
+    /// An object carries this estate's markers but a `tofu-slot` outside the slot grammar
+    /// (`malformed-slot`): never bound, never deleted.
+    MalformedSlot {
+        /// The object.
+        object: ObjectKey,
+        /// What is wrong with the slot, its value quoted.
+        problem: String,
+        /// The address its marker names, or the declared instance it was found for.
+        at: Option<InstanceAddress>,
+    },
     /// Several live objects claim one address (`marker-collision`).
     Collision {
         /// The address they claim.
@@ -178,6 +188,11 @@ impl Finding {
             Finding::MalformedMarker { object, reason, at } => {
                 malformed_marker(object, &reason, at.as_ref())
             }
+            Finding::MalformedSlot {
+                object,
+                problem,
+                at,
+            } => malformed_slot(object, &problem, at.as_ref()),
             Finding::Collision { address, ids } => collision(&address, ids),
             Finding::CountSet { fault, block, ids } => count_set(fault, &block, ids),
             Finding::AmbiguousContent { address, ids } => ambiguous_content(&address, ids),
@@ -245,6 +260,20 @@ fn malformed_marker(
         "The object is bound to no instance and is never changed. Fix its tofu-* tags by hand, or \
          remove them all so that it is foreign and run the liveplan adopt command the next plan offers \
          for it.",
+    )
+    .with_ids([object.id]);
+    match at {
+        Some(a) => d.with_address(a.to_string()),
+        None => d,
+    }
+}
+
+fn malformed_slot(object: ObjectKey, problem: &str, at: Option<&InstanceAddress>) -> Diagnostic {
+    let d = Diagnostic::new(
+        Code::MalformedSlot,
+        format!("{object} carries this estate's markers but a {problem}"),
+        "The object is bound to no instance and is never changed or destroyed. Fix its tofu-slot tag by \
+         hand (an unsigned integer with no leading zeros), or remove it, then plan again.",
     )
     .with_ids([object.id]);
     match at {

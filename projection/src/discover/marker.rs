@@ -6,16 +6,20 @@
 
 use std::collections::HashMap;
 
-use admission::marker::{self, CountBinding, CountMember, CountSetError, Slot, SlotMarker};
+use admission::marker::{
+    self, CountBinding, CountMember, CountSetError, HeldSlot, Slot, SlotMarker,
+};
 use admission::{BlockAddress, InstanceAddress, InstanceKey};
 use provider::AdmissionPath;
 
+use super::classify::malformed_slot;
 use super::diagnostics::CountFault;
 use super::evidence::Evidence;
 use super::scope::Scope;
 use super::verdicts::{Claim, Verdicts};
 use crate::declared::Expansion;
-use crate::output::{Binding, OwnedUndeclared, Removal, Repair, UndeclaredAction};
+use crate::output::{Binding, OwnedUndeclared, Removal, Repair, UndeclaredAction, Withheld};
+use crate::record::IntentState;
 
 /// Binds every declared marker-path block from the claims.
 #[tracing::instrument(target = "projection::discover", name = "discover", skip_all, fields(estate = %scope.estate, path = "marker"))]
@@ -64,7 +68,14 @@ fn bind_keyed(scope: &Scope<'_>, verdicts: &mut Verdicts<'_>, addresses: &[Insta
             0 => verdicts.create(address),
             1 => {
                 let claim = matched.pop().expect("one claim");
-                verdicts.bind(address, claim.object, None);
+                if let SlotMarker::Malformed(_) = claim.slot
+                    && let Some(problem) = malformed_slot(&claim.object)
+                {
+                    verdicts.malformed_slot(&claim.object, problem, Some(address));
+                    verdicts.withhold(address, Withheld::MalformedMarker);
+                } else {
+                    verdicts.bind(address, claim.object, None);
+                }
             }
             _ => {
                 let ids: Vec<String> = matched.iter().map(|c| c.object.id.clone()).collect();
@@ -203,7 +214,8 @@ fn count_binding(
         return None;
     }
     let recorded = evidence.records.slots.get(block).map(|s| s.body.highest);
-    let (fault, ids) = match marker::bind_count_set(input, n, recorded) {
+    let held = held_slots(evidence, block);
+    let (fault, ids) = match marker::bind_count_set_holding(input, &held, n, recorded) {
         Ok(b) => return Some(b),
         Err(CountSetError::DuplicateSlot { slot, ids }) => (CountFault::DuplicateSlot(slot), ids),
         Err(CountSetError::Indistinguishable { index, ids }) => {
@@ -216,6 +228,25 @@ fn count_binding(
     };
     verdicts.count_set_error(fault, block, n, ids);
     None
+}
+
+/// The slots the create intents of `block`'s members hold (`pending`, or `replacing`: written before
+/// a replace's delete), by index: while no live object carries one, it stays its index's.
+pub(crate) fn held_slots(evidence: &Evidence, block: &BlockAddress) -> Vec<HeldSlot> {
+    let members = block.instance(InstanceKey::Int(0))..=block.instance(InstanceKey::Int(u64::MAX));
+    evidence
+        .records
+        .intents
+        .range(members)
+        .filter(|(_, i)| matches!(i.body.state, IntentState::Pending | IntentState::Replacing))
+        .filter_map(|(address, i)| match (address.key(), i.body.slot) {
+            (InstanceKey::Int(index), Some(slot)) => Some(HeldSlot {
+                index: *index,
+                slot,
+            }),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Whether `escaped` is one of the escaped forms of `address` that a marker may carry, as

@@ -10,13 +10,13 @@ use admission::{InstanceAddress, InstanceKey};
 use provider::AdmissionPath;
 use provider::LiveObject;
 
-use super::classify::valid_slot;
+use super::classify::{malformed_slot, valid_slot};
 use super::diagnostics::Unread;
 use super::evidence::{Evidence, ObjectKey};
 use super::fetch::{Answer, ReadRequest, Reader};
 use super::scope::Scope;
 use super::verdicts::{Claim, Verdicts};
-use crate::output::{Binding, DeposedObject, OwnedUndeclared, Removal, UndeclaredAction};
+use crate::output::{Binding, DeposedObject, OwnedUndeclared, Removal, UndeclaredAction, Withheld};
 
 /// Why an object is read to confirm it.
 enum ConfirmSource {
@@ -237,6 +237,20 @@ pub(crate) fn owned_found(
         return;
     }
     verdicts.consumed.insert(&object);
+    if let Some(problem) = malformed_slot(&object) {
+        // Whatever its address: a slot outside the grammar is never bound, never destroyed.
+        let declared = scope.declared.is_declared(address);
+        if declared
+            && matches!(
+                verdicts.instances.get(address).map(|s| &s.binding),
+                Some(Binding::Create) | None
+            )
+        {
+            verdicts.withhold(address, Withheld::MalformedMarker);
+        }
+        verdicts.malformed_slot(&object, problem, Some(address));
+        return;
+    }
     if scope.declared.is_declared(address) {
         match verdicts.instances.get(address).map(|s| &s.binding) {
             Some(Binding::Create) | None => {

@@ -183,6 +183,22 @@ impl<'s> Verdicts<'s> {
         });
     }
 
+    /// Reports `object`'s `tofu-slot` outside the slot grammar (`problem`), its marker naming (or found
+    /// for) `at`: the object is judged, and neither bound nor deleted.
+    pub(crate) fn malformed_slot(
+        &mut self,
+        object: &LiveObject,
+        problem: String,
+        at: Option<&InstanceAddress>,
+    ) {
+        self.consumed.insert(object);
+        self.findings.push(Finding::MalformedSlot {
+            object: ObjectKey::of(object),
+            problem,
+            at: at.cloned(),
+        });
+    }
+
     /// Several objects (`ids`) claim `address`: reported, and nothing is planned for it if declared.
     pub(crate) fn collision(
         &mut self,

@@ -2,7 +2,7 @@
 //! surplus is the highest slots, unslotted and mixed sets migrate by address.
 
 use admission::Slot;
-use projection::record::{RecordBody, SlotsRecord};
+use projection::record::{InstanceNamespace, IntentRecord, IntentState, RecordBody, SlotsRecord};
 use projection::{Binding, Declared, Projection, RecordKeys, Removal, Repair, Withheld};
 use serde_json::json;
 
@@ -245,5 +245,106 @@ async fn unslotted_members_at_one_address_are_indistinguishable() {
             Some("aws_eip.pool"),
             &["eipalloc-00000001", "eipalloc-00000002"]
         )]
+    );
+}
+
+/// The create intent of `aws_eip.pool[index]` in `state`, written `age` seconds ago, holding `slot`.
+fn held(index: u64, state: IntentState, age: u64, slot: u32) -> (String, Vec<u8>) {
+    record(
+        InstanceNamespace::Intent,
+        &format!("aws_eip.pool[{index}]"),
+        RecordBody::Intent(IntentRecord {
+            state,
+            client_token: String::new(),
+            time: NOW - age,
+            id: None,
+            slot: Some(Slot(slot)),
+        }),
+    )
+}
+
+/// Slots 1, 2 and 3 live: member `[0]`'s object (slot 0) was destroyed by a replace.
+fn gap_at_zero() -> Vec<serde_json::Value> {
+    vec![
+        eip("eipalloc-00000002", "aws_eip.pool:1", Some("1")),
+        eip("eipalloc-00000003", "aws_eip.pool:2", Some("2")),
+        eip("eipalloc-00000004", "aws_eip.pool:3", Some("3")),
+    ]
+}
+
+#[tokio::test]
+async fn a_slot_held_by_a_replace_keeps_its_index_and_shifts_no_member() {
+    let records = vec![held(0, IntentState::Replacing, 5, 0)];
+    let p = run_with(&cloud(gap_at_zero()), &pool(4), records)
+        .await
+        .projection;
+    assert_eq!(
+        members(&p, 4),
+        [
+            m("create", 0, vec![]),
+            m("eipalloc-00000002", 1, vec![]),
+            m("eipalloc-00000003", 2, vec![]),
+            m("eipalloc-00000004", 3, vec![]),
+        ]
+    );
+    assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+}
+
+#[tokio::test]
+async fn a_slot_held_by_a_create_cut_off_withholds_only_its_index() {
+    let records = vec![held(0, IntentState::Pending, 5, 0)];
+    let p = run_with(&cloud(gap_at_zero()), &pool(4), records)
+        .await
+        .projection;
+    let first = p.instance(&a("aws_eip.pool[0]")).unwrap();
+    assert!(
+        matches!(
+            first.binding,
+            Binding::Withheld(Withheld::CreateInProgress { .. })
+        ),
+        "{:?}",
+        first.binding
+    );
+    assert_eq!(
+        members(&p, 4).split_off(1),
+        [
+            m("eipalloc-00000002", 1, vec![]),
+            m("eipalloc-00000003", 2, vec![]),
+            m("eipalloc-00000004", 3, vec![]),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_held_slot_a_live_member_carries_holds_nothing() {
+    let records = vec![held(0, IntentState::Replacing, 5, 1)];
+    let p = run_with(&cloud(gap_at_zero()), &pool(3), records)
+        .await
+        .projection;
+    assert_eq!(
+        members(&p, 3),
+        [
+            m(
+                "eipalloc-00000002",
+                1,
+                vec![Repair::Address {
+                    from: Some("aws_eip.pool:1".into())
+                }]
+            ),
+            m(
+                "eipalloc-00000003",
+                2,
+                vec![Repair::Address {
+                    from: Some("aws_eip.pool:2".into())
+                }]
+            ),
+            m(
+                "eipalloc-00000004",
+                3,
+                vec![Repair::Address {
+                    from: Some("aws_eip.pool:3".into())
+                }]
+            ),
+        ]
     );
 }

@@ -7,6 +7,7 @@ mod declared_model;
 mod discovery_concurrency;
 mod discovery_cost;
 mod discovery_faults;
+mod malformed_slots;
 mod marker_forms;
 mod paths_parent_and_content;
 mod property_ownership;

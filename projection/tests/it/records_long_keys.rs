@@ -32,6 +32,7 @@ fn intent() -> RecordBody {
         client_token: "tok".into(),
         time: 1,
         id: Some("vpc-00000001".into()),
+        slot: None,
     })
 }
 

@@ -15,6 +15,7 @@ fn pending(age_secs: u64) -> RecordBody {
         client_token: "tok-7".into(),
         time: NOW - age_secs,
         id: None,
+        slot: None,
     })
 }
 

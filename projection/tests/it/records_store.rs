@@ -57,6 +57,7 @@ async fn a_plan_loads_every_record_in_exactly_one_trip() {
         client_token: "tok-1".into(),
         time: 1_000,
         id: None,
+        slot: None,
     });
     let deposed = RecordBody::Deposed(DeposedRecord {
         ids: vec!["vpc-00000004".into()],
