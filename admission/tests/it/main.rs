@@ -5,6 +5,8 @@ mod config_files;
 mod config_parse;
 mod config_variables;
 mod eval_expressions;
+mod functions_string;
+mod functions_table;
 mod fuzz_parse_lint;
 mod lint_codes;
 mod lint_count_index;
