@@ -1,7 +1,8 @@
 //! The harness of the function tables (`functions_*.rs`): each row is the documentation page it comes
 //! from, an expression, and Terraform's result written by hand in the notation of `terraform console`
 //! (strings quoted, `[...]` lists and tuples, `{k = v}` maps and objects, `set[...]` sets), or
-//! `error: TEXT` for an error whose summary contains TEXT. Unknown and sensitive results render as
+//! `error: TEXT` for an error whose summary contains TEXT, or `like: REGEX` for a result checked by
+//! shape (`uuid`, `timestamp`, `bcrypt`). Unknown and sensitive results render as
 //! `unknown(TYPE)` and `sensitive(...)`.
 //!
 //! Every row is evaluated, and every mismatch reported at once.
@@ -99,6 +100,9 @@ fn config() -> Config {
 
 /// Whether `got` is what `want` says.
 fn matches(got: &str, want: &str) -> bool {
+    if let Some(pattern) = want.strip_prefix("like:") {
+        return regex::Regex::new(pattern.trim()).is_ok_and(|re| re.is_match(got));
+    }
     match want.strip_prefix("error:") {
         Some(text) => got.starts_with("error:") && got.contains(text.trim()),
         None => got == want,

@@ -6,6 +6,7 @@ mod config_parse;
 mod config_variables;
 mod eval_expressions;
 mod functions_collection;
+mod functions_encoding;
 mod functions_string;
 mod functions_table;
 mod fuzz_parse_lint;
