@@ -7,6 +7,7 @@ mod config_variables;
 mod eval_expressions;
 mod functions_collection;
 mod functions_encoding;
+mod functions_files;
 mod functions_string;
 mod functions_table;
 mod fuzz_parse_lint;
