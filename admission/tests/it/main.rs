@@ -8,6 +8,7 @@ mod eval_expressions;
 mod functions_collection;
 mod functions_encoding;
 mod functions_files;
+mod functions_robust;
 mod functions_string;
 mod functions_table;
 mod fuzz_parse_lint;
