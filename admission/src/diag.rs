@@ -69,6 +69,8 @@ codes! {
     UnsupportedConstruct = "unsupported-construct", Error;
     /// A reference to something not declared.
     UnknownReference = "unknown-reference", Error;
+    /// A built-in function refused its arguments (Terraform's "Invalid function argument").
+    InvalidFunctionArgument = "invalid-function-argument", Error;
     /// A variable value that does not parse or fit its type, or a required variable left unset.
     InvalidVariable = "invalid-variable", Error;
     /// The live snapshot file does not parse or breaks the format.

@@ -69,7 +69,9 @@ pub use config::{
 };
 pub use diag::{Code, Diagnostic, Severity, SourcePos};
 pub use error::Error;
-pub use eval::{AllUnknown, EvalError, Evaluator, ImpureValues, Instance, ResourceResolver};
+pub use eval::{
+    AllUnknown, EvalError, Evaluator, ImpureValues, Instance, ModuleContext, ResourceResolver,
+};
 pub use lint::{
     EstateSource, ExpandedInstance, IdentityValue, LintInput, Linted, OutsideEstate, check, lint,
 };

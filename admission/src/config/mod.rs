@@ -22,6 +22,7 @@ pub use expr::{BinaryOp, Expr, ExprKind, ForExpr, Loc, Step, TemplatePart, Unary
 pub use files::{
     Dialect, FileRole, LIVEPLAN_FILE, Syntax, config_file_names, file_role, is_shadowed,
 };
+pub(crate) use parse::parse_template;
 pub use parse::{parse_config, parse_expression};
 pub use settings::{
     BackendBlock, BackendKind, RequiredProvider, RequiredSource, TerraformSettings,

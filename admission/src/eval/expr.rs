@@ -54,6 +54,9 @@ impl Evaluator<'_> {
                     self.apply_steps(v, steps, loc, inst, b, d)
                 }
             },
+            ExprKind::Call { name, args, .. } if name == "try" || name == "can" => {
+                self.eval_lazy(name, args, loc, inst, b, d)
+            }
             ExprKind::Call { name, args, expand } => {
                 let mut values = Vec::with_capacity(args.len());
                 for arg in args {
@@ -62,7 +65,14 @@ impl Evaluator<'_> {
                 if *expand && let Some(unknown) = expand_last(&mut values, loc)? {
                     return Ok(unknown);
                 }
-                functions::call(name, values, loc, self.impure)
+                let ctx = functions::Ctx {
+                    name,
+                    loc,
+                    impure: self.impure,
+                    module: self.module,
+                    in_template: self.in_template,
+                };
+                functions::call(&ctx, values)
             }
             ExprKind::Unary(op, e) => {
                 let v = self.eval_in(e, inst, b, d)?;

@@ -34,6 +34,8 @@ mod template;
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
 pub(crate) use operators::{primitive_text, to_bool, to_number};
 pub(crate) use redact::quoted;
@@ -165,14 +167,77 @@ fn unknown_ref(loc: &Loc, summary: String, detail: &str) -> EvalError {
 /// Why a root name Terraform knows is not available in this subset, if it is one of them.
 pub(crate) fn reserved_root(name: &str) -> Option<&'static str> {
     match name {
-        "path" => Some("configurations are read from one directory, with no modules"),
-        "terraform" => Some("there are no workspaces in stateless mode"),
         "self" => Some("`self` exists only in provisioners, which are not supported"),
         "data" => Some("data sources are not supported"),
         "module" => Some("modules are not supported"),
         _ => None,
     }
 }
+
+/// Where a configuration's expressions run: what `path.module`, `path.root`, `path.cwd`,
+/// `terraform.workspace` and `plantimestamp()` give, and where the filesystem functions read.
+///
+/// As in Terraform run with `-chdir`, `path.module` and `path.root` are `"."`, and relative paths resolve
+/// against [`ModuleContext::dir`], the configuration directory. Only [`ModuleContext::from_environment`]
+/// reads the process's environment; the evaluator never does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModuleContext {
+    /// The configuration directory: relative paths of `file`, `fileset`, `templatefile`... start here.
+    pub dir: PathBuf,
+    /// `path.cwd`: the configuration directory as an absolute path (`"."` when unknown).
+    pub cwd: String,
+    /// `terraform.workspace`: `TF_WORKSPACE` when set, else `"default"`.
+    pub workspace: String,
+    /// `plantimestamp()`: when the plan started, in RFC 3339 form (UTC); unknown when `None`.
+    pub plan_timestamp: Option<String>,
+    /// The home directory that `pathexpand` and the file functions expand `~` to (`None`: they refuse).
+    pub home: Option<PathBuf>,
+}
+
+impl Default for ModuleContext {
+    /// The current directory, the `default` workspace, no plan timestamp.
+    fn default() -> Self {
+        ModuleContext {
+            dir: PathBuf::from("."),
+            cwd: ".".to_owned(),
+            workspace: "default".to_owned(),
+            plan_timestamp: None,
+            home: None,
+        }
+    }
+}
+
+impl ModuleContext {
+    /// The context of a run on the configuration directory `dir`: `path.cwd` is its absolute path and the
+    /// workspace is `TF_WORKSPACE` when set and not empty, else `"default"`; `~` is `HOME`.
+    pub fn from_environment(dir: &Path) -> ModuleContext {
+        let cwd = std::path::absolute(dir)
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| dir.display().to_string());
+        let workspace = std::env::var("TF_WORKSPACE")
+            .ok()
+            .filter(|w| !w.is_empty())
+            .unwrap_or_else(|| "default".to_owned());
+        ModuleContext {
+            dir: dir.to_path_buf(),
+            cwd,
+            workspace,
+            plan_timestamp: None,
+            home: std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from),
+        }
+    }
+
+    /// The same context, `plantimestamp()` giving `at` (RFC 3339, UTC).
+    pub fn with_plan_timestamp(mut self, at: impl Into<String>) -> Self {
+        self.plan_timestamp = Some(at.into());
+        self
+    }
+}
+
+/// The context of an evaluator given none.
+static DEFAULT_CONTEXT: LazyLock<ModuleContext> = LazyLock::new(ModuleContext::default);
 
 /// A local's value once evaluated, and whether evaluating it read a resource.
 type EvaluatedLocal = (Result<Value, EvalError>, bool);
@@ -183,6 +248,9 @@ pub struct Evaluator<'a> {
     vars: &'a BTreeMap<String, Value>,
     resources: Option<&'a dyn ResourceResolver>,
     impure: Option<&'a dyn ImpureValues>,
+    module: &'a ModuleContext,
+    /// Whether this evaluator renders a template for `templatefile` or `templatestring`.
+    in_template: bool,
     locals: RefCell<BTreeMap<String, EvaluatedLocal>>,
     in_progress: RefCell<BTreeSet<String>>,
     /// Whether the evaluation under way has read a resource (see [`Evaluator::eval_tracked`]).
@@ -204,6 +272,11 @@ pub trait ImpureValues {
     fn timestamp(&self) -> String;
     /// The value of `uuid()`: a fresh random (version 4) UUID, different at every call.
     fn uuid(&self) -> String;
+    /// The salt of one `bcrypt()` call: 16 fresh random bytes; `None` (the default) leaves `bcrypt()`
+    /// unknown.
+    fn bcrypt_salt(&self) -> Option<[u8; 16]> {
+        None
+    }
 }
 
 /// The longest chain of locals reading locals that is evaluated (deeper chains would only exhaust the stack).
@@ -222,6 +295,8 @@ impl<'a> Evaluator<'a> {
             vars,
             resources: None,
             impure: None,
+            module: &DEFAULT_CONTEXT,
+            in_template: false,
             locals: RefCell::default(),
             in_progress: RefCell::default(),
             read_resource: Cell::new(false),
@@ -239,6 +314,8 @@ impl<'a> Evaluator<'a> {
             vars,
             resources: Some(resources),
             impure: None,
+            module: &DEFAULT_CONTEXT,
+            in_template: false,
             locals: RefCell::default(),
             in_progress: RefCell::default(),
             read_resource: Cell::new(false),
@@ -249,6 +326,14 @@ impl<'a> Evaluator<'a> {
     /// evaluates them then (before, they are unknown).
     pub fn with_impure(mut self, impure: &'a dyn ImpureValues) -> Self {
         self.impure = Some(impure);
+        self
+    }
+
+    /// The same evaluator in `module`: what `path.*`, `terraform.workspace` and `plantimestamp()` give,
+    /// and where the filesystem functions read (without it: the current directory, the `default`
+    /// workspace, an unknown plan timestamp).
+    pub fn with_module(mut self, module: &'a ModuleContext) -> Self {
+        self.module = module;
         self
     }
 
@@ -325,13 +410,13 @@ impl<'a> Evaluator<'a> {
         result
     }
 
-    /// Whether `expr` calls `uuid()` or `timestamp()`, directly or through the locals it reads.
+    /// Whether `expr` calls `uuid()`, `timestamp()` or `bcrypt()`, directly or through the locals it reads.
     pub fn reads_impure(&self, expr: &Expr) -> bool {
         // A worklist rather than recursion: a long chain of locals must not deepen the stack.
         let mut seen = BTreeSet::new();
         let mut todo = vec![expr];
         while let Some(e) = todo.pop() {
-            if e.calls_any(&["uuid", "timestamp"]) {
+            if e.calls_any(functions::IMPURE) {
                 return true;
             }
             for (path, _) in e.references() {

@@ -34,8 +34,12 @@ pub(super) fn unquoted(name: &str, e: EvalError, args: &[Value]) -> EvalError {
         })
     };
     if quotes(&d.summary) || quotes(&d.detail) {
-        d.summary = format!("invalid expression: {name}() cannot use its (sensitive) arguments");
-        d.detail = "fix the expression so that its operands have the types it needs".to_owned();
+        let lead = if d.code == crate::diag::Code::InvalidFunctionArgument {
+            "invalid function argument"
+        } else {
+            "invalid expression"
+        };
+        d.summary = format!("{lead}: {name}() cannot use its (sensitive) arguments");
     }
     EvalError::Invalid(d)
 }

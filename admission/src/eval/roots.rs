@@ -62,6 +62,7 @@ impl Evaluator<'_> {
             "local" => self.local_root(&r, b),
             "count" => self.count_root(&r, b),
             "each" => self.each_root(&r, b),
+            "path" | "terraform" => self.context_root(name, &r, b),
             type_name if reserved_root(type_name).is_some() => Err(unknown_ref(
                 loc,
                 format!(
@@ -156,6 +157,36 @@ impl Evaluator<'_> {
                 "write `each.key` or `each.value`",
             )),
         }
+    }
+
+    /// `path.module`, `path.root`, `path.cwd` and `terraform.workspace`, from the module context.
+    fn context_root(
+        &self,
+        root: &str,
+        r: &Reference<'_>,
+        b: &mut Bindings,
+    ) -> Result<Value, EvalError> {
+        let (loc, inst, d) = (r.loc, r.inst, r.d);
+        let v = match (root, r.first_attr()) {
+            ("path", Some("module" | "root")) => Value::from("."),
+            ("path", Some("cwd")) => Value::from(self.module.cwd.as_str()),
+            ("terraform", Some("workspace")) => Value::from(self.module.workspace.as_str()),
+            ("path", _) => {
+                return Err(unknown_ref(
+                    loc,
+                    "`path` has only the attributes `module`, `root` and `cwd`".into(),
+                    "write `path.module`, `path.root` or `path.cwd`",
+                ));
+            }
+            _ => {
+                return Err(unknown_ref(
+                    loc,
+                    "`terraform` has only the attribute `workspace`".into(),
+                    "write `terraform.workspace`",
+                ));
+            }
+        };
+        self.apply_steps(v, r.rest(), loc, inst, b, d)
     }
 
     /// `TYPE.NAME...`: a declared resource block, read through the resolver.

@@ -436,8 +436,8 @@ locals {{
         expect![[r#"
             identity-not-set main.tf:9:1 aws_route.r: identity argument `destination_cidr_block` of `aws_route.r` is not set
             identity-not-set main.tf:9:1 aws_route.r: identity argument `route_table_id` of `aws_route.r` is not set
+            invalid-function-argument main.tf:17:12: invalid function argument: upper(): a string is required
             unknown-reference main.tf:13:16 aws_subnet.s: variable `nope` is not declared
-            unsupported-construct main.tf:17:12: invalid expression: a string is required
             unsupported-construct main.tf:6:20 aws_vpc.v[0]: invalid expression: "x" is not a number
             unsupported-construct main.tf:7:3 aws_vpc.v[0]: `aws_vpc` has no argument `colour`"#]],
     );
@@ -484,8 +484,8 @@ fn lint_errors_never_quote_a_sensitive_value() {
         inputs,
         None,
         expect![[r#"
-            invalid-variable: `--var token` does not fit type number: a number is required
-            unsupported-construct main.tf:14:18 aws_s3_bucket.b: invalid expression: tonumber(): the (sensitive) argument is not a number"#]],
+            invalid-function-argument main.tf:14:18 aws_s3_bucket.b: invalid function argument: tonumber() cannot use its (sensitive) arguments
+            invalid-variable: `--var token` does not fit type number: a number is required"#]],
     );
 }
 
@@ -533,12 +533,12 @@ resource "aws_s3_bucket_versioning" "v" {{
         VariableInputs::default(),
         None,
         expect![[r#"
+            invalid-function-argument main.tf:18:16 aws_vpc.v: invalid function argument: cidrsubnet() cannot use its (sensitive) arguments
+            invalid-function-argument main.tf:24:11 terraform_data.lookup: invalid function argument: lookup(): lookup failed to find the (sensitive) key
             unsupported-construct main.tf:34:3 aws_s3_bucket_versioning.v: "status" is (sensitive); expected one of Enabled, Suspended
-            unsupported-construct main.tf:18:16 aws_vpc.v: invalid expression: cidrsubnet(): (sensitive) is not a CIDR prefix
             unsupported-construct main.tf:30:35 terraform_data.dup: invalid expression: duplicate key (sensitive) in a `for` expression (add `...` to group)
             unsupported-construct main.tf:27:17 terraform_data.index: invalid expression: index (sensitive) is out of range for a list of 1 element(s)
-            unsupported-construct main.tf:21:19 terraform_data.key: invalid expression: the map has no key (sensitive)
-            unsupported-construct main.tf:24:11 terraform_data.lookup: invalid expression: lookup() found no key (sensitive) and has no default"#]],
+            unsupported-construct main.tf:21:19 terraform_data.key: invalid expression: the map has no key (sensitive)"#]],
     );
 }
 

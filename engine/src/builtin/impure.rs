@@ -1,5 +1,5 @@
 //! What the impure functions give during one apply: `timestamp()` is the time the apply started (one value
-//! for the whole run), `uuid()` a fresh random UUID at every call.
+//! for the whole run), `uuid()` a fresh random UUID at every call, `bcrypt()` a fresh salt at every call.
 //!
 //! The evaluator's interface cannot fail, so a failed draw is kept by the [`Draws`] of one evaluation and
 //! told by its caller as that instance's (or output's) error; the value given in its place is never
@@ -65,5 +65,19 @@ impl admission::ImpureValues for Draws<'_> {
             // Never applied: the caller refuses the evaluation.
             uuid::Uuid::nil().to_string()
         })
+    }
+
+    fn bcrypt_salt(&self) -> Option<[u8; 16]> {
+        match entropy::bytes16() {
+            Ok(salt) => Some(salt),
+            Err(e) => {
+                self.failure
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .get_or_insert(e);
+                // Never applied: the caller refuses the evaluation.
+                Some([0; 16])
+            }
+        }
     }
 }

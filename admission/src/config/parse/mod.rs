@@ -205,6 +205,27 @@ fn parse_expression_here(name: &str, text: &str) -> Result<Expr, Box<Diagnostic>
         .ok_or_else(|| Box::new(diags.swap_remove(0)))
 }
 
+/// Parses a bare template (the text of a `templatefile` file or of `templatestring`'s argument, no quotes
+/// around it) into one template expression. `name` labels diagnostics.
+pub(crate) fn parse_template(name: &str, text: &str) -> Result<Expr, Box<Diagnostic>> {
+    with_parser_stack(&(name, text), |(name, text)| {
+        parse_template_here(name, text)
+    })
+}
+
+fn parse_template_here(name: &str, text: &str) -> Result<Expr, Box<Diagnostic>> {
+    let map = SourceMap::new(name, text);
+    let template =
+        hcl_edit::parser::parse_template(text).map_err(|err| Box::new(syntax_error(&map, &err)))?;
+    let mut diags = Vec::new();
+    let mut p = Parser::new(&map, &mut diags);
+    let start = map.loc(0);
+    match p.template(&template, &start) {
+        Some(kind) => Ok(Expr { kind, loc: start }),
+        None => Err(Box::new(diags.swap_remove(0))),
+    }
+}
+
 /// Parses a variable file (`NAME = value` lines) into its attributes.
 pub(crate) fn parse_var_file(file: &SourceFile) -> (Vec<Attr>, Vec<Diagnostic>) {
     if shallow(&file.text) {

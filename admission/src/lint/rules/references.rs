@@ -102,6 +102,14 @@ impl Lint<'_, '_> {
                 }
                 _ => Some("`each` has only the attributes `key` and `value`".into()),
             },
+            "path" => match second {
+                Some("module" | "root" | "cwd") => None,
+                _ => Some("`path` has only the attributes `module`, `root` and `cwd`".into()),
+            },
+            "terraform" => match second {
+                Some("workspace") => None,
+                _ => Some("`terraform` has only the attribute `workspace`".into()),
+            },
             type_name if crate::eval::reserved_root(type_name).is_some() => Some(format!(
                 "`{type_name}` references are not available: {}",
                 crate::eval::reserved_root(type_name).unwrap_or_default()
