@@ -51,6 +51,7 @@ mod diag;
 mod error;
 mod eval;
 mod lint;
+mod provider_settings;
 pub mod marker;
 
 // The provider seam's modules under this crate's paths, for its own code.
@@ -61,13 +62,16 @@ pub use address::{BlockAddress, InstanceAddress, InstanceKey};
 pub use config::{
     Attr, BackendBlock, BackendKind, BinaryOp, BlockLabels, Config, ConfigDir, ConstraintError,
     Dialect, Expr, ExprKind, FileRole, ForExpr, IgnoreChanges, LIVEPLAN_FILE, Lifecycle, LiveBlock,
-    Loc, OPENTOFU_VERSION, Output, ProviderBlock, ProviderKind, RecordStoreBlock, RecordStoreKind,
+    Loc, OPENTOFU_VERSION, Output, ProviderArg, ProviderArgUse, ProviderBlock, ProviderKind,
+    ProviderNested, ProviderRef, RecordStoreBlock, RecordStoreKind, AWS_PROVIDER_ARGS, AWS_PROVIDER_VERSION,
+    aws_nested_args, aws_provider_arg,
     Repetition, RequiredProvider, RequiredSource, Resource, SourceFile, Step, Syntax,
     TERRAFORM_VERSION, TemplatePart, TerraformSettings, UnaryOp, VarInput, Variable,
     VariableInputs, VersionConstraint, config_file_names, file_role, implemented_version,
     is_shadowed, parse_config, parse_expression, read_dir, resolve_variables, var_file_names,
 };
 pub use diag::{Code, Diagnostic, Severity, SourcePos};
+pub use provider_settings::{IgnoredTags, ProviderSettings, TagSettings};
 pub use error::Error;
 pub use eval::{AllUnknown, EvalError, Evaluator, ImpureValues, Instance, ResourceResolver};
 pub use lint::{
