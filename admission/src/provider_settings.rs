@@ -29,7 +29,8 @@ impl IgnoredTags {
     /// Whether the tag `key` is ignored. A marker key never is.
     pub fn ignores(&self, key: &str) -> bool {
         !marker::is_marker_key(key)
-            && (self.keys.iter().any(|k| k == key) || self.prefixes.iter().any(|p| key.starts_with(p)))
+            && (self.keys.iter().any(|k| k == key)
+                || self.prefixes.iter().any(|p| key.starts_with(p)))
     }
 
     /// Whether nothing is ignored.
@@ -70,21 +71,29 @@ impl ProviderSettings {
                 .collect()
         };
         let mut tags = BTreeMap::new();
-        for block in config.providers.iter().filter(|p| p.kind == ProviderKind::Aws) {
-            let default_tags = eval(block.nested("default_tags").and_then(|b| b.args.get("tags")))
-                .and_then(|v| match v {
-                    Value::Map(m) => Some(m),
-                    Value::Sensitive(inner) => match *inner {
-                        Value::Map(m) => Some(
-                            m.into_iter()
-                                .map(|(k, v)| (k, v.mark_sensitive_if(true)))
-                                .collect(),
-                        ),
-                        _ => None,
-                    },
+        for block in config
+            .providers
+            .iter()
+            .filter(|p| p.kind == ProviderKind::Aws)
+        {
+            let default_tags = eval(
+                block
+                    .nested("default_tags")
+                    .and_then(|b| b.args.get("tags")),
+            )
+            .and_then(|v| match v {
+                Value::Map(m) => Some(m),
+                Value::Sensitive(inner) => match *inner {
+                    Value::Map(m) => Some(
+                        m.into_iter()
+                            .map(|(k, v)| (k, v.mark_sensitive_if(true)))
+                            .collect(),
+                    ),
                     _ => None,
-                })
-                .unwrap_or_default();
+                },
+                _ => None,
+            })
+            .unwrap_or_default();
             let ignore = block.nested("ignore_tags");
             let ignored = IgnoredTags {
                 keys: strings(eval(ignore.and_then(|b| b.args.get("keys")))),

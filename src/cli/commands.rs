@@ -72,15 +72,12 @@ pub async fn make_plan(
     })
 }
 
-/// The resource types of the provider a configuration selects (the AWS provider's, or the simulated
-/// cloud's), known without opening the live system.
+/// The resource types of the live system a command runs against (the AWS provider's, or the simulated
+/// cloud's under `--sim` or without an `aws` block), known without opening it.
 fn offline_catalog(inputs: &Inputs) -> Catalog {
     use provider::Provider as _;
     #[cfg(feature = "aws")]
-    if inputs
-        .provider_kind()
-        .is_some_and(|(kind, _)| kind == admission::ProviderKind::Aws)
-    {
+    if !inputs.on_sim() {
         return liveplan::aws::catalog();
     }
     #[cfg(not(feature = "aws"))]

@@ -171,7 +171,10 @@ fn unimplemented_on_aws(inputs: &Inputs) -> Option<Diagnostic> {
     }
     Some(Diagnostic::new(
         Code::UnsupportedConstruct,
-        format!("against AWS, liveplan does not act on {} yet", named.join(", ")),
+        format!(
+            "against AWS, liveplan does not act on {} yet",
+            named.join(", ")
+        ),
         "reach AWS through the SDK environment instead (AWS_PROFILE, AWS_ENDPOINT_URL, the credential \
          chain), or run the configuration on the simulated cloud with --sim FILE, which ignores them",
     ))

@@ -26,7 +26,11 @@ pub async fn open_store(
         && inputs.sim.is_some()
         && !inputs.sim_remote_records
     {
-        let kind = if b.kind == RecordStoreKind::S3 { "s3" } else { "ssm" };
+        let kind = if b.kind == RecordStoreKind::S3 {
+            "s3"
+        } else {
+            "ssm"
+        };
         return Ok(Err(Diagnostic::new(
             Code::RecordStoreConfig,
             format!(

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use admission::{EstateSource, OutsideEstate, Value};
 use admission::{Config, ProviderKind, RecordStoreKind, SourceFile, VarInput, VariableInputs};
+use admission::{EstateSource, OutsideEstate, Value};
 use admission::{Evaluator, Instance};
 use anyhow::Context as _;
 use staterecord::Store;

@@ -25,8 +25,8 @@ pub use files::{
 };
 pub use parse::{parse_config, parse_expression};
 pub use provider::{
-    AWS_PROVIDER_ARGS, AWS_PROVIDER_VERSION, ProviderArg, ProviderArgUse, ProviderBlock, ProviderNested,
-    ProviderRef, aws_nested_args, aws_provider_arg,
+    AWS_PROVIDER_ARGS, AWS_PROVIDER_VERSION, ProviderArg, ProviderArgUse, ProviderBlock,
+    ProviderNested, ProviderRef, aws_nested_args, aws_provider_arg,
 };
 pub use settings::{
     BackendBlock, BackendKind, RequiredProvider, RequiredSource, TerraformSettings,
@@ -144,7 +144,11 @@ impl Config {
     /// `aws` resources use (the lint makes them all use one region), else the default `aws` configuration,
     /// else any `aws` block, else a `sim` block.
     pub fn live_provider(&self) -> Option<&ProviderBlock> {
-        let aws = || self.providers.iter().filter(|p| p.kind == ProviderKind::Aws);
+        let aws = || {
+            self.providers
+                .iter()
+                .filter(|p| p.kind == ProviderKind::Aws)
+        };
         let used = self
             .resources
             .iter()
@@ -282,7 +286,6 @@ impl ProviderKind {
     }
 }
 
-
 /// `variable "name" { type, default, description, sensitive }`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Variable {
@@ -379,12 +382,9 @@ impl Resource {
     pub fn provider_ref(&self) -> ProviderRef {
         match &self.provider {
             Some((p, _)) => p.clone(),
-            None => ProviderRef::default_of(
-                self.type_name
-                    .split('_')
-                    .next()
-                    .unwrap_or(&self.type_name),
-            ),
+            None => {
+                ProviderRef::default_of(self.type_name.split('_').next().unwrap_or(&self.type_name))
+            }
         }
     }
 

@@ -35,7 +35,12 @@ impl<'a> Parser<'a> {
     /// A `provider` block: each configuration (a local name and an alias) declared once; `sim` and `aws`
     /// never both.
     pub(super) fn declare_provider(&mut self, block: &RawBlock<'a>, loc: Loc, config: &mut Config) {
-        if !self.expect_labels(block, &loc, 1, "write `provider \"aws\" { region = \"...\" }`") {
+        if !self.expect_labels(
+            block,
+            &loc,
+            1,
+            "write `provider \"aws\" { region = \"...\" }`",
+        ) {
             return;
         }
         let name = block.labels[0].clone();

@@ -11,9 +11,7 @@ use super::Parser;
 use super::raw::{RawBlock, RawItem};
 use super::value::Mode;
 use crate::config::expr::{Expr, ExprKind, Loc};
-use crate::config::{
-    Attr, IgnoreChanges, Lifecycle, ProviderRef, Repetition, Resource, Variable,
-};
+use crate::config::{Attr, IgnoreChanges, Lifecycle, ProviderRef, Repetition, Resource, Variable};
 use crate::value::Type;
 
 /// The meta-arguments and nested blocks Terraform accepts on a resource that this subset does not.

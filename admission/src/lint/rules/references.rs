@@ -17,18 +17,31 @@ impl Lint<'_, '_> {
         let config = self.input.config;
         let declared = config.providers.iter().any(|p| p.reference() == *wanted);
         let own = res.type_name.split('_').next().unwrap_or_default();
-        let kind_of = |name: &str| config.providers.iter().find(|p| p.name == name).map(|p| p.kind);
+        let kind_of = |name: &str| {
+            config
+                .providers
+                .iter()
+                .find(|p| p.name == name)
+                .map(|p| p.kind)
+        };
         // A local name `required_providers` gives the type's provider (`awseast` for hashicorp/aws).
         let same_provider = wanted.name == own
             || kind_of(&wanted.name).is_some_and(|k| Some(k.as_str()) == Some(own));
         let problem = if !same_provider {
             Some((
-                format!("`provider = {wanted}` names a configuration of another provider than `{own}`"),
-                format!("a `{}` resource uses a configuration of the `{own}` provider", res.type_name),
+                format!(
+                    "`provider = {wanted}` names a configuration of another provider than `{own}`"
+                ),
+                format!(
+                    "a `{}` resource uses a configuration of the `{own}` provider",
+                    res.type_name
+                ),
             ))
         } else if wanted.alias.is_some() && !declared {
             Some((
-                format!("`provider = {wanted}` names a provider configuration that is not declared"),
+                format!(
+                    "`provider = {wanted}` names a provider configuration that is not declared"
+                ),
                 format!(
                     "declare `provider \"{}\" {{ alias = \"{}\" ... }}`, or fix the reference",
                     wanted.name,
