@@ -221,9 +221,14 @@ impl<'a> Parser<'a> {
                 } else {
                     format!("write it as an argument: `{arg} = ...`")
                 };
+                let (is, not) = if known.block {
+                    ("a block", "an argument")
+                } else {
+                    ("an argument", "a block")
+                };
                 self.unsupported(
                     loc,
-                    format!("`{arg}` in a provider block is not a {what}"),
+                    format!("`{arg}` in a provider block is {is}, not {not}"),
                     &how,
                 );
                 false
