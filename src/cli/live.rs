@@ -64,8 +64,9 @@ pub async fn open_live(inputs: &Inputs) -> Result<Live, Diagnostic> {
             ));
         }
     };
-    if let Some(block) = block {
-        check_account(inputs, block, &cloud.account().await, &shown)?;
+    let account = cloud.account().await;
+    if let Some(refused) = block.and_then(|b| check_account(inputs, b, &account, &shown)) {
+        return Err(refused);
     }
     Ok(Live {
         provider: Arc::clone(&cloud) as Arc<dyn Provider>,
@@ -74,14 +75,14 @@ pub async fn open_live(inputs: &Inputs) -> Result<Live, Diagnostic> {
     })
 }
 
-/// Refuses an account `allowed_account_ids` does not list or `forbidden_account_ids` does, as the AWS
-/// provider does before any call.
+/// The refusal of an account `allowed_account_ids` does not list or `forbidden_account_ids` does, as the
+/// AWS provider refuses it before any call.
 fn check_account(
     inputs: &Inputs,
     block: &ProviderBlock,
     account: &str,
     system: &str,
-) -> Result<(), Diagnostic> {
+) -> Option<Diagnostic> {
     let list = |name: &str| -> Option<Vec<String>> {
         let value = inputs.setting(block.args.get(name))?;
         Some(
@@ -97,7 +98,7 @@ fn check_account(
     if let Some(allowed) = list("allowed_account_ids")
         && !allowed.iter().any(|a| a == account)
     {
-        return Err(Diagnostic::new(
+        return Some(Diagnostic::new(
             Code::AccountNotAllowed,
             format!(
                 "account {account} of {system} is not in `allowed_account_ids` of provider `{shown}`"
@@ -111,7 +112,7 @@ fn check_account(
     if let Some(forbidden) = list("forbidden_account_ids")
         && forbidden.iter().any(|a| a == account)
     {
-        return Err(Diagnostic::new(
+        return Some(Diagnostic::new(
             Code::AccountNotAllowed,
             format!(
                 "account {account} of {system} is in `forbidden_account_ids` of provider `{shown}`"
@@ -119,7 +120,7 @@ fn check_account(
             "point liveplan at another account, or change the list",
         ));
     }
-    Ok(())
+    None
 }
 
 /// The one warning naming every setting of the `aws` provider blocks the simulated cloud ignores.
