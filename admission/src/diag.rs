@@ -178,6 +178,12 @@ codes! {
     InterruptedCreate = "interrupted-create", Warning;
     /// A `backend` or `cloud` block, accepted and ignored: liveplan keeps no state file.
     BackendIgnored = "backend-ignored", Warning;
+    /// Settings of a `provider "aws"` block that only serve to reach AWS (credentials, profile, roles,
+    /// endpoints, transport), ignored by the simulated cloud.
+    ProviderSettingsIgnored = "provider-settings-ignored", Warning;
+    /// The live system's account is not one `allowed_account_ids` lists, or one `forbidden_account_ids`
+    /// does.
+    AccountNotAllowed = "account-not-allowed", Error;
 }
 
 impl fmt::Display for Code {

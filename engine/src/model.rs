@@ -191,6 +191,8 @@ pub(crate) struct PlanContext {
     pub config: Config,
     /// The variables' values.
     pub variables: BTreeMap<String, Value>,
+    /// The provider configurations' default and ignored tags.
+    pub provider_settings: admission::ProviderSettings,
     /// Every resource type known (provider and engine).
     pub catalog: Catalog,
     /// The region.
@@ -310,6 +312,21 @@ impl Plan {
             cost: Cost::default(),
             context: Arc::new(PlanContext::default()),
         }
+    }
+
+    /// This plan with `more` diagnostics (warnings of the caller's own, such as provider settings a live
+    /// system ignores), kept in the plan's sorted order.
+    pub fn with_diagnostics(mut self, more: Vec<Diagnostic>) -> Plan {
+        if more.is_empty() {
+            return self;
+        }
+        self.diagnostics.extend(more);
+        self.diagnostics.sort_by(|a, b| {
+            a.sort_key()
+                .cmp(&b.sort_key())
+                .then_with(|| a.summary.cmp(&b.summary))
+        });
+        self
     }
 
     /// Whether applying has record work even when no instance changes: outputs to show and record,

@@ -13,8 +13,9 @@ use fixtures::{SimCloud, SimConfig};
 use provider::Catalog;
 use serde_json::json;
 
+use super::live;
 use super::stores;
-use super::target::{self, Access, Inputs};
+use super::target::{Access, Inputs};
 use super::terminal::Terminal;
 use super::{Common, Exit};
 
@@ -37,7 +38,7 @@ pub async fn make_plan(
     access: Access,
 ) -> anyhow::Result<Planned> {
     inputs.require_configuration()?;
-    let live = match target::open_live(common, inputs).await {
+    let live = match live::open_live(inputs).await {
         Ok(live) => live,
         Err(d) => {
             return Ok(Planned {
@@ -59,7 +60,7 @@ pub async fn make_plan(
     };
     let engine = inputs.engine(common, &live, store);
     let plan = match engine.plan(inputs.sources()).await {
-        Ok(plan) => plan,
+        Ok(plan) => plan.with_diagnostics(live.warnings),
         // An unreadable record store or a configuration the lint let through but the projection cannot
         // use: reported like any other finding, so `plan --json` still prints one plan.
         Err(e) => refused_plan(inputs, e.to_diagnostic()),
@@ -71,15 +72,12 @@ pub async fn make_plan(
     })
 }
 
-/// The resource types of the provider a configuration selects (the AWS provider's, or the simulated
-/// cloud's), known without opening the live system.
+/// The resource types of the live system a command runs against (the AWS provider's, or the simulated
+/// cloud's under `--sim` or without an `aws` block), known without opening it.
 fn offline_catalog(inputs: &Inputs) -> Catalog {
     use provider::Provider as _;
     #[cfg(feature = "aws")]
-    if inputs
-        .provider_kind()
-        .is_some_and(|(kind, _)| kind == admission::ProviderKind::Aws)
-    {
+    if !inputs.on_sim() {
         return liveplan::aws::catalog();
     }
     #[cfg(not(feature = "aws"))]
@@ -282,7 +280,7 @@ pub async fn adopt(
     id: Option<&str>,
 ) -> anyhow::Result<Exit> {
     let inputs = Inputs::read(common)?;
-    let live = match target::open_live(common, &inputs).await {
+    let live = match live::open_live(&inputs).await {
         Ok(live) => live,
         Err(d) => return setup_failure(common, term, &d),
     };
@@ -312,7 +310,7 @@ pub async fn release(
     id: &str,
 ) -> anyhow::Result<Exit> {
     let inputs = Inputs::read(common)?;
-    let live = match target::open_live(common, &inputs).await {
+    let live = match live::open_live(&inputs).await {
         Ok(live) => live,
         Err(d) => return setup_failure(common, term, &d),
     };
@@ -342,7 +340,7 @@ pub async fn mv(
     options: MvOptions,
 ) -> anyhow::Result<Exit> {
     let inputs = Inputs::read(common)?;
-    let live = match target::open_live(common, &inputs).await {
+    let live = match live::open_live(&inputs).await {
         Ok(live) => live,
         Err(d) => return setup_failure(common, term, &d),
     };

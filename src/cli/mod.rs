@@ -7,6 +7,7 @@
 
 mod apply;
 mod commands;
+mod live;
 pub mod logging;
 mod progress;
 mod stores;
@@ -133,6 +134,10 @@ pub struct Common {
     /// Use the simulated cloud persisted in FILE (default `<dir>/.liveplan/cloud.json`).
     #[arg(long, value_name = "FILE", global = true)]
     pub sim: Option<PathBuf>,
+    /// With `--sim`, keep the records in the S3 or SSM store the configuration names instead of refusing
+    /// it (a simulated cloud's records belong in a local folder beside its file).
+    #[arg(long, global = true)]
+    pub sim_remote_records: bool,
     /// Print machine-readable JSON (for apply: one JSON event per line).
     #[arg(long, global = true)]
     pub json: bool,

@@ -1,7 +1,7 @@
 //! Opening the record store a configuration names: the local directory (the default), an S3 bucket
 //! after its contract check, or SSM Parameter Store under a parameter path.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use admission::{Code, Diagnostic, RecordStoreKind, Value};
@@ -22,6 +22,25 @@ pub async fn open_store(
         .live
         .as_ref()
         .and_then(|l| l.record_store.as_ref());
+    if let Some(b) = block.filter(|b| b.kind != RecordStoreKind::Local)
+        && inputs.sim.is_some()
+        && !inputs.sim_remote_records
+    {
+        let kind = if b.kind == RecordStoreKind::S3 {
+            "s3"
+        } else {
+            "ssm"
+        };
+        return Ok(Err(Diagnostic::new(
+            Code::RecordStoreConfig,
+            format!(
+                "the configuration keeps its records in record_store \"{kind}\", and --sim runs it on a \
+                 simulated cloud"
+            ),
+            "the records of a simulated cloud belong beside its file: remove --sim to use the store, or \
+             pass --sim-remote-records to keep the simulated estate's records in it anyway",
+        )));
+    }
     match block {
         Some(b) if b.kind == RecordStoreKind::S3 => Ok(open_s3(inputs, b).await),
         Some(b) if b.kind == RecordStoreKind::Ssm => Ok(open_ssm(inputs, b).await),
@@ -29,10 +48,33 @@ pub async fn open_store(
             let path = block
                 .and_then(|b| inputs.setting_str(b.settings.get("path")))
                 .map(|p| inputs.dir.join(p))
-                .unwrap_or_else(|| inputs.dir.join(STATE_DIR).join("records"));
+                .unwrap_or_else(|| default_records(inputs));
             open_local(&path, &inputs.dir, access).map(Ok)
         }
     }
+}
+
+/// Where the records go without a `record_store` block: `<dir>/.liveplan/records/` beside the default
+/// simulated cloud (or AWS), and a folder beside `--sim FILE` named after it (`world.json` keeps its
+/// records in `world.records/`), so that two simulated clouds never share records. An estate whose
+/// records were kept in `<dir>/.liveplan/records/` with `--sim` before keeps them there while the folder
+/// beside the file does not exist.
+fn default_records(inputs: &Inputs) -> PathBuf {
+    let legacy = inputs.dir.join(STATE_DIR).join("records");
+    let Some(file) = &inputs.sim else {
+        return legacy;
+    };
+    if *file == inputs.dir.join(STATE_DIR).join("cloud.json") {
+        return legacy;
+    }
+    let stem = file
+        .file_stem()
+        .map_or_else(|| "cloud".into(), |s| s.to_string_lossy().into_owned());
+    let beside = file.with_file_name(format!("{stem}.records"));
+    if !beside.exists() && legacy.is_dir() {
+        return legacy;
+    }
+    beside
 }
 
 fn open_local(path: &Path, dir: &Path, access: Access) -> anyhow::Result<Arc<dyn Store>> {

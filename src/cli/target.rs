@@ -10,15 +10,14 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use admission::{Code, Diagnostic, EstateSource, OutsideEstate, Value};
 use admission::{Config, ProviderKind, RecordStoreKind, SourceFile, VarInput, VariableInputs};
+use admission::{EstateSource, OutsideEstate, Value};
 use admission::{Evaluator, Instance};
 use anyhow::Context as _;
-use fixtures::{SimCloud, SimConfig};
-use provider::Provider;
 use staterecord::Store;
 
 use super::Common;
+use super::live::Live;
 
 /// The directory (under the configuration directory) where the embedded defaults live.
 pub const STATE_DIR: &str = ".liveplan";
@@ -43,6 +42,10 @@ pub struct Inputs {
     pub values: BTreeMap<String, Value>,
     /// The record key prefix of an S3 record store (empty, or ending with `/`).
     pub key_prefix: String,
+    /// The simulated cloud's file given with `--sim`, joined to the configuration directory.
+    pub sim: Option<PathBuf>,
+    /// `--sim-remote-records`: an S3 or SSM record store is kept under `--sim`.
+    pub sim_remote_records: bool,
 }
 
 impl Inputs {
@@ -109,13 +112,15 @@ impl Inputs {
                 .map(|v| (v, EstateSource::Environment)),
         };
         let mut inputs = Inputs {
-            dir,
+            dir: dir.clone(),
             files: read.config_files,
             outside_estate,
             variables,
             config,
             values,
             key_prefix: String::new(),
+            sim: common.sim.as_ref().map(|p| dir.join(p)),
+            sim_remote_records: common.sim_remote_records,
         };
         inputs.key_prefix = inputs.s3_key_prefix();
         Ok(inputs)
@@ -173,14 +178,27 @@ impl Inputs {
             .and_then(|v| v.as_str().map(str::to_owned))
     }
 
+    /// The provider block the live system is opened with ([`Config::live_provider`]) and its region.
     pub fn provider_kind(&self) -> Option<(ProviderKind, Option<String>)> {
-        let block = self
-            .config
-            .providers
-            .iter()
-            .find(|p| p.kind == ProviderKind::Aws)
-            .or_else(|| self.config.providers.first())?;
+        let block = self.config.live_provider()?;
         Some((block.kind, self.setting_str(block.region.as_ref())))
+    }
+
+    /// Whether the command runs against a simulated cloud: `--sim FILE`, or a configuration without an
+    /// `aws` provider block.
+    pub fn on_sim(&self) -> bool {
+        self.sim.is_some()
+            || self
+                .provider_kind()
+                .is_none_or(|(kind, _)| kind != ProviderKind::Aws)
+    }
+
+    /// The simulated cloud's file: `--sim FILE` (relative to the configuration directory, as after
+    /// Terraform's `-chdir`), else `<dir>/.liveplan/cloud.json`.
+    pub fn sim_file(&self) -> PathBuf {
+        self.sim
+            .clone()
+            .unwrap_or_else(|| self.dir.join(STATE_DIR).join("cloud.json"))
     }
 }
 
@@ -217,89 +235,6 @@ pub enum Access {
     Read,
     /// Reads and writes.
     Write,
-}
-
-/// The live system a command talks to.
-pub struct Live {
-    /// The provider.
-    pub provider: Arc<dyn Provider>,
-    /// The simulated cloud behind the provider, when it is one: an apply gives its file an id first.
-    pub sim: Option<Arc<SimCloud>>,
-}
-
-/// Opens the live system: AWS with a `provider "aws"` block, else the simulated cloud in `--sim FILE` or
-/// `<dir>/.liveplan/cloud.json`. A snapshot that does not load is an `invalid-snapshot` diagnostic.
-pub async fn open_live(common: &Common, inputs: &Inputs) -> Result<Live, Diagnostic> {
-    let (kind, region) = inputs
-        .provider_kind()
-        .map_or((ProviderKind::Sim, None), |(k, r)| (k, r));
-    if kind == ProviderKind::Aws {
-        return open_aws(region).await;
-    }
-    // A relative path is read from the configuration directory, as after Terraform's `-chdir`.
-    let path = common
-        .sim
-        .as_ref()
-        .map(|p| inputs.dir.join(p))
-        .unwrap_or_else(|| inputs.dir.join(STATE_DIR).join("cloud.json"));
-    let config = SimConfig {
-        region,
-        ..SimConfig::default()
-    };
-    // Shown relative to the configuration directory when it lies inside it, so messages stay short.
-    let shown = path
-        .strip_prefix(&inputs.dir)
-        .unwrap_or(&path)
-        .display()
-        .to_string();
-    match SimCloud::open_file(&path, config) {
-        Ok(cloud) => {
-            let cloud = Arc::new(cloud);
-            Ok(Live {
-                provider: Arc::clone(&cloud) as Arc<dyn Provider>,
-                sim: Some(cloud),
-            })
-        }
-        Err(e) if e.is_invalid_snapshot() => Err(Diagnostic::new(
-            Code::InvalidSnapshot,
-            format!("the live snapshot {shown} is not valid"),
-            format!("{e}; fix the file or remove it to start from an empty simulated cloud"),
-        )),
-        Err(e) => Err(Diagnostic::new(
-            Code::InvalidSnapshot,
-            format!("the simulated cloud {shown} cannot be opened"),
-            e.to_string(),
-        )),
-    }
-}
-
-#[cfg(feature = "aws")]
-async fn open_aws(region: Option<String>) -> Result<Live, Diagnostic> {
-    use liveplan::aws::{AwsProvider, AwsProviderConfig};
-    let config = AwsProviderConfig {
-        region,
-        ..AwsProviderConfig::default()
-    };
-    match AwsProvider::from_env(&config).await {
-        Ok(provider) => Ok(Live {
-            provider: Arc::new(provider),
-            sim: None,
-        }),
-        Err(e) => Err(Diagnostic::new(
-            Code::DiscoveryIncomplete,
-            "the aws provider cannot be configured",
-            format!("{e}; set the provider's region or the standard AWS SDK environment"),
-        )),
-    }
-}
-
-#[cfg(not(feature = "aws"))]
-async fn open_aws(_region: Option<String>) -> Result<Live, Diagnostic> {
-    Err(Diagnostic::new(
-        Code::UnsupportedType,
-        "this liveplan was built without the aws feature",
-        "rebuild with `--features aws`, or remove the provider \"aws\" block to use the simulated cloud",
-    ))
 }
 
 #[cfg(test)]

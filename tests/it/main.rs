@@ -17,6 +17,7 @@ mod cli_aws;
 mod cli_claims;
 mod cli_files;
 mod cli_ownership;
+mod cli_providers;
 #[cfg(feature = "ssm")]
 mod cli_ssm;
 mod cli_terminal;

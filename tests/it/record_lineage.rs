@@ -14,7 +14,21 @@ fn record_lineage_two_simulated_clouds_in_one_directory_never_mix_their_records(
         .expect_code(0);
     let a = std::fs::read_to_string(dir.path().join("a.json")).unwrap();
     assert!(a.contains(r#""cloud_id": ""#), "{a}");
+    // Each simulated cloud keeps its records beside its file: the second one starts from none.
+    assert!(dir.path().join("a.records").is_dir());
+    let plan = dir.run(&["plan", "--json", "--sim", "b.json"]);
+    plan.expect_code(0);
+    assert!(codes(&plan.json()).is_empty(), "{}", plan.json());
 
+    // One record store named for both clouds: the records of the first are refused for the second.
+    let main = std::fs::read_to_string(dir.path().join("main.tf")).unwrap();
+    dir.write(
+        "main.tf",
+        &main.replace(
+            "  estate = \"quickstart\"\n",
+            "  estate = \"quickstart\"\n  record_store \"local\" {\n    path = \"a.records\"\n  }\n",
+        ),
+    );
     let plan = dir.run(&["plan", "--json", "--sim", "b.json"]);
     plan.expect_code(1);
     let doc = plan.json();

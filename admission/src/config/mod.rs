@@ -9,6 +9,7 @@
 mod expr;
 mod files;
 mod parse;
+mod provider;
 mod settings;
 mod vars;
 mod version;
@@ -24,6 +25,10 @@ pub use files::{
 };
 pub(crate) use parse::parse_template;
 pub use parse::{parse_config, parse_expression};
+pub use provider::{
+    AWS_PROVIDER_ARGS, AWS_PROVIDER_VERSION, ProviderArg, ProviderArgUse, ProviderBlock,
+    ProviderNested, ProviderRef, aws_nested_args, aws_provider_arg,
+};
 pub use settings::{
     BackendBlock, BackendKind, RequiredProvider, RequiredSource, TerraformSettings,
 };
@@ -136,6 +141,28 @@ pub struct Config {
 }
 
 impl Config {
+    /// The provider block whose configuration the live system is opened with: the one the configuration's
+    /// `aws` resources use (the lint makes them all use one region), else the default `aws` configuration,
+    /// else any `aws` block, else a `sim` block.
+    pub fn live_provider(&self) -> Option<&ProviderBlock> {
+        let aws = || {
+            self.providers
+                .iter()
+                .filter(|p| p.kind == ProviderKind::Aws)
+        };
+        let used = self
+            .resources
+            .iter()
+            .filter(|r| r.type_name.starts_with("aws_"))
+            .find_map(|r| {
+                let wanted = r.provider_ref();
+                aws().find(|p| p.reference() == wanted)
+            });
+        used.or_else(|| aws().find(|p| p.alias.is_none()))
+            .or_else(|| aws().next())
+            .or_else(|| self.providers.iter().find(|p| p.kind == ProviderKind::Sim))
+    }
+
     /// The declared resource blocks one reference reads, each passed to `found`: the block it names, or,
     /// for `local.NAME`, those the local's expression reads. Each local is followed once per `seen`, so a
     /// cycle of locals (an error reported elsewhere) ends.
@@ -241,9 +268,11 @@ pub struct RecordStoreBlock {
 /// Which live system a `provider` block selects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ProviderKind {
-    /// Real AWS.
+    /// The AWS provider (real AWS, or the simulated cloud with `--sim FILE`).
     Aws,
-    /// The simulated cloud.
+    /// The random provider (`random_*` types, built into the engine).
+    Random,
+    /// The simulated cloud, liveplan's own provider name.
     Sim,
 }
 
@@ -252,20 +281,10 @@ impl ProviderKind {
     pub fn as_str(self) -> &'static str {
         match self {
             ProviderKind::Aws => "aws",
+            ProviderKind::Random => "random",
             ProviderKind::Sim => "sim",
         }
     }
-}
-
-/// `provider "aws"|"sim" { region = ... }`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProviderBlock {
-    /// Which provider.
-    pub kind: ProviderKind,
-    /// The `region` attribute.
-    pub region: Option<Attr>,
-    /// Where the block starts.
-    pub loc: Loc,
 }
 
 /// `variable "name" { type, default, description, sensitive }`.
@@ -321,6 +340,9 @@ pub struct Resource {
     pub depends_on: Vec<(Vec<String>, Loc)>,
     /// The `lifecycle` block.
     pub lifecycle: Lifecycle,
+    /// The `provider` meta-argument (`provider = aws.west`) and where it is written; `None` uses the
+    /// default configuration of the type's provider.
+    pub provider: Option<(ProviderRef, Loc)>,
     /// The provider arguments by name.
     pub attrs: BTreeMap<String, Attr>,
     /// Where the block starts.
@@ -356,6 +378,17 @@ impl Repetition {
 }
 
 impl Resource {
+    /// The provider configuration the block uses: its `provider` meta-argument, else the default
+    /// configuration of the provider its type belongs to (`aws` for `aws_vpc`), as Terraform picks it.
+    pub fn provider_ref(&self) -> ProviderRef {
+        match &self.provider {
+            Some((p, _)) => p.clone(),
+            None => {
+                ProviderRef::default_of(self.type_name.split('_').next().unwrap_or(&self.type_name))
+            }
+        }
+    }
+
     /// The block's labels, which display as its address `type.name`.
     pub fn address(&self) -> BlockLabels<'_> {
         BlockLabels::new(&self.type_name, &self.name)

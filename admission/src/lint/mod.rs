@@ -152,6 +152,7 @@ pub fn lint(input: &LintInput<'_>) -> Linted {
     cx.references();
     cx.diags.extend(rules::cycles::cycles(input.config));
     cx.settings();
+    cx.one_region();
     // One run of instances per block, in configuration order; each run is sorted by key already.
     let mut runs: Vec<Vec<ExpandedInstance>> = Vec::new();
     for res in input.config.resources() {

@@ -3,6 +3,7 @@
 mod addresses;
 mod config_files;
 mod config_parse;
+mod config_providers;
 mod config_variables;
 mod eval_expressions;
 mod functions_collection;
@@ -106,7 +107,8 @@ fn diagnostic_codes_round_trip_and_the_warnings_are_the_ones_the_contract_and_th
             "record-format",
             "store-guarantee",
             "interrupted-create",
-            "backend-ignored"
+            "backend-ignored",
+            "provider-settings-ignored"
         ]
     );
 }

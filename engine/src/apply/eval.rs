@@ -318,6 +318,9 @@ impl Executor {
                 address,
             ));
         }
+        if schema.taggable {
+            self.ctx.provider_settings.apply(res, &mut out);
+        }
         match err {
             Some(e) => Err(e),
             None => Ok(out),

@@ -90,7 +90,12 @@ impl Planner<'_> {
     ) -> ResourceChange {
         let mut desired = schema.desired(configured, &self.region);
         desired.remove("tags");
-        let ignored = ignored_attributes(&res.lifecycle, schema);
+        let mut ignored = ignored_attributes(&res.lifecycle, schema);
+        // Keys the provider configuration's `ignore_tags` names keep what the object has.
+        if let (Some(tags), Some(prior)) = (self.provider_settings.tags_of(res), prior) {
+            let by_provider = prior.tags.keys().filter(|k| tags.ignored.ignores(k));
+            ignored.tags.extend(by_provider.cloned());
+        }
         let mut change = ResourceChange {
             slot: self.slots.get(&d.address).copied(),
             ..ResourceChange::planned(d.address.clone(), Action::Create, d.admission)

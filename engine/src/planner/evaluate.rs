@@ -10,7 +10,7 @@ use admission::Evaluator;
 use admission::ExpandedInstance;
 use admission::marker::Estate;
 use admission::{BlockAddress, Code, Diagnostic, InstanceAddress, InstanceKey, Slot, Value};
-use admission::{Config, Resource};
+use admission::{Config, ProviderSettings, Resource};
 use projection::{Binding, Projection, Withheld};
 use provider::schema::ResourceTypeSchema;
 use provider::{AdmissionPath, Catalog, LiveObject};
@@ -64,6 +64,8 @@ pub(super) struct Planner<'a> {
     pub(super) blocks: &'a BTreeMap<BlockAddress, Vec<InstanceAddress>>,
     pub(super) config: &'a Config,
     pub(super) variables: &'a BTreeMap<String, Value>,
+    /// The provider configurations' default and ignored tags.
+    pub(super) provider_settings: ProviderSettings,
     pub(super) catalog: &'a Catalog,
     pub(super) region: String,
     pub(super) estate: Option<Estate>,
@@ -101,6 +103,7 @@ impl<'a> Planner<'a> {
             blocks,
             config,
             variables,
+            provider_settings: ProviderSettings::of(config, variables),
             catalog,
             region,
             estate,
@@ -303,6 +306,9 @@ impl Planner<'_> {
                         .with_address(d.address.to_string()),
                 ),
             }
+        }
+        if schema.taggable {
+            self.provider_settings.apply(res, &mut configured);
         }
         if problems.is_empty() {
             Ok(configured)

@@ -203,6 +203,7 @@ fn assemble_plan(planned: Planned, projected: Projected, key_prefix: &str) -> Pl
     });
     diagnostics.dedup();
     let context = PlanContext {
+        provider_settings: admission::ProviderSettings::of(&planned.config, &planned.variables),
         config: planned.config,
         variables: planned.variables,
         catalog: planned.catalog,

@@ -5,7 +5,7 @@
 //! A name is declared once; a second declaration is reported and left out, never merged (merging is for
 //! override files, done before). Expressions are lowered by [`super::value`]; nothing here evaluates one.
 //! Resources and variables are lowered in [`super::resource`], the `terraform` block in
-//! [`super::terraform`].
+//! [`super::terraform`], `provider` blocks in [`super::provider`].
 
 use std::collections::BTreeMap;
 
@@ -15,8 +15,7 @@ use super::value::Mode;
 use crate::config::expr::{ExprKind, Loc};
 use crate::config::files::LIVEPLAN_FILE;
 use crate::config::{
-    Attr, BlockLabels, Config, LiveBlock, Output, ProviderBlock, ProviderKind, RecordStoreBlock,
-    RecordStoreKind, RequiredSource,
+    Attr, BlockLabels, Config, LiveBlock, Output, RecordStoreBlock, RecordStoreKind,
 };
 use crate::diag::{Code, Diagnostic};
 
@@ -206,61 +205,6 @@ impl<'a> Parser<'a> {
             return;
         }
         config.live = Some(self.live_block(block, &loc));
-    }
-
-    /// Whether the provider local name `label` is the AWS provider: `aws`, or a name `required_providers`
-    /// gives `hashicorp/aws`.
-    fn is_aws(config: &Config, label: &str) -> bool {
-        match config.terraform.required_providers.get(label) {
-            Some(req) => req.source == RequiredSource::Aws,
-            None => label == "aws",
-        }
-    }
-
-    /// A `provider` block: `aws` or `sim`, declared once, and never both.
-    fn declare_provider(&mut self, block: &RawBlock<'a>, loc: Loc, config: &mut Config) {
-        if !self.expect_labels(
-            block,
-            &loc,
-            1,
-            "write `provider \"sim\" { region = \"...\" }`",
-        ) {
-            return;
-        }
-        let label = block.labels[0].clone();
-        let kind = match label.as_str() {
-            "sim" => ProviderKind::Sim,
-            name if Self::is_aws(config, name) => ProviderKind::Aws,
-            other => {
-                self.unsupported(
-                    &loc,
-                    format!("provider `{other}` is not supported"),
-                    "use `provider \"aws\"` or `provider \"sim\"`",
-                );
-                return;
-            }
-        };
-        if config.providers.iter().any(|p| p.kind == kind) {
-            self.unsupported(
-                &loc,
-                format!("a second `provider \"{label}\"` block"),
-                "provider aliases are not supported: declare each provider once",
-            );
-            return;
-        }
-        if !config.providers.is_empty() {
-            self.unsupported(
-                &loc,
-                "both `provider \"aws\"` and `provider \"sim\"` are declared".into(),
-                "declare one provider: `aws` for the real cloud, `sim` for the simulated one",
-            );
-            return;
-        }
-        let region = self
-            .flat_body(&block.body, &["region"], "provider")
-            .into_iter()
-            .find_map(|a| self.attr(a));
-        config.providers.push(ProviderBlock { kind, region, loc });
     }
 
     /// A `locals` block: `name = value` lines, each local declared once across every block.

@@ -11,11 +11,11 @@ use super::Parser;
 use super::raw::{RawBlock, RawItem};
 use super::value::Mode;
 use crate::config::expr::{Expr, ExprKind, Loc};
-use crate::config::{Attr, IgnoreChanges, Lifecycle, Repetition, Resource, Variable};
+use crate::config::{Attr, IgnoreChanges, Lifecycle, ProviderRef, Repetition, Resource, Variable};
 use crate::value::Type;
 
 /// The meta-arguments and nested blocks Terraform accepts on a resource that this subset does not.
-const UNSUPPORTED_RESOURCE_META: &[&str] = &["provider", "connection", "provisioner", "dynamic"];
+const UNSUPPORTED_RESOURCE_META: &[&str] = &["connection", "provisioner", "dynamic"];
 
 impl<'a> Parser<'a> {
     /// The body of a `variable` block; `None` when its type, description or sensitivity is refused.
@@ -138,6 +138,7 @@ impl<'a> Parser<'a> {
             repetition: Repetition::Single,
             depends_on: Vec::new(),
             lifecycle: Lifecycle::default(),
+            provider: None,
             attrs: BTreeMap::new(),
             loc,
         };
@@ -152,11 +153,12 @@ impl<'a> Parser<'a> {
                         self.unsupported(
                             &aloc,
                             format!("meta-argument `{key}` is not supported"),
-                            "remove it: this subset has one provider of each kind and no provisioners",
+                            "remove it: liveplan runs no provisioners",
                         );
                         continue;
                     }
                     if res.attrs.contains_key(key)
+                        || (key == "provider" && res.provider.is_some())
                         || (key == "count" && count.is_some())
                         || (key == "for_each" && for_each.is_some())
                     {
@@ -167,7 +169,7 @@ impl<'a> Parser<'a> {
                         );
                         continue;
                     }
-                    let mode = if key == "depends_on" {
+                    let mode = if key == "depends_on" || key == "provider" {
                         Mode::Reference
                     } else {
                         Mode::Expression
@@ -178,6 +180,7 @@ impl<'a> Parser<'a> {
                     match key {
                         "count" => count = Some(attr),
                         "for_each" => for_each = Some(attr),
+                        "provider" => res.provider = self.provider_ref(&attr),
                         "depends_on" => {
                             let ExprKind::List(items) = &attr.expr.kind else {
                                 self.unsupported(
@@ -235,6 +238,26 @@ impl<'a> Parser<'a> {
         }
         res.repetition = self.repetition(count, for_each, &res)?;
         Some(res)
+    }
+
+    /// The `provider` meta-argument: `aws` or `aws.ALIAS`, a bare reference as Terraform requires.
+    fn provider_ref(&mut self, attr: &Attr) -> Option<(ProviderRef, Loc)> {
+        let provider = match attr.expr.as_static_path().as_deref() {
+            Some([name]) => ProviderRef::default_of(name.clone()),
+            Some([name, alias]) => ProviderRef {
+                name: name.clone(),
+                alias: Some(alias.clone()),
+            },
+            _ => {
+                self.unsupported(
+                    &attr.expr.loc,
+                    "`provider` must name a provider configuration".into(),
+                    "write `provider = aws` or `provider = aws.ALIAS`, without quotes",
+                );
+                return None;
+            }
+        };
+        Some((provider, attr.expr.loc.clone()))
     }
 
     /// How a resource block repeats; a block that sets both `count` and `for_each` is refused.

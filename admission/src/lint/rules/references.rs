@@ -8,6 +8,58 @@ use crate::diag::{Code, Diagnostic};
 use crate::lint::Lint;
 
 impl Lint<'_, '_> {
+    /// A resource's `provider` meta-argument names a declared configuration of the type's own provider
+    /// (`aws.west` for an `aws_*` type); the default configuration needs no block.
+    fn provider_reference(&mut self, res: &Resource) {
+        let Some((wanted, loc)) = &res.provider else {
+            return;
+        };
+        let config = self.input.config;
+        let declared = config.providers.iter().any(|p| p.reference() == *wanted);
+        let own = res.type_name.split('_').next().unwrap_or_default();
+        let kind_of = |name: &str| {
+            config
+                .providers
+                .iter()
+                .find(|p| p.name == name)
+                .map(|p| p.kind)
+        };
+        // A local name `required_providers` gives the type's provider (`awseast` for hashicorp/aws).
+        let same_provider = wanted.name == own
+            || kind_of(&wanted.name).is_some_and(|k| Some(k.as_str()) == Some(own));
+        let problem = if !same_provider {
+            Some((
+                format!(
+                    "`provider = {wanted}` names a configuration of another provider than `{own}`"
+                ),
+                format!(
+                    "a `{}` resource uses a configuration of the `{own}` provider",
+                    res.type_name
+                ),
+            ))
+        } else if wanted.alias.is_some() && !declared {
+            Some((
+                format!(
+                    "`provider = {wanted}` names a provider configuration that is not declared"
+                ),
+                format!(
+                    "declare `provider \"{}\" {{ alias = \"{}\" ... }}`, or fix the reference",
+                    wanted.name,
+                    wanted.alias.as_deref().unwrap_or_default()
+                ),
+            ))
+        } else {
+            None
+        };
+        if let Some((summary, detail)) = problem {
+            self.push(
+                Diagnostic::new(Code::UnknownReference, summary, detail)
+                    .with_address(res.address().to_string())
+                    .at(loc.to_pos()),
+            );
+        }
+    }
+
     /// Every reference in the configuration names something declared, and `count`/`each` only where the
     /// block repeats.
     pub(crate) fn references(&mut self) {
@@ -20,7 +72,7 @@ impl Lint<'_, '_> {
             exprs.push((&output.value, None));
         }
         for p in &config.providers {
-            exprs.extend(p.region.iter().map(|a| (&a.expr, None)));
+            exprs.extend(p.attrs().map(|a| (&a.expr, None)));
         }
         if let Some(live) = &config.live {
             exprs.extend(live.estate.iter().map(|a| (&a.expr, None)));
@@ -32,6 +84,7 @@ impl Lint<'_, '_> {
             for attr in res.attrs.values() {
                 exprs.push((&attr.expr, Some(res)));
             }
+            self.provider_reference(res);
             // `count` and `for_each` are evaluated before the repetition exists.
             exprs.extend(res.repetition.argument().map(|a| (&a.expr, None)));
             for (path, loc) in &res.depends_on {
