@@ -560,7 +560,7 @@ fn secrets_sentinel_never_shows_in_errors_of_functions_keys_or_the_provider() {
         out.expect_code(1);
         let both = format!("{}{}", out.stdout, out.stderr);
         for shown in [
-            "cidrsubnet(): (sensitive) is not a CIDR prefix",
+            "cidrsubnet() cannot use its (sensitive) arguments",
             "the map has no key (sensitive)",
             "is (sensitive); expected one of Enabled, Suspended",
         ] {
