@@ -123,19 +123,28 @@ fn check_account(
     None
 }
 
-/// The one warning naming every setting of the `aws` provider blocks the simulated cloud ignores.
-fn ignored_settings(inputs: &Inputs) -> Option<Diagnostic> {
-    let mut named: Vec<String> = Vec::new();
-    for block in inputs
+/// The settings `pick` takes of each `aws` provider block, each named with its block
+/// (`` `profile` (provider `aws`) ``).
+fn named_settings(
+    inputs: &Inputs,
+    pick: impl Fn(&ProviderBlock) -> Vec<&'static str>,
+) -> Vec<String> {
+    inputs
         .config
         .providers
         .iter()
         .filter(|p| p.kind == ProviderKind::Aws)
-    {
-        for setting in block.connection_settings() {
-            named.push(format!("`{setting}` (provider `{}`)", block.reference()));
-        }
-    }
+        .flat_map(|block| {
+            pick(block)
+                .into_iter()
+                .map(move |setting| format!("`{setting}` (provider `{}`)", block.reference()))
+        })
+        .collect()
+}
+
+/// The one warning naming every setting of the `aws` provider blocks the simulated cloud ignores.
+fn ignored_settings(inputs: &Inputs) -> Option<Diagnostic> {
+    let named = named_settings(inputs, |block| block.connection_settings());
     if named.is_empty() {
         return None;
     }
@@ -153,20 +162,16 @@ fn ignored_settings(inputs: &Inputs) -> Option<Diagnostic> {
 /// rather than left unapplied: the connection settings (it reaches AWS through the SDK's environment
 /// alone) and the account checks (which need the caller's identity).
 fn unimplemented_on_aws(inputs: &Inputs) -> Option<Diagnostic> {
-    let mut named: Vec<String> = Vec::new();
-    for block in inputs
-        .config
-        .providers
-        .iter()
-        .filter(|p| p.kind == ProviderKind::Aws)
-    {
+    let named = named_settings(inputs, |block| {
         let checks = ["allowed_account_ids", "forbidden_account_ids"]
             .into_iter()
             .filter(|a| block.args.contains_key(*a));
-        for setting in block.connection_settings().into_iter().chain(checks) {
-            named.push(format!("`{setting}` (provider `{}`)", block.reference()));
-        }
-    }
+        block
+            .connection_settings()
+            .into_iter()
+            .chain(checks)
+            .collect()
+    });
     if named.is_empty() {
         return None;
     }
