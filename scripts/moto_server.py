@@ -33,6 +33,11 @@ modules and models, about 60,000) are moved out of the garbage collector's reach
 youngest generation is collected every 50,000 allocations rather than 700, so requests stop paying for
 scans of what lives as long as the process. Moto's browser CORS headers are off
 (`MOTO_DISABLE_GLOBAL_CORS`; no client here is a browser; bucket CORS rules are S3's own and unaffected).
+Tagging pages: moto's `GetResources` keeps a lazy generator over each backend's live dictionaries between
+pages, so a resource created or deleted by another client between two pages ends the generator with
+`dictionary changed size during iteration`: the page answers 500 and its retry returns what was left over,
+silently dropping the rest. AWS's listing does not lose resources that way. Here the generator is read to the
+end when the first page is asked (a snapshot at that moment), and later pages serve that snapshot.
 Moto's responses, state and S3 semantics are otherwise unchanged, and all state lives in the one worker
 process.
 
@@ -209,6 +214,16 @@ def _fast_aware_datetime(parse_to_aware_datetime, utc):
     return parse
 
 
+def _snapshot(generator_method):
+    """A backend's page generator, read to the end at once so later changes cannot break its iteration."""
+
+    @functools.wraps(generator_method)
+    def snapshot(*args, **kwargs):
+        return iter(list(generator_method(*args, **kwargs)))
+
+    return snapshot
+
+
 def application():
     """Moto's WSGI application (all services, as `moto_server` serves them), patched as described above."""
     os.environ.setdefault("MOTO_DISABLE_GLOBAL_CORS", "true")
@@ -217,6 +232,7 @@ def application():
     import moto.core.serialize
     from moto.core.responses import BaseResponse
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+    from moto.resourcegroupstaggingapi.models import ResourceGroupsTaggingAPIBackend
     from moto.s3.responses import S3Response
     import werkzeug.sansio.request
 
@@ -230,6 +246,10 @@ def application():
         werkzeug.sansio.request.get_current_url
     )
     BaseResponse.access_key_regex = _KeyIdSearch(BaseResponse.access_key_regex)
+
+    ResourceGroupsTaggingAPIBackend._get_resources_generator = _snapshot(
+        ResourceGroupsTaggingAPIBackend._get_resources_generator
+    )
 
     conditional_write = threading.Lock()
     S3Response.put_object = _serialized(S3Response.put_object, conditional_write)
