@@ -35,7 +35,9 @@
 //!   bucket = "acme-data"
 //! }
 //! "#);
-//! let (config, linted) = admission::check(&[main], &VariableInputs::default(), &awscatalog::catalog(), None);
+//! let files = [main];
+//! let inputs = VariableInputs::default();
+//! let (config, linted) = admission::check(&admission::Sources::new(&files, &inputs), &awscatalog::catalog());
 //! assert_eq!(config.resources().len(), 1);
 //! assert!(!linted.has_errors());
 //! assert_eq!(linted.instances[0].address.to_string(), "aws_s3_bucket.data");
@@ -76,7 +78,8 @@ pub use eval::{
     AllUnknown, EvalError, Evaluator, ImpureValues, Instance, ModuleContext, ResourceResolver,
 };
 pub use lint::{
-    EstateSource, ExpandedInstance, IdentityValue, LintInput, Linted, OutsideEstate, check, lint,
+    EstateSource, ExpandedInstance, IdentityValue, LintInput, Linted, OutsideEstate, Sources,
+    check, lint,
 };
 pub use marker::{Estate, Slot};
 pub use provider_settings::{IgnoredTags, ProviderSettings, TagSettings};

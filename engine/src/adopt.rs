@@ -180,8 +180,7 @@ pub(crate) async fn adopt(
 ) -> Result<OwnershipOutcome, crate::Error> {
     let address = request.address.clone();
     let address_text = address.to_string();
-    let (parsed, linted) =
-        admission::check(config.files, config.inputs, catalog, config.outside_estate);
+    let (parsed, linted) = admission::check(&config.sources, catalog);
     let refusals = Refusals(&address_text);
     let view = AdoptView::new(&linted, catalog, &address);
     // Every read and the tags-only update of the adoption go through one retrying decorator; the
@@ -209,7 +208,7 @@ pub(crate) async fn adopt(
     // over.
     let keys = RecordKeys::new(config.key_prefix, &estate)?;
     let projected = {
-        let (variables, _) = admission::resolve_variables(&parsed, config.inputs);
+        let (variables, _) = admission::resolve_variables(&parsed, config.sources.inputs);
         let region = provider.region();
         let model = crate::planner::declared_model(
             &parsed,
@@ -610,7 +609,7 @@ pub(crate) async fn mv(
     let old = request.old.clone();
     let new = request.new.clone();
     let old_text = old.to_string();
-    let (_, linted) = admission::check(config.files, config.inputs, catalog, config.outside_estate);
+    let (_, linted) = admission::check(&config.sources, catalog);
     let estate = linted.estate.as_deref().and_then(|e| Estate::new(e).ok());
     let refuse = |summary: String| {
         OwnershipOutcome::refused(Code::MvRefused, summary, "nothing was changed", &old_text)

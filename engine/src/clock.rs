@@ -1,5 +1,6 @@
 //! The one clock the engine reads wall time through: "now" for the age of create intents (their
-//! patience), the `time` written into intent records, and `timestamp()` during an apply.
+//! patience), the `time` written into intent records, `plantimestamp()` during a plan and `timestamp()`
+//! during an apply.
 //!
 //! An [`Engine`](crate::Engine) reads the [`SystemClock`] unless given another with
 //! [`Engine::with_clock`](crate::Engine::with_clock); a test moves a [`ManualClock`] past the patience
@@ -22,6 +23,16 @@ pub trait Clock: fmt::Debug + Send + Sync {
             .map(|d| d.as_secs())
             .unwrap_or(0)
     }
+}
+
+/// `at` to the second in RFC 3339 form, UTC (`2026-12-02T20:15:00Z`): how `timestamp()` and
+/// `plantimestamp()` give a time.
+pub(crate) fn rfc3339(at: SystemTime) -> String {
+    let at = time::OffsetDateTime::from(at);
+    at.replace_nanosecond(0)
+        .unwrap_or(at)
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
 }
 
 /// The operating system's clock: the default.

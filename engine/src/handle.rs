@@ -12,8 +12,7 @@
 
 use std::sync::Arc;
 
-use admission::{Diagnostic, InstanceAddress, OutsideEstate};
-use admission::{SourceFile, VariableInputs};
+use admission::{Diagnostic, InstanceAddress, Sources};
 use projection::RetryConfig;
 use provider::{Catalog, Provider};
 use staterecord::Store;
@@ -24,42 +23,6 @@ use crate::clock::{Clock, SystemClock};
 use crate::model::{Plan, ReviewedPlan};
 use crate::planner::PlanRequest;
 use crate::release::ReleaseRequest;
-
-/// What a plan reads besides the live system and the records: the configuration's files, the variable
-/// inputs and the estate named from outside the configuration (`--estate`, `LIVEPLAN_ESTATE`).
-#[derive(Debug, Clone, Copy)]
-pub struct Sources<'a> {
-    /// The configuration files (`*.tf`, `*.tf.json`, `*.tofu`, `*.tofu.json`, `liveplan.hcl`).
-    pub files: &'a [SourceFile],
-    /// Variable values from files, the environment and the command line.
-    pub inputs: &'a VariableInputs,
-    /// The estate named from outside, if any (the configuration's `live` block names it otherwise).
-    pub outside_estate: Option<OutsideEstate<'a>>,
-}
-
-impl<'a> Sources<'a> {
-    /// The files and inputs of a configuration whose `live` block names its estate.
-    pub fn new(files: &'a [SourceFile], inputs: &'a VariableInputs) -> Sources<'a> {
-        Sources {
-            files,
-            inputs,
-            outside_estate: None,
-        }
-    }
-
-    /// The same sources with the estate given by `--estate`.
-    pub fn with_estate(self, estate: Option<&'a str>) -> Sources<'a> {
-        self.with_outside_estate(estate.map(OutsideEstate::flag))
-    }
-
-    /// The same sources with the estate named from outside the configuration, with where it comes from.
-    pub fn with_outside_estate(self, estate: Option<OutsideEstate<'a>>) -> Sources<'a> {
-        Sources {
-            outside_estate: estate,
-            ..self
-        }
-    }
-}
 
 /// How a rename is done.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -287,9 +250,7 @@ impl Engine {
 
     fn request<'a>(&'a self, sources: Sources<'a>) -> PlanRequest<'a> {
         PlanRequest {
-            files: sources.files,
-            inputs: sources.inputs,
-            outside_estate: sources.outside_estate,
+            sources,
             retry: self.retry.clone(),
             read_concurrency: self.read_concurrency,
             key_prefix: &self.key_prefix,
@@ -339,7 +300,7 @@ pub fn validate(sources: Sources<'_>, catalog: &Catalog) -> Validation {
 }
 
 fn validate_with(sources: Sources<'_>, full: &Catalog) -> Validation {
-    let (_, linted) = admission::check(sources.files, sources.inputs, full, sources.outside_estate);
+    let (_, linted) = admission::check(&sources, full);
     Validation {
         estate: linted.estate,
         diagnostics: linted.diagnostics,

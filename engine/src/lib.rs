@@ -35,12 +35,13 @@ mod rename;
 pub mod render;
 mod summary;
 
+pub use admission::Sources;
 pub use adopt::OwnershipOutcome;
 pub use apply::{ApplyConfig, ApplyEvent, ApplyEventKind, ApplyOutcome, EventSink};
 pub use builtin::builtin_catalog;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{Error, kms_denied};
-pub use handle::{Engine, MvOptions, Sources, Validation, full_catalog, validate};
+pub use handle::{Engine, MvOptions, Validation, full_catalog, validate};
 pub use model::{
     Action, BindCandidate, Cost, ForeignObject, OwnedUndeclared, Plan, RenameHint, RenameTarget,
     ReplaceOrder, ResourceChange, ReviewedPlan, UndeclaredAction, UnownedObject, UnownedVerdict,

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use admission::{Config, ProviderKind, RecordStoreKind, SourceFile, VarInput, VariableInputs};
 use admission::{EstateSource, OutsideEstate, Value};
-use admission::{Evaluator, Instance};
+use admission::{Evaluator, Instance, ModuleContext};
 use anyhow::Context as _;
 use staterecord::Store;
 
@@ -36,6 +36,8 @@ pub struct Inputs {
     pub outside_estate: Option<(String, EstateSource)>,
     /// Variable values from the environment, the automatic var files and the command line.
     pub variables: VariableInputs,
+    /// Where the configuration's expressions run: the configuration directory, `TF_WORKSPACE`, `HOME`.
+    pub module: ModuleContext,
     /// The configuration as far as it parses (to pick the provider and the store).
     pub config: Config,
     /// The variables' values as far as they resolve.
@@ -102,7 +104,9 @@ impl Inputs {
             auto_files: read.var_files,
             cli,
         };
-        let (config, _) = admission::parse_config(&read.config_files);
+        let module = ModuleContext::from_environment(&dir);
+        let (mut config, _) = admission::parse_config(&read.config_files);
+        config.set_module(module.clone());
         let (values, _) = admission::resolve_variables(&config, &variables);
         let outside_estate = match &common.estate {
             Some(name) => Some((name.clone(), EstateSource::Flag)),
@@ -116,6 +120,7 @@ impl Inputs {
             files: read.config_files,
             outside_estate,
             variables,
+            module,
             config,
             values,
             key_prefix: String::new(),
@@ -155,7 +160,9 @@ impl Inputs {
                 name,
                 source: *source,
             });
-        engine::Sources::new(&self.files, &self.variables).with_outside_estate(outside)
+        engine::Sources::new(&self.files, &self.variables)
+            .with_outside_estate(outside)
+            .with_module(&self.module)
     }
 
     /// The engine over `live` and `store` with the command line's settings.

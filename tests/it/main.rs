@@ -16,6 +16,7 @@ mod cli;
 mod cli_aws;
 mod cli_claims;
 mod cli_files;
+mod cli_module_context;
 mod cli_ownership;
 mod cli_providers;
 #[cfg(feature = "ssm")]

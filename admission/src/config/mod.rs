@@ -17,6 +17,7 @@ mod version;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use crate::eval::ModuleContext;
 use crate::value::Type;
 
 pub use expr::{BinaryOp, Expr, ExprKind, ForExpr, Loc, Step, TemplatePart, UnaryOp};
@@ -138,6 +139,8 @@ pub struct Config {
     /// Where each resource sits in `resources`, by type then name: references are resolved once per
     /// expression, so a linear search would make large configurations quadratic.
     resource_index: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Where the configuration's expressions run (set by [`Config::set_module`]; the default until then).
+    module: ModuleContext,
 }
 
 impl Config {
@@ -198,6 +201,18 @@ impl Config {
     pub fn resource(&self, type_name: &str, name: &str) -> Option<&Resource> {
         let i = *self.resource_index.get(type_name)?.get(name)?;
         self.resources.get(i)
+    }
+
+    /// Where the configuration's expressions run: what `path.*`, `terraform.workspace` and
+    /// `plantimestamp()` give and where the filesystem functions read. Every evaluator of this
+    /// configuration starts from it.
+    pub fn module(&self) -> &ModuleContext {
+        &self.module
+    }
+
+    /// Sets where the configuration's expressions run (parsing leaves [`ModuleContext::default`]).
+    pub fn set_module(&mut self, module: ModuleContext) {
+        self.module = module;
     }
 
     /// The `resource` blocks, in file order.

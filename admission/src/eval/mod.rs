@@ -35,7 +35,6 @@ mod template;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::LazyLock;
 
 pub(crate) use operators::{primitive_text, to_bool, to_number};
 pub(crate) use redact::quoted;
@@ -236,9 +235,6 @@ impl ModuleContext {
     }
 }
 
-/// The context of an evaluator given none.
-static DEFAULT_CONTEXT: LazyLock<ModuleContext> = LazyLock::new(ModuleContext::default);
-
 /// A local's value once evaluated, and whether evaluating it read a resource.
 type EvaluatedLocal = (Result<Value, EvalError>, bool);
 
@@ -295,7 +291,7 @@ impl<'a> Evaluator<'a> {
             vars,
             resources: None,
             impure: None,
-            module: &DEFAULT_CONTEXT,
+            module: config.module(),
             in_template: false,
             locals: RefCell::default(),
             in_progress: RefCell::default(),
@@ -314,7 +310,7 @@ impl<'a> Evaluator<'a> {
             vars,
             resources: Some(resources),
             impure: None,
-            module: &DEFAULT_CONTEXT,
+            module: config.module(),
             in_template: false,
             locals: RefCell::default(),
             in_progress: RefCell::default(),
@@ -330,8 +326,8 @@ impl<'a> Evaluator<'a> {
     }
 
     /// The same evaluator in `module`: what `path.*`, `terraform.workspace` and `plantimestamp()` give,
-    /// and where the filesystem functions read (without it: the current directory, the `default`
-    /// workspace, an unknown plan timestamp).
+    /// and where the filesystem functions read (without it: the configuration's own,
+    /// [`Config::module`]).
     pub fn with_module(mut self, module: &'a ModuleContext) -> Self {
         self.module = module;
         self

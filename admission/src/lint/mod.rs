@@ -23,7 +23,7 @@ pub use expand::{ExpandedInstance, IdentityValue};
 
 use crate::config::{Config, Expr, SourceFile, VariableInputs, parse_config, resolve_variables};
 use crate::diag::{Code, Diagnostic};
-use crate::eval::{AllUnknown, Evaluator, Instance};
+use crate::eval::{AllUnknown, Evaluator, Instance, ModuleContext};
 use crate::value::Value;
 use ::provider::Catalog;
 
@@ -87,6 +87,56 @@ impl<'a> OutsideEstate<'a> {
     }
 }
 
+/// What a run reads besides the live system and the records: the configuration's files, the variable
+/// inputs, the estate named from outside the configuration (`--estate`, `LIVEPLAN_ESTATE`) and the
+/// module context its expressions run in (`path.*`, `terraform.workspace`, `plantimestamp()`, where
+/// `file()` reads).
+#[derive(Debug, Clone, Copy)]
+pub struct Sources<'a> {
+    /// The configuration files (`*.tf`, `*.tf.json`, `*.tofu`, `*.tofu.json`, `liveplan.hcl`).
+    pub files: &'a [SourceFile],
+    /// Variable values from files, the environment and the command line.
+    pub inputs: &'a VariableInputs,
+    /// The estate named from outside, if any (the configuration's `live` block names it otherwise).
+    pub outside_estate: Option<OutsideEstate<'a>>,
+    /// Where the configuration's expressions run; `None`: the current directory, the `default`
+    /// workspace and an unknown plan timestamp ([`ModuleContext::default`]).
+    pub module: Option<&'a ModuleContext>,
+}
+
+impl<'a> Sources<'a> {
+    /// The files and inputs of a configuration whose `live` block names its estate.
+    pub fn new(files: &'a [SourceFile], inputs: &'a VariableInputs) -> Sources<'a> {
+        Sources {
+            files,
+            inputs,
+            outside_estate: None,
+            module: None,
+        }
+    }
+
+    /// The same sources with the estate given by `--estate`.
+    pub fn with_estate(self, estate: Option<&'a str>) -> Sources<'a> {
+        self.with_outside_estate(estate.map(OutsideEstate::flag))
+    }
+
+    /// The same sources with the estate named from outside the configuration, with where it comes from.
+    pub fn with_outside_estate(self, estate: Option<OutsideEstate<'a>>) -> Sources<'a> {
+        Sources {
+            outside_estate: estate,
+            ..self
+        }
+    }
+
+    /// The same sources, their expressions running in `module` (see [`ModuleContext::from_environment`]).
+    pub fn with_module(self, module: &'a ModuleContext) -> Sources<'a> {
+        Sources {
+            module: Some(module),
+            ..self
+        }
+    }
+}
+
 /// The lint's verdict.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Linted {
@@ -109,13 +159,17 @@ impl Linted {
 
 /// Parses, resolves variables and lints in one go (`liveplan validate`): the configuration as far as it
 /// parsed, and every diagnostic of the three steps, sorted. A syntax error stops after parsing.
-pub fn check(
-    files: &[SourceFile],
-    inputs: &VariableInputs,
-    catalog: &Catalog,
-    outside_estate: Option<OutsideEstate<'_>>,
-) -> (Config, Linted) {
-    let (config, mut diags) = parse_config(files);
+pub fn check(sources: &Sources<'_>, catalog: &Catalog) -> (Config, Linted) {
+    let Sources {
+        files,
+        inputs,
+        outside_estate,
+        module,
+    } = *sources;
+    let (mut config, mut diags) = parse_config(files);
+    if let Some(module) = module {
+        config.set_module(module.clone());
+    }
     if diags.iter().any(|d| d.code == Code::ConfigSyntax) {
         // As in Terraform, a file that does not parse stops validation: whatever it declared would otherwise
         // show up as undeclared references and a missing estate.

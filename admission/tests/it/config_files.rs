@@ -145,10 +145,8 @@ fn config_files_a_tf_json_file_declares_what_its_tf_twin_declares() {
             "live {\n  estate = \"acme\"\n}\n",
         ));
         admission::check(
-            &with_live,
-            &VariableInputs::default(),
+            &admission::Sources::new(&with_live, &VariableInputs::default()),
             &crate::contract(),
-            None,
         )
         .1
     };
@@ -411,14 +409,14 @@ fn config_files_liveplan_hcl_holds_the_live_block_and_only_it() {
 #[test]
 fn config_files_an_estate_from_the_environment_is_named_in_a_conflict() {
     let lint = |outside| {
+        let files = files(&[
+            ("liveplan.hcl", "live {\n  estate = \"acme\"\n}\n"),
+            ("main.tf", ""),
+        ]);
         admission::check(
-            &files(&[
-                ("liveplan.hcl", "live {\n  estate = \"acme\"\n}\n"),
-                ("main.tf", ""),
-            ]),
-            &VariableInputs::default(),
+            &admission::Sources::new(&files, &VariableInputs::default())
+                .with_outside_estate(outside),
             &crate::contract(),
-            outside,
         )
         .1
     };
@@ -435,11 +433,10 @@ fn config_files_an_estate_from_the_environment_is_named_in_a_conflict() {
             .as_deref(),
         Some("acme")
     );
+    let main_only = files(&[("main.tf", "")]);
     let none = admission::check(
-        &files(&[("main.tf", "")]),
-        &VariableInputs::default(),
+        &admission::Sources::new(&main_only, &VariableInputs::default()),
         &crate::contract(),
-        None,
     )
     .1;
     assert_eq!(none.diagnostics[0].code, Code::NoEstate);

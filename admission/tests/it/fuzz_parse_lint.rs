@@ -249,11 +249,11 @@ proptest! {
 
 #[test]
 fn fuzz_seed_is_a_valid_configuration() {
+    let files = [SourceFile::new("main.tf", SEED)];
+    let inputs = VariableInputs::default();
     let (_, linted) = check(
-        &[SourceFile::new("main.tf", SEED)],
-        &VariableInputs::default(),
+        &admission::Sources::new(&files, &inputs),
         &crate::contract(),
-        None,
     );
     assert_eq!(linted.diagnostics, vec![]);
     assert_eq!(linted.instances.len(), 9);

@@ -11,10 +11,9 @@ use expect_test::{Expect, expect};
 fn check_with(main: &str, inputs: VariableInputs, estate_flag: Option<&str>, expect: Expect) {
     let files = [SourceFile::new("main.tf", main)];
     let (_, linted) = check(
-        &files,
-        &inputs,
+        &admission::Sources::new(&files, &inputs)
+            .with_outside_estate(estate_flag.map(admission::OutsideEstate::flag)),
         &crate::contract(),
-        estate_flag.map(admission::OutsideEstate::flag),
     );
     let lines: Vec<String> = linted
         .diagnostics
@@ -164,10 +163,9 @@ fn lint_estate_conflict() {
 fn lint_estate_from_the_flag_alone_is_accepted() {
     let files = [SourceFile::new("main.tf", "locals {}\n")];
     let (_, linted) = check(
-        &files,
-        &VariableInputs::default(),
+        &admission::Sources::new(&files, &VariableInputs::default())
+            .with_outside_estate(Some(admission::OutsideEstate::flag("from-flag"))),
         &crate::contract(),
-        Some(admission::OutsideEstate::flag("from-flag")),
     );
     assert_eq!(linted.diagnostics, vec![]);
     assert_eq!(linted.estate.as_deref(), Some("from-flag"));
@@ -370,11 +368,10 @@ resource "aws_route_table" "t" {{
         env: BTreeMap::from([("TF_VAR_env".into(), "dev".into())]),
         ..Default::default()
     };
+    let files = [SourceFile::new("main.tf", main)];
     let (_, linted) = check(
-        &[SourceFile::new("main.tf", main)],
-        &inputs,
+        &admission::Sources::new(&files, &inputs),
         &crate::contract(),
-        None,
     );
     assert_eq!(linted.diagnostics, vec![]);
     assert_eq!(linted.estate.as_deref(), Some("acme"));

@@ -52,13 +52,8 @@ pub fn contract() -> provider::Catalog {
 
 /// Parse, variables and lint of one `main.tf` with `inputs`, against the contract's catalog.
 pub fn lint_main(main: &str, inputs: &admission::VariableInputs) -> admission::Linted {
-    admission::check(
-        &[admission::SourceFile::new("main.tf", main)],
-        inputs,
-        &contract(),
-        None,
-    )
-    .1
+    let files = [admission::SourceFile::new("main.tf", main)];
+    admission::check(&admission::Sources::new(&files, inputs), &contract()).1
 }
 
 use provider::AdmissionPath;

@@ -17,13 +17,9 @@ pub(crate) struct ApplyTime {
 impl ApplyTime {
     /// The apply's start time `at`, to the second, in RFC 3339 form (UTC).
     pub(crate) fn at(at: std::time::SystemTime) -> ApplyTime {
-        let now = time::OffsetDateTime::from(at);
-        let started = now
-            .replace_nanosecond(0)
-            .unwrap_or(now)
-            .format(&time::format_description::well_known::Rfc3339)
-            .unwrap_or_default();
-        ApplyTime { started }
+        ApplyTime {
+            started: crate::clock::rfc3339(at),
+        }
     }
 
     /// The impure values of one evaluation, remembering a failed draw.

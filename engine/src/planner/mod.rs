@@ -26,10 +26,10 @@ mod tags;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
+use admission::Config;
 use admission::ExpandedInstance;
 use admission::marker::Estate;
 use admission::{BlockAddress, Diagnostic, InstanceAddress, Value};
-use admission::{Config, SourceFile, VariableInputs};
 use projection::{Projection, ProjectionConfig, RetryConfig};
 use provider::TagChange;
 use provider::{AdmissionPath, Catalog, LiveObject, Provider};
@@ -46,12 +46,9 @@ pub(crate) use tags::tag_value;
 /// [`Engine`](crate::Engine)'s settings).
 #[derive(Debug, Clone)]
 pub(crate) struct PlanRequest<'a> {
-    /// The configuration files.
-    pub files: &'a [SourceFile],
-    /// Variable values from files, the environment and the command line.
-    pub inputs: &'a VariableInputs,
-    /// The estate named from outside the configuration (`--estate`, `LIVEPLAN_ESTATE`), if any.
-    pub outside_estate: Option<admission::OutsideEstate<'a>>,
+    /// The configuration files, the variable inputs, the estate named from outside and the module
+    /// context.
+    pub sources: admission::Sources<'a>,
     /// How reads are retried (discovery wraps the provider in one retrying decorator built from it).
     pub retry: RetryConfig,
     /// Reads in flight during discovery (`--read-concurrency`).
@@ -84,13 +81,16 @@ pub(crate) async fn plan(
     catalog: &Catalog,
     store: Arc<dyn Store>,
 ) -> Result<Plan, crate::Error> {
-    let (config, linted) = admission::check(
-        request.files,
-        request.inputs,
-        catalog,
-        request.outside_estate,
-    );
-    let (variables, _) = admission::resolve_variables(&config, request.inputs);
+    // `plantimestamp()` is the time this plan started, unless the caller fixed it.
+    let module = match request.sources.module {
+        Some(m) if m.plan_timestamp.is_some() => m.clone(),
+        given => given
+            .cloned()
+            .unwrap_or_default()
+            .with_plan_timestamp(crate::clock::rfc3339(request.clock.now())),
+    };
+    let (config, linted) = admission::check(&request.sources.with_module(&module), catalog);
+    let (variables, _) = admission::resolve_variables(&config, request.sources.inputs);
     let region = provider.region();
     let estate_name = linted.estate.clone().unwrap_or_default();
     // Known only once the configuration is read: the span names it from here on.
