@@ -105,16 +105,17 @@
 //! re-exported whole: [`provider`] (values, schemas, the provider protocol and its conformance checks),
 //! [`admission`] (the configuration language: model, evaluation, the lint, addresses, markers),
 //! [`projection`] (discovery and binding), [`engine`] (plan, apply, rendering, adopt and mv),
-//! [`execgraph`] (the execution graph), [`staterecord`] (the record stores) and [`fixtures`] (the
-//! simulated cloud and the golden cases).
+//! [`execgraph`] (the execution graph), [`staterecord`] (the record stores), [`fixtures`] (the
+//! simulated cloud and the golden cases) and, with the `aws` feature, [`aws`] (the real AWS provider).
 //!
 //! This crate never prints and never installs a tracing subscriber; only the `liveplan` binary does.
 
-#[cfg(feature = "aws")]
-pub mod aws;
 pub mod configuration;
 
 pub use admission;
+/// The real AWS provider (the `awsprovider` crate).
+#[cfg(feature = "aws")]
+pub use awsprovider as aws;
 pub use engine;
 pub use execgraph;
 pub use fixtures;

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use admission::{Code, Diagnostic, RecordStoreKind, Value};
+use admission::{Code, Diagnostic, RecordStoreKind};
 use anyhow::Context as _;
 use staterecord::{LocalStore, MemoryStore, Store};
 
@@ -107,7 +107,7 @@ async fn open_s3(
     if let Some(list) = inputs
         .setting(block.settings.get("allow_insecure"))
         .as_ref()
-        .and_then(|v| v.as_list().map(<[Value]>::to_vec))
+        .and_then(|v| v.as_list().map(<[admission::Value]>::to_vec))
     {
         for item in list {
             let name = item.as_str().unwrap_or_default().to_owned();

@@ -504,7 +504,7 @@ impl Visit for Fields {
 
 impl<S: tracing::Subscriber> Layer<S> for Spans {
     fn on_new_span(&self, attrs: &Attributes<'_>, _id: &Id, _ctx: Context<'_, S>) {
-        if !attrs.metadata().target().starts_with("liveplan::aws") {
+        if !attrs.metadata().target().starts_with("awsprovider") {
             return;
         }
         let mut fields = Fields::default();
@@ -515,7 +515,7 @@ impl<S: tracing::Subscriber> Layer<S> for Spans {
     }
 
     fn on_event(&self, event: &tracing::Event<'_>, _ctx: Context<'_, S>) {
-        if event.metadata().target().starts_with("liveplan::aws")
+        if event.metadata().target().starts_with("awsprovider")
             && *event.metadata().level() == tracing::Level::ERROR
         {
             let mut fields = Fields::default();

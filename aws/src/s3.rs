@@ -8,13 +8,13 @@
 
 use std::collections::BTreeMap;
 
-use admission::Value;
 use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::types::{
     BucketLocationConstraint, BucketVersioningStatus, CreateBucketConfiguration, Tag, Tagging,
     VersioningConfiguration,
 };
 use provider::LiveObject;
+use provider::Value;
 use provider::{
     Call, CreateRequest, ListPage, ListRequest, ProviderError, ProviderErrorKind, TagChange,
     UpdateRequest,

@@ -6,7 +6,7 @@
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use std::sync::Arc;
 //! use provider::Provider;
-//! use liveplan::aws::{AwsProvider, AwsProviderConfig};
+//! use awsprovider::{AwsProvider, AwsProviderConfig};
 //!
 //! // Credentials, AWS_REGION and AWS_ENDPOINT_URL come from the standard SDK environment.
 //! let provider: Arc<dyn Provider> = Arc::new(AwsProvider::from_env(&AwsProviderConfig::default()).await?);
@@ -51,7 +51,7 @@
 //! The protocol's delete carries no attributes, so deleting a non-empty bucket fails with a dependency
 //! violation (`BucketNotEmpty`) whatever it says.
 //!
-//! This module talks to AWS and translates; it must never keep state between calls beyond its clients and
+//! This crate talks to AWS and translates; it must never keep state between calls beyond its clients and
 //! its call counts, never retry on its own, and never return an absence for a look that failed.
 
 mod error;
@@ -61,10 +61,10 @@ mod tagging;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use admission::Value;
 use async_trait::async_trait;
 use aws_sdk_s3::config::retry::RetryConfig;
 use aws_sdk_s3::config::timeout::TimeoutConfig;
+use provider::Value;
 use provider::{
     Call, CreateRequest, Identity, ListPage, ListRequest, ProviderError, ProviderErrorKind,
     TagChange, TagQuery, TaggedPage, UpdateRequest,
