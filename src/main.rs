@@ -9,25 +9,25 @@ mod cli;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 /// mimalloc, not the system allocator: a plan builds and drops many small maps and strings, and on
 /// glibc's allocator that costs about a third of its CPU (BENCHMARKS.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// The spellings of the version flag Terraform users type, each run as `liveplan version`.
-const VERSION_FLAGS: &[&str] = &["-version", "--version", "-v", "-V"];
-
 fn main() -> ExitCode {
-    let mut argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if argv
-        .get(1)
-        .and_then(|a| a.to_str())
-        .is_some_and(|a| VERSION_FLAGS.contains(&a))
-    {
-        argv[1] = "version".into();
-    }
+    // Terraform's spellings (`-var`, `-chdir=DIR`, `-version`, TF_CLI_ARGS) in liveplan's, for clap.
+    let flags = cli::spelling::long_flags(&cli::Cli::command());
+    let argv = match cli::spelling::respell(std::env::args_os().collect(), &flags, &|name| {
+        std::env::var(name).ok()
+    }) {
+        Ok(argv) => argv,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let args = match cli::Cli::try_parse_from(argv) {
         Ok(args) => args,
         // `--help` prints and succeeds; a usage error exits 1, as Terraform's do, never 2,

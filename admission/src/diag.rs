@@ -67,6 +67,9 @@ codes! {
     ConfigSyntax = "config-syntax", Error;
     /// Valid HCL outside the supported subset.
     UnsupportedConstruct = "unsupported-construct", Error;
+    /// A command-line option liveplan accepts from Terraform's spelling but cannot honour
+    /// (`-refresh=false`, `-refresh-only`: a stateless plan always reads the live system).
+    UnsupportedOption = "unsupported-option", Error;
     /// A reference to something not declared.
     UnknownReference = "unknown-reference", Error;
     /// A built-in function refused its arguments (Terraform's "Invalid function argument").

@@ -215,6 +215,13 @@ fn settle_before_apply(
             );
             return Ok(Some(Exit::Failure));
         }
+        if !common.may_prompt() {
+            term.error(
+                "apply needs a confirmation and -input=false (or TF_INPUT) forbids asking; \
+                 pass -auto-approve to apply without a prompt",
+            );
+            return Ok(Some(Exit::Failure));
+        }
         if !confirmed(term)? {
             term.line("\nApply cancelled.");
             return Ok(Some(Exit::Failure));

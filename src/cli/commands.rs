@@ -191,9 +191,13 @@ fn has_errors(diagnostics: &[Diagnostic]) -> bool {
 pub fn version(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
     let ours = env!("CARGO_PKG_VERSION");
     if common.json {
+        // Terraform's `version -json` fields first (wrappers read `terraform_version`), then liveplan's.
         let doc = json!({
-            "liveplan_version": ours,
             "terraform_version": admission::TERRAFORM_VERSION,
+            "platform": platform(),
+            "provider_selections": {},
+            "terraform_outdated": false,
+            "liveplan_version": ours,
             "opentofu_version": admission::OPENTOFU_VERSION,
         });
         term.line(&serde_json::to_string_pretty(&doc)?);
@@ -259,6 +263,51 @@ fn ownership_outcome(
     } else {
         Exit::Failure
     })
+}
+
+/// The platform as Terraform names it (`linux_amd64`, `darwin_arm64`).
+fn platform() -> String {
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        "x86" => "386",
+        other => other,
+    };
+    format!("{}_{arch}", std::env::consts::OS)
+}
+
+/// `liveplan init`: reads the configuration and reports what would stop a plan from reading it (the
+/// parse's errors: syntax, `required_version`, `required_providers`, blocks declared twice); installs
+/// and writes nothing, so it is harmless to repeat.
+pub fn init(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
+    let inputs = Inputs::read(common)?;
+    inputs.require_configuration()?;
+    let (_, diagnostics) = admission::parse_config(&inputs.files);
+    let errors: Vec<Diagnostic> = diagnostics
+        .into_iter()
+        .filter(|d| d.severity() == Severity::Error)
+        .collect();
+    if !errors.is_empty() {
+        term.plan_text(&diagnostics_text(&errors));
+        term.line(
+            "liveplan could not read this configuration; fix the errors above and run init again.",
+        );
+        return Ok(Exit::Failure);
+    }
+    term.line("Initializing liveplan in this directory...");
+    term.line("- Providers: aws and random are built in; there is nothing to install.");
+    term.line(&format!(
+        "- State: none. This estate's records go to {}.",
+        super::stores::records_location(&inputs)
+    ));
+    term.line("");
+    term.line("liveplan has been successfully initialized!");
+    Ok(Exit::Success)
+}
+
+/// Prints a refusal of the command line itself (before anything is read), as a setup problem is printed.
+pub fn print_refusal(common: &Common, term: &Terminal, problem: &Diagnostic) {
+    let _ = setup_failure(common, term, problem);
 }
 
 /// Prints a setup problem (live system or store) and fails.

@@ -10,6 +10,7 @@ mod commands;
 mod live;
 pub mod logging;
 mod progress;
+pub mod spelling;
 mod stores;
 mod target;
 mod terminal;
@@ -108,6 +109,26 @@ pub enum Command {
     Records,
     /// Show liveplan's version and the Terraform language level it implements (also `-version`).
     Version,
+    /// Check that the configuration directory is ready to plan, as `terraform init` does; changes nothing.
+    ///
+    /// liveplan has no providers or modules to install (the `aws` and `random` providers are built in)
+    /// and keeps no state file, so there is no backend to set up: init reads the configuration, reports
+    /// what would stop a plan from reading it (syntax, `required_version`, `required_providers`) and
+    /// says where the estate's records go. It is harmless to repeat, and takes the flags CI wrappers pass.
+    Init {
+        /// Accepted for Terraform's wrappers (`-backend=false`); liveplan has no backend to configure.
+        #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
+        backend: Option<bool>,
+        /// Accepted for Terraform's wrappers; there is nothing to upgrade.
+        #[arg(long)]
+        upgrade: bool,
+        /// Accepted for Terraform's wrappers; there is no backend to reconfigure.
+        #[arg(long)]
+        reconfigure: bool,
+        /// Accepted for Terraform's wrappers (`-get=false`); modules are not installed yet.
+        #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
+        get: Option<bool>,
+    },
 }
 
 /// Options every command accepts, before or after the command name.
@@ -158,6 +179,53 @@ pub struct Common {
     /// Log filter for diagnostics on stderr (`info`, `debug`, `engine=trace`); defaults to RUST_LOG.
     #[arg(long, value_name = "FILTER", global = true)]
     pub log_level: Option<String>,
+    /// `-input=false` (or `TF_INPUT=0`): never prompt; apply then needs `-auto-approve`, as in Terraform.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true",
+          global = true)]
+    pub input: Option<bool>,
+    /// Accepted for Terraform's habits: a stateless plan always reads the live system, so only
+    /// `-refresh=true` is meaningful; `-refresh=false` is refused.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true",
+          global = true)]
+    pub refresh: Option<bool>,
+    /// Refused: there is no state to refresh; every plan reads the live system.
+    #[arg(long, global = true)]
+    pub refresh_only: bool,
+    /// Accepted and ignored: liveplan takes no state lock (records are written with compare-and-swap).
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true",
+          global = true)]
+    pub lock: Option<bool>,
+    /// Accepted and ignored, like `-lock`.
+    #[arg(long, value_name = "DURATION", global = true)]
+    pub lock_timeout: Option<String>,
+}
+
+impl Common {
+    /// Whether a prompt may be shown: not with `-input=false`, nor with `TF_INPUT` set to `false` or `0`.
+    pub fn may_prompt(&self) -> bool {
+        match self.input {
+            Some(given) => given,
+            None => !std::env::var("TF_INPUT")
+                .is_ok_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "false" | "0")),
+        }
+    }
+
+    /// The stateless refusal of `-refresh=false` and `-refresh-only`, if either was given.
+    fn refresh_refusal(&self) -> Option<admission::Diagnostic> {
+        let flag = if self.refresh_only {
+            "-refresh-only"
+        } else if self.refresh == Some(false) {
+            "-refresh=false"
+        } else {
+            return None;
+        };
+        Some(admission::Diagnostic::new(
+            admission::Code::UnsupportedOption,
+            format!("{flag} is not supported"),
+            "liveplan keeps no state file, so every plan reads the live system: there is no stored \
+             state to skip refreshing or to refresh alone. Plan without the flag",
+        ))
+    }
 }
 
 /// How a command ends.
@@ -185,6 +253,10 @@ impl Exit {
 /// Runs one command line to its end.
 pub async fn run(cli: Cli) -> Exit {
     let term = terminal::Terminal::detect(cli.common.no_color);
+    if let Some(refusal) = cli.common.refresh_refusal() {
+        commands::print_refusal(&cli.common, &term, &refusal);
+        return Exit::Failure;
+    }
     let result = match &cli.command {
         Command::Plan { detailed_exitcode } => {
             commands::plan(&cli.common, &term, *detailed_exitcode).await
@@ -214,6 +286,7 @@ pub async fn run(cli: Cli) -> Exit {
         Command::Graph { debug } => commands::graph(&cli.common, &term, *debug).await,
         Command::Records => commands::records(&cli.common, &term).await,
         Command::Version => commands::version(&cli.common, &term),
+        Command::Init { .. } => commands::init(&cli.common, &term),
     };
     match result {
         Ok(exit) => exit,

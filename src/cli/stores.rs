@@ -54,6 +54,36 @@ pub async fn open_store(
     }
 }
 
+/// Where the estate's records go, as `init` says it: the local directory, or the bucket or parameter path
+/// the `record_store` block names.
+pub fn records_location(inputs: &Inputs) -> String {
+    let block = inputs
+        .config
+        .live
+        .as_ref()
+        .and_then(|l| l.record_store.as_ref());
+    let setting = |b: &admission::RecordStoreBlock, name: &str| {
+        inputs.setting_str(b.settings.get(name)).unwrap_or_default()
+    };
+    match block {
+        Some(b) if b.kind == RecordStoreKind::S3 => format!(
+            "the S3 bucket {} under the key prefix \"{}\"",
+            setting(b, "bucket"),
+            setting(b, "key_prefix")
+        ),
+        Some(b) if b.kind == RecordStoreKind::Ssm => {
+            format!("SSM Parameter Store under {}", setting(b, "key_prefix"))
+        }
+        _ => {
+            let path = block
+                .and_then(|b| inputs.setting_str(b.settings.get("path")))
+                .map(|p| inputs.dir.join(p))
+                .unwrap_or_else(|| default_records(inputs));
+            format!("the local directory {}", path.display())
+        }
+    }
+}
+
 /// Where the records go without a `record_store` block: `<dir>/.liveplan/records/` beside the default
 /// simulated cloud (or AWS), and a folder beside `--sim FILE` named after it (`world.json` keeps its
 /// records in `world.records/`), so that two simulated clouds never share records. An estate whose

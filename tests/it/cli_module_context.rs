@@ -1,7 +1,7 @@
 //! Where a configuration's expressions run when the CLI plans it: `file()` and the other filesystem
 //! functions read relative to the configuration directory (as after Terraform's `-chdir`), not the
-//! directory the command was started in; `terraform.workspace` is `TF_WORKSPACE`; `plantimestamp()` is
-//! known during the plan.
+//! directory the command was started in, which `path.cwd` names; `terraform.workspace` is `TF_WORKSPACE`;
+//! `plantimestamp()` is known during the plan.
 
 use crate::cli::Dir;
 
@@ -20,6 +20,7 @@ resource "aws_s3_bucket" "site" {
   tags = {
     same    = local.copied == local.greeting ? "yes" : "no"
     planned = plantimestamp()
+    started = path.cwd
   }
 }
 "#;
@@ -42,6 +43,15 @@ fn cli_module_context_file_reads_beside_the_configuration_and_workspace_is_tf_wo
         plan.stdout
     );
     assert!(plan.stdout.contains(r#"same = "yes""#), "{}", plan.stdout);
+    // `path.cwd` is where the command was started, not the configuration directory (Terraform's rule
+    // with `-chdir`).
+    let started = std::env::current_dir().unwrap();
+    assert!(
+        plan.stdout
+            .contains(&format!(r#"started = "{}""#, started.display())),
+        "{}",
+        plan.stdout
+    );
 
     let default = dir.run(&["plan"]);
     default.expect_code(0);

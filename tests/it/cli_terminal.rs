@@ -9,6 +9,11 @@ use crate::cli::{Dir, Run};
 
 /// Runs `liveplan ARGS -C DIR` under a pseudo-terminal, feeding `input` to it.
 fn under_pty(dir: &Dir, args: &str, input: &str) -> Run {
+    under_pty_with_env(dir, args, input, &[])
+}
+
+/// [`under_pty`] with the variables `env` set.
+pub fn under_pty_with_env(dir: &Dir, args: &str, input: &str, env: &[(&str, &str)]) -> Run {
     let command = format!(
         "{} {args} -C {}",
         env!("CARGO_BIN_EXE_liveplan"),
@@ -18,6 +23,7 @@ fn under_pty(dir: &Dir, args: &str, input: &str) -> Run {
         .args(["-qefc", &command, "/dev/null"])
         .env_remove("RUST_LOG")
         .env("TERM", "xterm")
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -19,6 +19,7 @@ mod cli_files;
 mod cli_module_context;
 mod cli_ownership;
 mod cli_providers;
+mod cli_spelling;
 #[cfg(feature = "ssm")]
 mod cli_ssm;
 mod cli_terminal;

@@ -183,7 +183,7 @@ pub(crate) fn reserved_root(name: &str) -> Option<&'static str> {
 pub struct ModuleContext {
     /// The configuration directory: relative paths of `file`, `fileset`, `templatefile`... start here.
     pub dir: PathBuf,
-    /// `path.cwd`: the configuration directory as an absolute path (`"."` when unknown).
+    /// `path.cwd`: the directory the command was started in, as an absolute path (`"."` when unknown).
     pub cwd: String,
     /// `terraform.workspace`: `TF_WORKSPACE` when set, else `"default"`.
     pub workspace: String,
@@ -207,10 +207,13 @@ impl Default for ModuleContext {
 }
 
 impl ModuleContext {
-    /// The context of a run on the configuration directory `dir`: `path.cwd` is its absolute path and the
-    /// workspace is `TF_WORKSPACE` when set and not empty, else `"default"`; `~` is `HOME`.
+    /// The context of a run on the configuration directory `dir` (as after Terraform's `-chdir=DIR`):
+    /// `path.cwd` is the process's working directory, where the command was started, as an absolute path
+    /// (`dir`'s when it cannot be read); the workspace is `TF_WORKSPACE` when set and not empty, else
+    /// `"default"`; `~` is `HOME`.
     pub fn from_environment(dir: &Path) -> ModuleContext {
-        let cwd = std::path::absolute(dir)
+        let cwd = std::env::current_dir()
+            .or_else(|_| std::path::absolute(dir))
             .map(|p| p.display().to_string())
             .unwrap_or_else(|_| dir.display().to_string());
         let workspace = std::env::var("TF_WORKSPACE")
