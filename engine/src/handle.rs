@@ -21,7 +21,7 @@ use crate::adopt::{AdoptRequest, MvRequest, OwnershipOutcome};
 use crate::apply::{ApplyConfig, ApplyOutcome};
 use crate::clock::{Clock, SystemClock};
 use crate::model::{Plan, ReviewedPlan};
-use crate::planner::PlanRequest;
+use crate::planner::{PlanMode, PlanRequest};
 use crate::release::ReleaseRequest;
 
 /// How a rename is done.
@@ -162,8 +162,20 @@ impl Engine {
     /// Plans: parses and lints the configuration, reads the live system and the estate's records (one bulk
     /// trip), and diffs. Writes nothing anywhere.
     pub async fn plan(&self, sources: Sources<'_>) -> Result<Plan, crate::Error> {
+        self.plan_in(sources, PlanMode::Normal).await
+    }
+
+    /// Plans in `mode`: [`PlanMode::Destroy`] plans the delete of everything this estate owns (and never
+    /// of anything else), as `liveplan destroy` and `plan -destroy` do.
+    pub async fn plan_in(
+        &self,
+        sources: Sources<'_>,
+        mode: PlanMode,
+    ) -> Result<Plan, crate::Error> {
+        let mut request = self.request(sources);
+        request.mode = mode;
         crate::planner::plan(
-            &self.request(sources),
+            &request,
             self.provider.as_ref(),
             &self.catalog,
             Arc::clone(&self.store),
@@ -251,6 +263,7 @@ impl Engine {
     fn request<'a>(&'a self, sources: Sources<'a>) -> PlanRequest<'a> {
         PlanRequest {
             sources,
+            mode: PlanMode::Normal,
             retry: self.retry.clone(),
             read_concurrency: self.read_concurrency,
             key_prefix: &self.key_prefix,

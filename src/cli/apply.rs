@@ -156,7 +156,7 @@ pub async fn run(common: &Common, term: &Terminal, auto_approve: bool) -> anyhow
     if common.json {
         report_json(&view, &outcome, failed, tally);
     } else {
-        report_text(term, &reviewed, &outcome, failed, tally);
+        report_text(term, &reviewed, &outcome, failed, tally, common.destroy);
     }
     Ok(if failed { Exit::Failure } else { Exit::Success })
 }
@@ -284,6 +284,7 @@ fn report_text(
     outcome: &engine::ApplyOutcome,
     failed: bool,
     tally: Tally,
+    destroying: bool,
 ) {
     let mut text = String::from("\n");
     for d in &outcome.diagnostics {
@@ -301,6 +302,17 @@ fn report_text(
         text.push('\n');
     }
     term.plan_text(&text);
+    if destroying {
+        // As Terraform ends a destroy: the count of objects destroyed, and no outputs (there is
+        // nothing left for them to describe).
+        let counts = format!("Resources: {} destroyed.", tally.destroyed);
+        if failed {
+            term.line(&term.red(&format!("Destroy failed! {counts}")));
+        } else {
+            term.line(&term.green(&format!("Destroy complete! {counts}")));
+        }
+        return;
+    }
     let counts = format!(
         "Resources: {} added, {} changed, {} destroyed.",
         tally.added, tally.changed, tally.destroyed

@@ -59,7 +59,12 @@ pub async fn make_plan(
         }
     };
     let engine = inputs.engine(common, &live, store);
-    let plan = match engine.plan(inputs.sources()).await {
+    let mode = if common.destroy {
+        engine::PlanMode::Destroy
+    } else {
+        engine::PlanMode::Normal
+    };
+    let plan = match engine.plan_in(inputs.sources(), mode).await {
         Ok(plan) => plan.with_diagnostics(live.warnings),
         // An unreadable record store or a configuration the lint let through but the projection cannot
         // use: reported like any other finding, so `plan --json` still prints one plan.

@@ -64,6 +64,16 @@ pub enum Command {
         #[arg(long)]
         auto_approve: bool,
     },
+    /// Plan the destroy of everything this estate owns, ask for confirmation, then destroy it.
+    ///
+    /// The same as `apply -destroy`: every object the estate owns is planned for deletion, as if the
+    /// configuration declared no resource; foreign objects are never touched, and a block with
+    /// `prevent_destroy` refuses the plan.
+    Destroy {
+        /// Destroy without asking for confirmation.
+        #[arg(long)]
+        auto_approve: bool,
+    },
     /// Check the configuration (syntax, references, what may be managed); no live read.
     Validate,
     /// Take ownership of an existing object by writing this estate's tags on it.
@@ -132,7 +142,7 @@ pub enum Command {
 }
 
 /// Options every command accepts, before or after the command name.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct Common {
     /// The configuration directory (of `*.tf`, `*.tf.json`, `*.tofu` and `*.tofu.json` files).
     #[arg(
@@ -195,6 +205,9 @@ pub struct Common {
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true",
           global = true)]
     pub lock: Option<bool>,
+    /// Plan (or apply) the destroy of everything this estate owns, as `terraform plan -destroy` does.
+    #[arg(long, global = true)]
+    pub destroy: bool,
     /// Accepted and ignored, like `-lock`.
     #[arg(long, value_name = "DURATION", global = true)]
     pub lock_timeout: Option<String>,
@@ -262,6 +275,13 @@ pub async fn run(cli: Cli) -> Exit {
             commands::plan(&cli.common, &term, *detailed_exitcode).await
         }
         Command::Apply { auto_approve } => apply::run(&cli.common, &term, *auto_approve).await,
+        Command::Destroy { auto_approve } => {
+            let common = Common {
+                destroy: true,
+                ..cli.common.clone()
+            };
+            apply::run(&common, &term, *auto_approve).await
+        }
         Command::Validate => commands::validate(&cli.common, &term).await,
         Command::Adopt {
             address,

@@ -15,6 +15,7 @@ mod cli;
 #[cfg(feature = "aws")]
 mod cli_aws;
 mod cli_claims;
+mod cli_destroy;
 mod cli_files;
 mod cli_module_context;
 mod cli_ownership;

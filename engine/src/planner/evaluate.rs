@@ -86,6 +86,8 @@ pub(super) struct Planner<'a> {
     pub(super) changes: Vec<ResourceChange>,
     /// The value other instances see of each instance planned so far, for the blocks some block reads.
     pub(super) values: BTreeMap<InstanceAddress, Value>,
+    /// Match the configuration, or destroy the estate.
+    pub(super) mode: super::PlanMode,
 }
 
 impl<'a> Planner<'a> {
@@ -117,6 +119,7 @@ impl<'a> Planner<'a> {
             incomplete_types: BTreeSet::new(),
             changes: Vec::new(),
             values: BTreeMap::new(),
+            mode: super::PlanMode::Normal,
         }
     }
 }

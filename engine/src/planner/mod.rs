@@ -42,6 +42,19 @@ use reports::Projected;
 pub(crate) use declared::declared_model;
 pub(crate) use tags::tag_value;
 
+/// What a plan is for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PlanMode {
+    /// Make the live system match the configuration.
+    #[default]
+    Normal,
+    /// Destroy everything this estate owns (`plan -destroy`, `destroy`), as if the configuration declared
+    /// no resource: the configuration still names the estate, its records and its providers, and a block
+    /// with `prevent_destroy` still refuses. Foreign objects are never touched in either mode.
+    Destroy,
+}
+
 /// What to plan: the configuration files, the variable inputs, the estate flag and how to read (the
 /// [`Engine`](crate::Engine)'s settings).
 #[derive(Debug, Clone)]
@@ -49,6 +62,8 @@ pub(crate) struct PlanRequest<'a> {
     /// The configuration files, the variable inputs, the estate named from outside and the module
     /// context.
     pub sources: admission::Sources<'a>,
+    /// Match the configuration, or destroy the estate.
+    pub mode: PlanMode,
     /// How reads are retried (discovery wraps the provider in one retrying decorator built from it).
     pub retry: RetryConfig,
     /// Reads in flight during discovery (`--read-concurrency`).
@@ -89,7 +104,11 @@ pub(crate) async fn plan(
             .unwrap_or_default()
             .with_plan_timestamp(crate::clock::rfc3339(request.clock.now())),
     };
-    let (config, linted) = admission::check(&request.sources.with_module(&module), catalog);
+    let (config, mut linted) = admission::check(&request.sources.with_module(&module), catalog);
+    if request.mode == PlanMode::Destroy {
+        // Nothing declared: every owned object is planned for deletion as no longer declared.
+        linted.instances.clear();
+    }
     let (variables, _) = admission::resolve_variables(&config, request.sources.inputs);
     let region = provider.region();
     let estate_name = linted.estate.clone().unwrap_or_default();
@@ -106,6 +125,7 @@ pub(crate) async fn plan(
         estate.clone(),
         &linted.instances,
     );
+    planner.mode = request.mode;
     let mut projected: Option<Projection> = None;
     if let (false, Some(estate)) = (linted.has_errors(), &estate) {
         let declared = declared_model(&config, &variables, catalog, &linted.instances, &region)?;

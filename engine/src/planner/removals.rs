@@ -12,6 +12,7 @@ use projection::{Projection, Removal, UndeclaredAction};
 use provider::ResourceTypeSchema;
 use provider::{AdmissionPath, LiveObject};
 
+use super::PlanMode;
 use super::evaluate::Planner;
 use super::tags::string_map;
 use crate::model::{Action, ResourceChange};
@@ -68,16 +69,26 @@ impl Planner<'_> {
             }
             obj
         });
+        let destroying = self.mode == PlanMode::Destroy;
         let reason = match &o.reason {
+            _ if destroying => "destroying the estate".to_owned(),
             Removal::NoLongerDeclared => "no longer declared".to_owned(),
             Removal::CountSurplus { slot: Some(s) } => format!("count surplus (slot {s})"),
             Removal::CountSurplus { slot: None } => "count surplus".to_owned(),
         };
-        if matches!(o.reason, Removal::CountSurplus { .. })
-            && self
-                .resource(o.address.block())
-                .is_some_and(|r| r.lifecycle.prevent_destroy)
-        {
+        let protected = self
+            .resource(o.address.block())
+            .is_some_and(|r| r.lifecycle.prevent_destroy);
+        let fix = match o.reason {
+            _ if destroying => {
+                Some("remove prevent_destroy from the block's lifecycle to destroy it")
+            }
+            Removal::CountSurplus { .. } => {
+                Some("raise count back, or remove prevent_destroy from the block's lifecycle")
+            }
+            Removal::NoLongerDeclared => None,
+        };
+        if let (true, Some(fix)) = (protected, fix) {
             self.diagnostics.push(
                 Diagnostic::new(
                     Code::PreventDestroy,
@@ -85,7 +96,7 @@ impl Planner<'_> {
                         "the plan would destroy {} (prevent_destroy is set)",
                         o.address
                     ),
-                    "raise count back, or remove prevent_destroy from the block's lifecycle",
+                    fix,
                 )
                 .with_address(o.address.to_string()),
             );
