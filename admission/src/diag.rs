@@ -94,6 +94,8 @@ codes! {
     ForEachKey = "for-each-key", Error;
     /// An escaped address over 1,024 characters.
     OverlongAddress = "overlong-address", Error;
+    /// A resource address given on the command line (`-target`, `-replace`) that does not parse.
+    InvalidAddress = "invalid-address", Error;
     /// An identity argument not computable from variables, locals and literals.
     NonStaticIdentity = "non-static-identity", Error;
     /// A `count` not computable from variables, locals and literals.
@@ -179,6 +181,8 @@ codes! {
     StoreGuarantee = "store-guarantee", Warning;
     /// A create intent from an earlier apply was found.
     InterruptedCreate = "interrupted-create", Warning;
+    /// `-target` restricts the plan to some addresses: it may be incomplete.
+    ResourceTargeting = "resource-targeting", Warning;
     /// A `backend` or `cloud` block, accepted and ignored: liveplan keeps no state file.
     BackendIgnored = "backend-ignored", Warning;
     /// Settings of a `provider "aws"` block that only serve to reach AWS (credentials, profile, roles,

@@ -21,7 +21,7 @@ use crate::adopt::{AdoptRequest, MvRequest, OwnershipOutcome};
 use crate::apply::{ApplyConfig, ApplyOutcome};
 use crate::clock::{Clock, SystemClock};
 use crate::model::{Plan, ReviewedPlan};
-use crate::planner::{PlanMode, PlanRequest};
+use crate::planner::{PlanOptions, PlanRequest};
 use crate::release::ReleaseRequest;
 
 /// How a rename is done.
@@ -162,18 +162,20 @@ impl Engine {
     /// Plans: parses and lints the configuration, reads the live system and the estate's records (one bulk
     /// trip), and diffs. Writes nothing anywhere.
     pub async fn plan(&self, sources: Sources<'_>) -> Result<Plan, crate::Error> {
-        self.plan_in(sources, PlanMode::Normal).await
+        self.plan_with(sources, &PlanOptions::default()).await
     }
 
-    /// Plans in `mode`: [`PlanMode::Destroy`] plans the delete of everything this estate owns (and never
-    /// of anything else), as `liveplan destroy` and `plan -destroy` do.
-    pub async fn plan_in(
+    /// Plans with `options`: [`PlanMode::Destroy`](crate::PlanMode::Destroy) plans the delete of
+    /// everything this estate owns (and never of anything else), as `liveplan destroy` and `plan -destroy`
+    /// do; `replace` forces the replacement of instances and `targets` restricts the plan to some
+    /// addresses and what they depend on, as `-replace` and `-target` do.
+    pub async fn plan_with(
         &self,
         sources: Sources<'_>,
-        mode: PlanMode,
+        options: &PlanOptions,
     ) -> Result<Plan, crate::Error> {
         let mut request = self.request(sources);
-        request.mode = mode;
+        request.options = options.clone();
         crate::planner::plan(
             &request,
             self.provider.as_ref(),
@@ -263,7 +265,7 @@ impl Engine {
     fn request<'a>(&'a self, sources: Sources<'a>) -> PlanRequest<'a> {
         PlanRequest {
             sources,
-            mode: PlanMode::Normal,
+            options: PlanOptions::default(),
             retry: self.retry.clone(),
             read_concurrency: self.read_concurrency,
             key_prefix: &self.key_prefix,

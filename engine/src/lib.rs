@@ -47,6 +47,6 @@ pub use model::{
     ReplaceOrder, ResourceChange, ReviewedPlan, UndeclaredAction, UnownedObject, UnownedVerdict,
     WithheldCause, WithheldChange,
 };
-pub use planner::PlanMode;
+pub use planner::{PlanMode, PlanOptions, Target};
 pub use projection::{Backoff, RetryConfig, Retrying};
 pub use summary::Summary;

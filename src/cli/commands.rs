@@ -59,12 +59,17 @@ pub async fn make_plan(
         }
     };
     let engine = inputs.engine(common, &live, store);
-    let mode = if common.destroy {
-        engine::PlanMode::Destroy
-    } else {
-        engine::PlanMode::Normal
+    let options = match plan_options(common) {
+        Ok(options) => options,
+        Err(d) => {
+            return Ok(Planned {
+                plan: refused_plan(inputs, *d),
+                engine: None,
+                sim: None,
+            });
+        }
     };
-    let plan = match engine.plan_in(inputs.sources(), mode).await {
+    let plan = match engine.plan_with(inputs.sources(), &options).await {
         Ok(plan) => plan.with_diagnostics(live.warnings),
         // An unreadable record store or a configuration the lint let through but the projection cannot
         // use: reported like any other finding, so `plan --json` still prints one plan.
@@ -75,6 +80,31 @@ pub async fn make_plan(
         engine: Some(engine),
         sim: live.sim,
     })
+}
+
+/// The plan options of the command line: `-destroy`, `-replace=ADDR` and `-target=ADDR`. An address that
+/// does not parse is `invalid-address`.
+fn plan_options(common: &Common) -> Result<engine::PlanOptions, Box<Diagnostic>> {
+    let invalid = |flag: &str, given: &str, e: admission::Error| {
+        Box::new(Diagnostic::new(
+            Code::InvalidAddress,
+            format!("-{flag}={given} is not a resource address: {e}"),
+            "give an address as the plan lists it: TYPE.NAME, TYPE.NAME[0] or 'TYPE.NAME[\"key\"]'",
+        ))
+    };
+    let mut options = engine::PlanOptions::default();
+    if common.destroy {
+        options = options.with_mode(engine::PlanMode::Destroy);
+    }
+    for given in &common.replace {
+        let address = given.parse().map_err(|e| invalid("replace", given, e))?;
+        options = options.with_replace(address);
+    }
+    for given in &common.target {
+        let target = given.parse().map_err(|e| invalid("target", given, e))?;
+        options = options.with_target(target);
+    }
+    Ok(options)
 }
 
 /// The resource types of the live system a command runs against (the AWS provider's, or the simulated

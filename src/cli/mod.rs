@@ -208,6 +208,13 @@ pub struct Common {
     /// Plan (or apply) the destroy of everything this estate owns, as `terraform plan -destroy` does.
     #[arg(long, global = true)]
     pub destroy: bool,
+    /// Replace this instance even when nothing forces it (repeatable), as `terraform plan -replace`.
+    #[arg(long, value_name = "ADDRESS", global = true)]
+    pub replace: Vec<String>,
+    /// Plan only this resource or instance and what it depends on (repeatable), as Terraform's
+    /// `-target`: for exceptional cases; the plan may be incomplete.
+    #[arg(long, value_name = "ADDRESS", global = true)]
+    pub target: Vec<String>,
     /// Accepted and ignored, like `-lock`.
     #[arg(long, value_name = "DURATION", global = true)]
     pub lock_timeout: Option<String>,

@@ -15,10 +15,11 @@ mod cli;
 #[cfg(feature = "aws")]
 mod cli_aws;
 mod cli_claims;
-mod cli_destroy;
+
 mod cli_files;
 mod cli_module_context;
 mod cli_ownership;
+mod cli_plan_options;
 mod cli_providers;
 mod cli_spelling;
 #[cfg(feature = "ssm")]

@@ -102,6 +102,7 @@ fn diagnostic_codes_round_trip_and_the_warnings_are_the_ones_the_contract_and_th
             "record-format",
             "store-guarantee",
             "interrupted-create",
+            "resource-targeting",
             "backend-ignored",
             "provider-settings-ignored"
         ]

@@ -263,10 +263,15 @@ impl Planner<'_> {
         ignored: &Ignored,
         order: ReplaceOrder,
     ) {
-        if !change.forces.is_empty() {
+        let requested = self.options.replace.contains(&change.address);
+        if !change.forces.is_empty() || requested {
             change.action = Action::Replace;
             change.replace_order = Some(order);
-            change.reason = Some(format!("{} forces replacement", change.forces.join(", ")));
+            change.reason = Some(if change.forces.is_empty() {
+                "replacement requested with -replace".to_owned()
+            } else {
+                format!("{} forces replacement", change.forces.join(", "))
+            });
             for (name, attr) in &schema.attributes {
                 if matches!(attr.mode, AttributeMode::Computed) {
                     after.insert(name.clone(), Value::Unknown(attr.value_type.clone()));

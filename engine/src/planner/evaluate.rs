@@ -86,8 +86,8 @@ pub(super) struct Planner<'a> {
     pub(super) changes: Vec<ResourceChange>,
     /// The value other instances see of each instance planned so far, for the blocks some block reads.
     pub(super) values: BTreeMap<InstanceAddress, Value>,
-    /// Match the configuration, or destroy the estate.
-    pub(super) mode: super::PlanMode,
+    /// The plan's mode, the instances to replace and the targets.
+    pub(super) options: super::PlanOptions,
 }
 
 impl<'a> Planner<'a> {
@@ -119,12 +119,54 @@ impl<'a> Planner<'a> {
             incomplete_types: BTreeSet::new(),
             changes: Vec::new(),
             values: BTreeMap::new(),
-            mode: super::PlanMode::Normal,
+            options: super::PlanOptions::default(),
         }
     }
 }
 
 impl Planner<'_> {
+    /// With `-target`, keeps only the targeted changes and what they depend on, with Terraform's warning;
+    /// a `-replace` or `-target` address the configuration does not declare is an error.
+    pub(super) fn restrict_to_targets(&mut self) {
+        let options = &self.options;
+        for address in &options.replace {
+            if !self.declared.contains_key(address) {
+                self.diagnostics.push(
+                    Diagnostic::new(
+                        Code::UnknownReference,
+                        format!(
+                            "-replace names {address}, which the configuration does not declare"
+                        ),
+                        "name a declared resource instance, as the plan lists it",
+                    )
+                    .with_address(address.to_string()),
+                );
+            }
+        }
+        if options.targets.is_empty() {
+            return;
+        }
+        for target in &options.targets {
+            let declared = self.declared.keys().any(|a| target.covers(a));
+            let changing = self.changes.iter().any(|c| target.covers(&c.address));
+            if !declared && !changing {
+                self.diagnostics.push(Diagnostic::new(
+                    Code::UnknownReference,
+                    format!("-target names {target}, which the configuration does not declare"),
+                    "name a declared resource or resource instance, as the plan lists it",
+                ));
+            }
+        }
+        self.changes =
+            super::options::targeted(std::mem::take(&mut self.changes), &options.targets);
+        self.diagnostics.push(Diagnostic::new(
+            Code::ResourceTargeting,
+            "resource targeting is in effect",
+            "the plan may be incomplete: only the targeted addresses and what they depend on are planned. \
+             Use -target for exceptional cases, then plan without it to see everything that is left",
+        ));
+    }
+
     pub(super) fn schema(&self, type_name: &str) -> Option<&ResourceTypeSchema> {
         self.catalog.get(type_name)
     }

@@ -18,6 +18,7 @@
 mod declared;
 mod diff;
 mod evaluate;
+mod options;
 mod removals;
 mod reports;
 mod slot_marks;
@@ -40,20 +41,8 @@ use evaluate::Planner;
 use reports::Projected;
 
 pub(crate) use declared::declared_model;
+pub use options::{PlanMode, PlanOptions, Target};
 pub(crate) use tags::tag_value;
-
-/// What a plan is for.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum PlanMode {
-    /// Make the live system match the configuration.
-    #[default]
-    Normal,
-    /// Destroy everything this estate owns (`plan -destroy`, `destroy`), as if the configuration declared
-    /// no resource: the configuration still names the estate, its records and its providers, and a block
-    /// with `prevent_destroy` still refuses. Foreign objects are never touched in either mode.
-    Destroy,
-}
 
 /// What to plan: the configuration files, the variable inputs, the estate flag and how to read (the
 /// [`Engine`](crate::Engine)'s settings).
@@ -62,8 +51,8 @@ pub(crate) struct PlanRequest<'a> {
     /// The configuration files, the variable inputs, the estate named from outside and the module
     /// context.
     pub sources: admission::Sources<'a>,
-    /// Match the configuration, or destroy the estate.
-    pub mode: PlanMode,
+    /// The mode, the instances to replace and the targets.
+    pub options: PlanOptions,
     /// How reads are retried (discovery wraps the provider in one retrying decorator built from it).
     pub retry: RetryConfig,
     /// Reads in flight during discovery (`--read-concurrency`).
@@ -105,7 +94,7 @@ pub(crate) async fn plan(
             .with_plan_timestamp(crate::clock::rfc3339(request.clock.now())),
     };
     let (config, mut linted) = admission::check(&request.sources.with_module(&module), catalog);
-    if request.mode == PlanMode::Destroy {
+    if request.options.mode == PlanMode::Destroy {
         // Nothing declared: every owned object is planned for deletion as no longer declared.
         linted.instances.clear();
     }
@@ -125,7 +114,7 @@ pub(crate) async fn plan(
         estate.clone(),
         &linted.instances,
     );
-    planner.mode = request.mode;
+    planner.options = request.options.clone();
     let mut projected: Option<Projection> = None;
     if let (false, Some(estate)) = (linted.has_errors(), &estate) {
         let declared = declared_model(&config, &variables, catalog, &linted.instances, &region)?;
@@ -143,6 +132,7 @@ pub(crate) async fn plan(
         planner.absorb(&mut p);
         planner.evaluate();
         planner.removals(&p);
+        planner.restrict_to_targets();
         projected = Some(p);
     }
     let Planner {

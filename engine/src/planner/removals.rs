@@ -69,7 +69,7 @@ impl Planner<'_> {
             }
             obj
         });
-        let destroying = self.mode == PlanMode::Destroy;
+        let destroying = self.options.mode == PlanMode::Destroy;
         let reason = match &o.reason {
             _ if destroying => "destroying the estate".to_owned(),
             Removal::NoLongerDeclared => "no longer declared".to_owned(),
