@@ -339,7 +339,8 @@ pub fn validate(sources: Sources<'_>, catalog: &Catalog) -> Validation {
 }
 
 fn validate_with(sources: Sources<'_>, full: &Catalog) -> Validation {
-    let (_, linted) = admission::check(sources.files, sources.inputs, full, sources.outside_estate);
+    let (_, linted) =
+        admission::validate(sources.files, sources.inputs, full, sources.outside_estate);
     Validation {
         estate: linted.estate,
         diagnostics: linted.diagnostics,

@@ -23,6 +23,7 @@
 //! assert_eq!(ev.eval(&expr, &Instance::Single).unwrap(), Value::from("WEB-007"));
 //! ```
 
+mod conditions;
 mod expr;
 mod for_expr;
 mod functions;
@@ -37,6 +38,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
+pub use conditions::{ConditionOutcome, SENSITIVE_MESSAGE};
 pub(crate) use operators::{primitive_text, to_bool, to_number};
 pub(crate) use redact::quoted;
 
@@ -110,6 +112,11 @@ pub enum Instance {
         /// `each.value`.
         value: Value,
     },
+    /// Some instance of a `count` block not expanded (its `count` is 0 or not known at validate):
+    /// `count.index` is an unknown number.
+    AnyIndex,
+    /// Some instance of a `for_each` block not expanded: `each.key` and `each.value` are unknown.
+    AnyKey,
 }
 
 /// Why an expression could not be evaluated.
