@@ -21,6 +21,7 @@ mod cli_providers;
 #[cfg(feature = "ssm")]
 mod cli_ssm;
 mod cli_terminal;
+mod cli_variables;
 mod damaged_records;
 mod embed_configuration;
 mod embed_example;
