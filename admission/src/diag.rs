@@ -74,8 +74,17 @@ codes! {
     UnknownReference = "unknown-reference", Error;
     /// A built-in function refused its arguments (Terraform's "Invalid function argument").
     InvalidFunctionArgument = "invalid-function-argument", Error;
-    /// A variable value that does not parse or fit its type, or a required variable left unset.
+    /// A variable value that does not parse or fit its type, a required variable left unset, or a value
+    /// that fails a `validation` block (its `error_message` is the summary).
     InvalidVariable = "invalid-variable", Error;
+    /// A variable, output or check name that is not an identifier, or a variable name Terraform reserves
+    /// (`count`, `source`, `for_each`, ...).
+    InvalidName = "invalid-name", Error;
+    /// An output whose value is sensitive is not declared `sensitive = true`.
+    SensitiveOutput = "sensitive-output", Error;
+    /// A resource's `precondition` or `postcondition`, or an output's `precondition`, is false (its
+    /// `error_message` is the summary).
+    ConditionFailed = "condition-failed", Error;
     /// The live snapshot file does not parse or breaks the format.
     InvalidSnapshot = "invalid-snapshot", Error;
     /// An estate name outside the grammar.
@@ -191,6 +200,8 @@ codes! {
     /// The live system's account is not one `allowed_account_ids` lists, or one `forbidden_account_ids`
     /// does.
     AccountNotAllowed = "account-not-allowed", Error;
+    /// A `check` block's assertion is false (its `error_message` is the summary).
+    CheckFailed = "check-failed", Warning;
 }
 
 impl fmt::Display for Code {

@@ -72,14 +72,19 @@ pub use config::{
     file_role, implemented_version, is_shadowed, parse_config, parse_expression, read_dir,
     resolve_variables, var_file_names,
 };
+pub use config::{
+    Check, Condition, ConditionKind, ObjectAttribute, RESERVED_VARIABLE_NAMES, TypeConstraint,
+    VariableMode, conform, is_identifier, resolve_variables_for,
+};
 pub use diag::{Code, Diagnostic, Severity, SourcePos};
 pub use error::Error;
 pub use eval::{
-    AllUnknown, EvalError, Evaluator, ImpureValues, Instance, ModuleContext, ResourceResolver,
+    AllUnknown, ConditionOutcome, EvalError, Evaluator, ImpureValues, Instance, ModuleContext,
+    ResourceResolver, SENSITIVE_MESSAGE,
 };
 pub use lint::{
     EstateSource, ExpandedInstance, IdentityValue, LintInput, Linted, OutsideEstate, Sources,
-    check, lint,
+    check, lint, validate,
 };
 pub use marker::{Estate, Slot};
 pub use provider_settings::{IgnoredTags, ProviderSettings, TagSettings};

@@ -315,7 +315,7 @@ pub fn validate(sources: Sources<'_>, catalog: &Catalog) -> Validation {
 }
 
 fn validate_with(sources: Sources<'_>, full: &Catalog) -> Validation {
-    let (_, linted) = admission::check(&sources, full);
+    let (_, linted) = admission::validate(&sources, full);
     Validation {
         estate: linted.estate,
         diagnostics: linted.diagnostics,

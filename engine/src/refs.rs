@@ -50,8 +50,26 @@ pub fn resource_blocks(config: &Config, res: &Resource) -> BTreeSet<BlockAddress
             out.insert(block);
         }
     }
+    out.extend(condition_blocks(config, res));
     if let Some(own) = block_of(res) {
         out.remove(&own);
+    }
+    out
+}
+
+/// The resource blocks the `precondition`s, `postcondition`s and `replace_triggered_by` of a resource
+/// block read: the planner plans them first, as Terraform orders them.
+pub fn condition_blocks(config: &Config, res: &Resource) -> BTreeSet<BlockAddress> {
+    let mut out = BTreeSet::new();
+    let lc = &res.lifecycle;
+    for c in lc.preconditions.iter().chain(&lc.postconditions) {
+        expr_blocks(config, &c.condition, &mut out);
+        expr_blocks(config, &c.error_message, &mut out);
+    }
+    for (path, _) in &lc.replace_triggered_by {
+        if let Some(block) = declared_block(config, &path[0], &path[1]) {
+            out.insert(block);
+        }
     }
     out
 }

@@ -25,6 +25,7 @@ mod cli_spelling;
 #[cfg(feature = "ssm")]
 mod cli_ssm;
 mod cli_terminal;
+mod cli_variables;
 mod damaged_records;
 mod embed_configuration;
 mod embed_example;

@@ -6,11 +6,13 @@
 //! the evaluator's job, judging them the lint's. Nothing here reads the process environment or prints; the
 //! only I/O is [`read_dir`], which reads the files the caller points it at.
 
+mod conditions;
 mod expr;
 mod files;
 mod parse;
 mod provider;
 mod settings;
+mod types;
 mod vars;
 mod version;
 
@@ -18,13 +20,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::eval::ModuleContext;
-use crate::value::Type;
 
+pub use conditions::{Check, Condition, ConditionKind};
 pub use expr::{BinaryOp, Expr, ExprKind, ForExpr, Loc, Step, TemplatePart, UnaryOp};
 pub use files::{
     Dialect, FileRole, LIVEPLAN_FILE, Syntax, config_file_names, file_role, is_shadowed,
 };
 pub(crate) use parse::parse_template;
+pub use parse::{RESERVED_VARIABLE_NAMES, is_identifier};
 pub use parse::{parse_config, parse_expression};
 pub use provider::{
     AWS_PROVIDER_ARGS, AWS_PROVIDER_VERSION, ProviderArg, ProviderArgUse, ProviderBlock,
@@ -33,7 +36,11 @@ pub use provider::{
 pub use settings::{
     BackendBlock, BackendKind, RequiredProvider, RequiredSource, TerraformSettings,
 };
-pub use vars::{VarInput, VariableInputs, resolve_variables, var_file_names};
+pub use types::{ObjectAttribute, TypeConstraint, conform};
+pub use vars::{
+    VarInput, VariableInputs, VariableMode, resolve_variables, resolve_variables_for,
+    var_file_names,
+};
 pub use version::{
     ConstraintError, OPENTOFU_VERSION, TERRAFORM_VERSION, VersionConstraint, implemented_version,
 };
@@ -136,6 +143,8 @@ pub struct Config {
     resources: Vec<Resource>,
     /// The `output` blocks by name (each key is its output's name).
     outputs: BTreeMap<String, Output>,
+    /// The `check` blocks by name (each key is its check's name).
+    checks: BTreeMap<String, Check>,
     /// Where each resource sits in `resources`, by type then name: references are resolved once per
     /// expression, so a linear search would make large configurations quadratic.
     resource_index: BTreeMap<String, BTreeMap<String, usize>>,
@@ -235,6 +244,11 @@ impl Config {
         &self.outputs
     }
 
+    /// The `check` blocks by name.
+    pub fn checks(&self) -> &BTreeMap<String, Check> {
+        &self.checks
+    }
+
     /// Adds a resource block, keeping the lookup index up to date. A block of the same type and name as
     /// an earlier one is added too (the parser reports it as declared twice); lookups find the later one.
     pub fn add_resource(&mut self, resource: Resource) {
@@ -302,19 +316,23 @@ impl ProviderKind {
     }
 }
 
-/// `variable "name" { type, default, description, sensitive }`.
+/// `variable "name" { type, default, description, sensitive, nullable, validation { ... } }`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Variable {
     /// The variable name.
     pub name: String,
     /// The type constraint (`any` when not given).
-    pub var_type: Type,
+    pub var_type: TypeConstraint,
     /// The default; a variable without one is required.
     pub default: Option<Expr>,
     /// The description.
     pub description: Option<String>,
     /// Whether the value is sensitive.
     pub sensitive: bool,
+    /// Whether the value may be null (`nullable = false` makes a null value take the default).
+    pub nullable: bool,
+    /// The `validation` blocks, in order.
+    pub validations: Vec<Condition>,
     /// Where the block starts.
     pub loc: Loc,
 }
@@ -340,6 +358,13 @@ pub struct Lifecycle {
     pub prevent_destroy: bool,
     /// Attributes whose drift is not planned.
     pub ignore_changes: IgnoreChanges,
+    /// `precondition` blocks, checked before the instance's change is planned.
+    pub preconditions: Vec<Condition>,
+    /// `postcondition` blocks, checked on the planned object (at apply when it is not known at plan).
+    pub postconditions: Vec<Condition>,
+    /// `replace_triggered_by`: references to resources (or their attributes) whose change replaces
+    /// this instance, with where each is written.
+    pub replace_triggered_by: Vec<(Vec<String>, Loc)>,
 }
 
 /// A `resource "type" "name" { ... }` block.
@@ -434,7 +459,7 @@ impl std::fmt::Display for BlockLabels<'_> {
     }
 }
 
-/// `output "name" { value, sensitive, description }`.
+/// `output "name" { value, sensitive, description, depends_on, precondition { ... } }`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Output {
     /// The output name.
@@ -445,6 +470,10 @@ pub struct Output {
     pub sensitive: bool,
     /// The description.
     pub description: Option<String>,
+    /// `depends_on`: the resource blocks the output waits on, with where each is written.
+    pub depends_on: Vec<(Vec<String>, Loc)>,
+    /// The `precondition` blocks, checked before the value is recorded.
+    pub preconditions: Vec<Condition>,
     /// Where the block starts.
     pub loc: Loc,
 }

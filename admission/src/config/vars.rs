@@ -4,16 +4,31 @@
 //! Everything arrives as data: the caller reads the files and passes the environment map, so resolution is
 //! a pure function and this module never touches the process environment or the disk. Later sources win:
 //! default, then `TF_VAR_name`, then `terraform.tfvars`, then `*.auto.tfvars` by name, then `--var` and
-//! `--var-file` in command-line order. A value that does not parse or fit its type, an undeclared `--var`,
-//! and a required variable left unset are `invalid-variable`.
+//! `--var-file` in command-line order. Each value is converted to the variable's type constraint as
+//! Terraform converts it (`optional(T, default)` attributes take their defaults); a null value of a
+//! `nullable = false` variable takes the default. A value that does not parse or fit its type, an
+//! undeclared `--var`, a required variable left unset (when planning; `validate` takes it as unknown) and
+//! a `validation` block whose condition is false are `invalid-variable`, the last with the block's
+//! `error_message` as its summary.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::parse::{parse_expression, parse_var_file};
+use super::types::{TypeConstraint, conform};
 use super::{Config, SourceFile};
 use crate::diag::{Code, Diagnostic};
-use crate::eval::{EvalError, Evaluator, Instance};
-use crate::value::{Type, Value, convert};
+use crate::eval::{ConditionOutcome, EvalError, Evaluator, Instance};
+use crate::value::Value;
+
+/// What a variable without a value is: an error when planning, unknown when validating.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum VariableMode {
+    /// `plan` and `apply`: a required variable must have a value.
+    #[default]
+    Plan,
+    /// `validate`: a required variable without a value is unknown, as `terraform validate` takes it.
+    Validate,
+}
 
 /// One command-line input, in the order given.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,12 +75,23 @@ pub fn var_file_names(names: &[String]) -> Vec<String> {
     out
 }
 
-/// Resolves the value of every declared variable. The map holds every variable that resolved; the
-/// diagnostics are all `invalid-variable`. Values are not marked sensitive here: the evaluator marks
-/// `var.NAME` of a sensitive variable where it is read.
+/// Resolves the value of every declared variable as a plan does ([`VariableMode::Plan`]). The map holds
+/// every variable that resolved; the diagnostics are all `invalid-variable`. Values are not marked
+/// sensitive here: the evaluator marks `var.NAME` of a sensitive variable where it is read.
 pub fn resolve_variables(
     config: &Config,
     inputs: &VariableInputs,
+) -> (BTreeMap<String, Value>, Vec<Diagnostic>) {
+    resolve_variables_for(config, inputs, VariableMode::Plan)
+}
+
+/// Resolves the value of every declared variable in `mode`: as [`resolve_variables`], but with
+/// [`VariableMode::Validate`] a required variable without a value is unknown (of its type) instead of an
+/// error, and validations that read it are not judged.
+pub fn resolve_variables_for(
+    config: &Config,
+    inputs: &VariableInputs,
+    mode: VariableMode,
 ) -> (BTreeMap<String, Value>, Vec<Diagnostic>) {
     let empty = Config::default();
     let no_vars = BTreeMap::new();
@@ -84,7 +110,7 @@ pub fn resolve_variables(
         let Some(var) = config.variables.get(name) else {
             continue;
         };
-        let value = raw_value(raw, &var.var_type, key);
+        let value = raw_value(raw, &var.var_type, key).and_then(|v| r.conform_from(v, var, key));
         r.offer(name, value);
     }
     for file in &inputs.auto_files {
@@ -101,7 +127,9 @@ pub fn resolve_variables(
             VarInput::Var(arg) => r.cli_var(arg),
         }
     }
-    r.required();
+    r.required(mode);
+    r.nullability();
+    r.validations();
     (r.set, r.diags)
 }
 
@@ -137,7 +165,7 @@ impl Resolution<'_, '_> {
                 continue;
             };
             match self.literal_eval.eval(default, &Instance::Single) {
-                Ok(v) => match convert(v, &var.var_type) {
+                Ok(v) => match self.conform(v, &var.var_type) {
                     Ok(v) => {
                         self.set.insert(name.clone(), v);
                     }
@@ -162,7 +190,7 @@ impl Resolution<'_, '_> {
                 // Terraform only warns about values for undeclared variables in files; nothing to do.
                 continue;
             };
-            let value = convert(value, &var.var_type).map_err(|why| {
+            let value = self.conform(value, &var.var_type).map_err(|why| {
                 let mut d = invalid(format!(
                     "the value of `{name}` in {} does not fit its type: {why}",
                     file.name
@@ -193,15 +221,49 @@ impl Resolution<'_, '_> {
             ));
             return;
         };
-        let value = raw_value(raw, &var.var_type, &format!("--var {name}"));
+        let source = format!("--var {name}");
+        let value =
+            raw_value(raw, &var.var_type, &source).and_then(|v| self.conform_from(v, var, &source));
         self.offer(name, value);
     }
 
-    /// Reports every variable without a default that no source set (and none was refused).
-    fn required(&mut self) {
+    /// A value converted to a variable's type constraint, optional attributes' defaults evaluated as
+    /// literals.
+    fn conform(&self, v: Value, tc: &TypeConstraint) -> Result<Value, String> {
+        let default = |e: &crate::config::Expr| {
+            self.literal_eval
+                .eval(e, &Instance::Single)
+                .map_err(|e| e.into_diagnostic(Code::InvalidVariable).summary)
+        };
+        conform(v, tc, &default)
+    }
+
+    /// A value from `source` converted to the type of `var`, the refusal naming the source.
+    fn conform_from(
+        &self,
+        v: Value,
+        var: &crate::config::Variable,
+        source: &str,
+    ) -> Result<Value, Box<Diagnostic>> {
+        self.conform(v, &var.var_type).map_err(|why| {
+            Box::new(invalid(format!(
+                "`{source}` does not fit type {}: {why}",
+                var.var_type
+            )))
+        })
+    }
+
+    /// Reports every variable without a default that no source set (and none was refused); when
+    /// validating, such a variable is unknown instead.
+    fn required(&mut self, mode: VariableMode) {
         for (name, var) in &self.config.variables {
             if !self.set.contains_key(name) && var.default.is_none() && !self.refused.contains(name)
             {
+                if mode == VariableMode::Validate {
+                    let unknown = Value::unknown_of(var.var_type.to_type());
+                    self.set.insert(name.clone(), unknown);
+                    continue;
+                }
                 self.diags.push(
                     Diagnostic::new(
                         Code::InvalidVariable,
@@ -212,6 +274,80 @@ impl Resolution<'_, '_> {
                 );
             }
         }
+    }
+}
+
+impl Resolution<'_, '_> {
+    /// A null value of a `nullable = false` variable takes the default; with no default it is refused.
+    fn nullability(&mut self) {
+        for (name, var) in &self.config.variables {
+            if var.nullable || !self.set.get(name).is_some_and(Value::is_null) {
+                continue;
+            }
+            let default = var
+                .default
+                .as_ref()
+                .and_then(|d| self.literal_eval.eval(d, &Instance::Single).ok())
+                .and_then(|v| self.conform(v, &var.var_type).ok())
+                .filter(|v| !v.is_null());
+            match default {
+                Some(v) => {
+                    self.set.insert(name.clone(), v);
+                }
+                None => {
+                    self.set.remove(name);
+                    self.diags.push(
+                        Diagnostic::new(
+                            Code::InvalidVariable,
+                            format!("variable `{name}` must not be null"),
+                            "the variable is declared `nullable = false`: give it a value that is not \
+                             null",
+                        )
+                        .at(var.loc.to_pos()),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Every `validation` block of every variable with a value, judged on the resolved values: a false
+    /// condition is reported with its `error_message` as the summary. A condition that reads what is not
+    /// known yet (a variable without a value at validate, a resource) is not judged.
+    fn validations(&mut self) {
+        let ev = Evaluator::new(self.config, &self.set);
+        let mut found = Vec::new();
+        for (name, var) in &self.config.variables {
+            if !self.set.contains_key(name) {
+                continue;
+            }
+            for rule in &var.validations {
+                match ev.condition(rule, &Instance::Single) {
+                    Ok(ConditionOutcome::Holds | ConditionOutcome::Unknown) => {}
+                    Ok(ConditionOutcome::Fails(message)) => found.push(
+                        Diagnostic::new(
+                            Code::InvalidVariable,
+                            message,
+                            format!(
+                                "the value of variable `{name}` failed the validation rule at {}",
+                                rule.loc
+                            ),
+                        )
+                        .at(rule.loc.to_pos()),
+                    ),
+                    Err(EvalError::NotStatic { .. }) => {}
+                    Err(e) => {
+                        let mut d = e.into_diagnostic(Code::InvalidVariable);
+                        d.summary = format!(
+                            "the validation rule of variable `{name}` cannot be checked: {}",
+                            d.summary
+                        );
+                        d.code = Code::InvalidVariable;
+                        found.push(d);
+                    }
+                }
+            }
+        }
+        self.diags.extend(found);
     }
 }
 
@@ -231,9 +367,17 @@ fn retag(e: EvalError, what: &str) -> Diagnostic {
     d
 }
 
-/// A `--var` or `TF_VAR_` value: primitive and `any` types take the raw text, others are HCL.
-fn raw_value(raw: &str, ty: &Type, source: &str) -> Result<Value, Box<Diagnostic>> {
-    let value = if matches!(ty, Type::Any | Type::String | Type::Number | Type::Bool) {
+/// A `--var` or `TF_VAR_` value, before conversion to the variable's type: primitive and `any` types
+/// take the raw text, others are HCL.
+fn raw_value(raw: &str, ty: &TypeConstraint, source: &str) -> Result<Value, Box<Diagnostic>> {
+    let primitive = matches!(
+        ty,
+        TypeConstraint::Any
+            | TypeConstraint::String
+            | TypeConstraint::Number
+            | TypeConstraint::Bool
+    );
+    let value = if primitive {
         Value::String(raw.to_string())
     } else {
         let expr = parse_expression(source, raw).map_err(|mut d| {
@@ -247,8 +391,7 @@ fn raw_value(raw: &str, ty: &Type, source: &str) -> Result<Value, Box<Diagnostic
             .eval(&expr, &Instance::Single)
             .map_err(|e| Box::new(retag(e, &format!("`{source}`"))))?
     };
-    convert(value, ty)
-        .map_err(|why| Box::new(invalid(format!("`{source}` does not fit type {ty}: {why}"))))
+    Ok(value)
 }
 
 fn read_var_file(

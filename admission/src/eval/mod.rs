@@ -23,6 +23,7 @@
 //! assert_eq!(ev.eval(&expr, &Instance::Single).unwrap(), Value::from("WEB-007"));
 //! ```
 
+mod conditions;
 mod expr;
 mod for_expr;
 mod functions;
@@ -36,6 +37,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+pub use conditions::{ConditionOutcome, SENSITIVE_MESSAGE};
 pub(crate) use operators::{primitive_text, to_bool, to_number};
 pub(crate) use redact::quoted;
 
@@ -109,6 +111,11 @@ pub enum Instance {
         /// `each.value`.
         value: Value,
     },
+    /// Some instance of a `count` block not expanded (its `count` is 0 or not known at validate):
+    /// `count.index` is an unknown number.
+    AnyIndex,
+    /// Some instance of a `for_each` block not expanded: `each.key` and `each.value` are unknown.
+    AnyKey,
 }
 
 /// Why an expression could not be evaluated.

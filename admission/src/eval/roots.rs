@@ -122,6 +122,14 @@ impl Evaluator<'_> {
             (Some("index"), Instance::Count(i)) => {
                 self.apply_steps(Value::from(*i), r.rest(), loc, inst, b, d)
             }
+            (Some("index"), Instance::AnyIndex) => self.apply_steps(
+                Value::unknown_of(crate::value::Type::Number),
+                r.rest(),
+                loc,
+                inst,
+                b,
+                d,
+            ),
             (Some("index"), _) => Err(unknown_ref(
                 loc,
                 "`count.index` is used outside a block with `count`".into(),
@@ -145,6 +153,17 @@ impl Evaluator<'_> {
             }
             (Some("value"), Instance::Each { value, .. }) => {
                 self.apply_steps(value.clone(), rest, loc, inst, b, d)
+            }
+            (Some("key"), Instance::AnyKey) => self.apply_steps(
+                Value::unknown_of(crate::value::Type::String),
+                rest,
+                loc,
+                inst,
+                b,
+                d,
+            ),
+            (Some("value"), Instance::AnyKey) => {
+                self.apply_steps(Value::unknown(), rest, loc, inst, b, d)
             }
             (Some("key" | "value"), _) => Err(unknown_ref(
                 loc,

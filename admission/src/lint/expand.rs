@@ -144,10 +144,16 @@ impl Lint<'_, '_> {
         };
         self.lifecycle(res);
         self.identity_rules(res, schema, path);
-        let Some(repetitions) = self.repetitions(res) else {
-            return Vec::new();
-        };
         let mut facts = BlockFacts::new(self, res, schema, path);
+        let repetitions = match self.repetitions(res) {
+            Some(r) if !r.is_empty() => r,
+            _ => {
+                // `count = 0`, an empty `for_each`, or one not known (at validate): the block is still
+                // checked, for some instance, as `terraform validate` does.
+                self.unexpanded(res, &facts);
+                return Vec::new();
+            }
+        };
         let all_fit = all_indices_fit(&block, &repetitions);
         let mut out = Vec::with_capacity(repetitions.len());
         for (key, inst) in repetitions {
@@ -272,6 +278,8 @@ impl Lint<'_, '_> {
     ) -> Option<Value> {
         match self.statics.eval(expr, inst) {
             Ok(v) if v.is_known() => Some(v),
+            // At validate a variable without a value is unknown: the plan judges what it gives.
+            Ok(_) if self.validating() && !self.statics.reads_impure(expr) => None,
             Ok(_) => {
                 let impure = self.statics.reads_impure(expr);
                 let why = if impure {
@@ -299,6 +307,31 @@ impl Lint<'_, '_> {
                 None
             }
         }
+    }
+
+    /// A block that expands to no instance: every argument evaluated for some instance (`count.index`
+    /// and `each.*` unknown) and judged against the schema, so that its errors show though nothing is
+    /// planned for it.
+    fn unexpanded(&mut self, res: &Resource, facts: &BlockFacts<'_>) {
+        let inst = match res.repetition {
+            Repetition::Single => Instance::Single,
+            Repetition::Count(_) => Instance::AnyIndex,
+            Repetition::ForEach(_) => Instance::AnyKey,
+        };
+        let address = res.address().to_string();
+        let mut configured = BTreeMap::new();
+        for (name, attr) in &res.attrs {
+            let v = match self.dynamic.eval(&attr.expr, &inst) {
+                Ok(v) => v,
+                Err(e) => {
+                    let d = e.into_diagnostic(Code::UnsupportedConstruct);
+                    self.push(d.with_address(&address));
+                    Value::unknown()
+                }
+            };
+            configured.insert(name.clone(), v);
+        }
+        self.arguments(res, facts.schema, &configured, &address);
     }
 
     /// One declared instance of `res`: every argument evaluated as the plan will, its tags, arguments

@@ -21,7 +21,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 pub use expand::{ExpandedInstance, IdentityValue};
 
-use crate::config::{Config, Expr, SourceFile, VariableInputs, parse_config, resolve_variables};
+use crate::config::{
+    Config, Expr, SourceFile, VariableInputs, VariableMode, parse_config, resolve_variables_for,
+};
 use crate::diag::{Code, Diagnostic};
 use crate::eval::{AllUnknown, Evaluator, Instance, ModuleContext};
 use crate::value::Value;
@@ -38,6 +40,9 @@ pub struct LintInput<'a> {
     pub catalog: &'a Catalog,
     /// The estate named from outside the configuration (`--estate`, `LIVEPLAN_ESTATE`), if any.
     pub outside_estate: Option<OutsideEstate<'a>>,
+    /// Planning, or validating: at validate a value not known (a required variable without a value) is
+    /// not an error where a plan needs it known (`count`, `for_each`, identities); the plan checks it.
+    pub mode: VariableMode,
 }
 
 /// Where an estate named from outside the configuration comes from.
@@ -157,9 +162,21 @@ impl Linted {
     }
 }
 
-/// Parses, resolves variables and lints in one go (`liveplan validate`): the configuration as far as it
+/// Parses, resolves variables and lints in one go, as a plan does: the configuration as far as it
 /// parsed, and every diagnostic of the three steps, sorted. A syntax error stops after parsing.
 pub fn check(sources: &Sources<'_>, catalog: &Catalog) -> (Config, Linted) {
+    check_in(sources, catalog, VariableMode::Plan)
+}
+
+/// As [`check`], for `liveplan validate` (as `terraform validate`): a required variable without a value
+/// is unknown, not an error, and what a plan needs known but is not (a `count`, `for_each` or identity
+/// from such a variable) is left to the plan; every block is still checked, those whose `count` or
+/// `for_each` expands to nothing too.
+pub fn validate(sources: &Sources<'_>, catalog: &Catalog) -> (Config, Linted) {
+    check_in(sources, catalog, VariableMode::Validate)
+}
+
+fn check_in(sources: &Sources<'_>, catalog: &Catalog, mode: VariableMode) -> (Config, Linted) {
     let Sources {
         files,
         inputs,
@@ -181,13 +198,14 @@ pub fn check(sources: &Sources<'_>, catalog: &Catalog) -> (Config, Linted) {
             },
         );
     }
-    let (variables, var_diags) = resolve_variables(&config, inputs);
+    let (variables, var_diags) = resolve_variables_for(&config, inputs, mode);
     diags.extend(var_diags);
     let mut linted = lint(&LintInput {
         config: &config,
         variables: &variables,
         catalog,
         outside_estate,
+        mode,
     });
     diags.append(&mut linted.diagnostics);
     linted.diagnostics = sorted(diags);
@@ -220,8 +238,11 @@ pub fn lint(input: &LintInput<'_>) -> Linted {
         }
     }
     for output in input.config.outputs().values() {
-        cx.evaluate(&output.value, &Instance::Single, None);
+        if let Some(v) = cx.evaluate(&output.value, &Instance::Single, None) {
+            cx.sensitive_output(&output.name, &v, output.sensitive, &output.loc);
+        }
     }
+    cx.conditions();
     // Sorting the runs by block puts every instance in address order unless two runs share a block
     // (or a run is out of order), which the full sort then settles. Either way equal addresses keep
     // their configuration order, as one stable sort of all instances would.
@@ -268,6 +289,11 @@ struct Lint<'i, 'a> {
 }
 
 impl Lint<'_, '_> {
+    /// Whether this is `validate`, where what is not known is left to the plan.
+    fn validating(&self) -> bool {
+        self.input.mode == VariableMode::Validate
+    }
+
     /// Adds a diagnostic, unless it only repeats a variable problem reported where the variable is set.
     fn push(&mut self, d: Diagnostic) {
         // A variable without a value was reported where its value was refused or missing; the expressions

@@ -183,12 +183,11 @@ output "o" {}
             unsupported-construct main.tf:11:1 top-level attribute `top` is not supported
             unsupported-construct main.tf:15:3 `provisioner` blocks are not supported
             unsupported-construct main.tf:18:3 `dynamic` blocks are not supported
-            unsupported-construct main.tf:22:5 argument `replace_triggered_by` is not supported in `lifecycle`
             unsupported-construct main.tf:25:1 resource `aws_vpc.v` is declared twice
             unsupported-construct main.tf:28:3 resource `aws_vpc.w` sets both `count` and `for_each`
             unsupported-construct main.tf:29:17 provider-defined functions are not supported
             unsupported-provider main.tf:32:1 provider `google` is not supported
-            unsupported-construct main.tf:34:3 block `validation` is not supported in `variable`
+            unsupported-construct main.tf:34:3 `validation` block has no `condition`
             unsupported-construct main.tf:36:1 output `o` has no `value`"#]],
     );
 }

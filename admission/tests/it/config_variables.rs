@@ -11,7 +11,7 @@ const DECLS: &str = r#"
 variable "region" {
   default = "us-east-1"
 }
-variable "count" {
+variable "replicas" {
   type    = number
   default = 1
 }
@@ -60,12 +60,12 @@ fn config_variables_defaults_are_typed() {
         "",
         VariableInputs::default(),
         expect![[r#"
-            count = 1
             enabled = false
             ids = [1, 3]
             net = { cidr = "10.0.0.0/16", public = false }
             pair = ["a", 1]
             region = "us-east-1"
+            replicas = 1
             tags = {}
             zones = []
         "#]],
@@ -79,7 +79,7 @@ fn config_variables_follow_terraform_precedence() {
     let inputs = VariableInputs {
         env: BTreeMap::from([
             ("TF_VAR_region".into(), "env-region".into()),
-            ("TF_VAR_count".into(), "7".into()),
+            ("TF_VAR_replicas".into(), "7".into()),
             ("TF_VAR_enabled".into(), "true".into()),
             ("TF_VAR_zones".into(), r#"["a", "b"]"#.into()),
             ("TF_VAR_undeclared".into(), "ignored".into()),
@@ -88,16 +88,16 @@ fn config_variables_follow_terraform_precedence() {
         auto_files: vec![
             SourceFile::new(
                 "terraform.tfvars",
-                "region = \"tfvars-region\"\ncount = 2\n",
+                "region = \"tfvars-region\"\nreplicas = 2\n",
             ),
-            SourceFile::new("a.auto.tfvars", "count = 3\ntags = { team = \"net\" }\n"),
-            SourceFile::new("b.auto.tfvars.json", r#"{"count": 4, "pair": ["j", 9]}"#),
+            SourceFile::new("a.auto.tfvars", "replicas = 3\ntags = { team = \"net\" }\n"),
+            SourceFile::new("b.auto.tfvars.json", r#"{"replicas": 4, "pair": ["j", 9]}"#),
         ],
         cli: vec![
-            VarInput::Var("count=5".into()),
+            VarInput::Var("replicas=5".into()),
             VarInput::File(SourceFile::new(
                 "last.tfvars",
-                "count = 6\nnet = { cidr = \"10.9.0.0/16\", public = true, extra = 1 }\n",
+                "replicas = 6\nnet = { cidr = \"10.9.0.0/16\", public = true, extra = 1 }\n",
             )),
             VarInput::Var("region=cli=region".into()),
         ],
@@ -106,12 +106,12 @@ fn config_variables_follow_terraform_precedence() {
         "",
         inputs,
         expect![[r#"
-            count = 6
             enabled = true
             ids = [1, 3]
             net = { cidr = "10.9.0.0/16", public = true }
             pair = ["j", 9]
             region = "cli=region"
+            replicas = 6
             tags = { team = "net" }
             zones = ["a", "b"]
         "#]],
@@ -124,7 +124,7 @@ fn config_variables_that_do_not_fit_are_invalid_variable() {
         env: BTreeMap::from([("TF_VAR_zones".into(), "[1, ".into())]),
         auto_files: vec![SourceFile::new(
             "terraform.tfvars",
-            "count = \"many\"\nenabled = var.x\nnet = { cidr = \"x\" }\n",
+            "replicas = \"many\"\nenabled = var.x\nnet = { cidr = \"x\" }\n",
         )],
         cli: vec![
             VarInput::Var("tags={ a = [1] }".into()),
@@ -137,17 +137,17 @@ fn config_variables_that_do_not_fit_are_invalid_variable() {
         "variable \"needed\" {\n  type = string\n}\n",
         inputs,
         expect![[r#"
-            count = 1
             enabled = false
             ids = [1, 3]
             net = { cidr = "10.0.0.0/16", public = false }
             pair = ["a", 1]
             region = "us-east-1"
+            replicas = 1
             tags = {}
             zones = []
             invalid-variable TF_VAR_zones:1:5: `TF_VAR_zones` does not parse: invalid HCL: expected `]`
             invalid-variable terraform.tfvars:2:11: the value of `enabled` in terraform.tfvars is not a literal value: variable `x` is not declared
-            invalid-variable terraform.tfvars:1:1: the value of `count` in terraform.tfvars does not fit its type: a number is required
+            invalid-variable terraform.tfvars:1:1: the value of `replicas` in terraform.tfvars does not fit its type: a number is required
             invalid-variable terraform.tfvars:3:1: the value of `net` in terraform.tfvars does not fit its type: attribute "public" is required
             invalid-variable: `--var tags` does not fit type map(string): ["a"]: a list is not a string
             invalid-variable: `--var missing` sets a variable that is not declared

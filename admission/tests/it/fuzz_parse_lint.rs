@@ -228,6 +228,7 @@ fn run(text: &str) {
         variables: &variables,
         catalog: &contract,
         outside_estate: Some(admission::OutsideEstate::flag("acme")),
+        mode: admission::VariableMode::Plan,
     });
     diags.extend(linted.diagnostics);
     for d in &diags {

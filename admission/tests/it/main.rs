@@ -1,6 +1,7 @@
 //! Integration tests of the configuration model and the admission rules, one binary for the crate.
 
 mod addresses;
+mod config_conditions;
 mod config_files;
 mod config_parse;
 mod config_providers;
@@ -104,7 +105,8 @@ fn diagnostic_codes_round_trip_and_the_warnings_are_the_ones_the_contract_and_th
             "interrupted-create",
             "resource-targeting",
             "backend-ignored",
-            "provider-settings-ignored"
+            "provider-settings-ignored",
+            "check-failed"
         ]
     );
 }

@@ -20,9 +20,11 @@ use crate::model::{Action, ReplaceOrder, ResourceChange};
 struct Ignored {
     /// Attributes by name.
     attributes: BTreeSet<String>,
-    /// Tag keys (`tags["Name"]`): the tags as a whole are never ignored (lint refuses it: they hold the
-    /// markers), one key of them may be.
+    /// Tag keys (`tags["Name"]`) that keep what the object has.
     tags: BTreeSet<String>,
+    /// `ignore_changes = all`, `[tags]` or `[tags_all]`: every non-marker tag keeps what the object has;
+    /// the markers stay managed (they are never ignorable).
+    all_tags: bool,
 }
 
 /// The attributes and tag keys a lifecycle's `ignore_changes` names (every attribute of the schema for
@@ -31,14 +33,19 @@ fn ignored_attributes(lifecycle: &Lifecycle, schema: &ResourceTypeSchema) -> Ign
     let mut ignored = Ignored {
         attributes: BTreeSet::new(),
         tags: BTreeSet::new(),
+        all_tags: false,
     };
     match &lifecycle.ignore_changes {
         IgnoreChanges::None => {}
-        IgnoreChanges::All(_) => ignored.attributes.extend(schema.attributes.keys().cloned()),
+        IgnoreChanges::All(_) => {
+            ignored.attributes.extend(schema.attributes.keys().cloned());
+            ignored.all_tags = true;
+        }
         IgnoreChanges::Paths(paths) => {
             for (path, _) in paths {
                 match path.as_slice() {
-                    [t, key, ..] if t == "tags" => {
+                    [t] if t == "tags" || t == "tags_all" => ignored.all_tags = true,
+                    [t, key, ..] if t == "tags" || t == "tags_all" => {
                         ignored.tags.insert(key.clone());
                     }
                     [name, ..] => {
@@ -96,6 +103,22 @@ impl Planner<'_> {
             let by_provider = prior.tags.keys().filter(|k| tags.ignored.ignores(k));
             ignored.tags.extend(by_provider.cloned());
         }
+        // Ignoring the tags as a whole ignores every key but the markers, configured or live.
+        if let (true, Some(prior)) = (ignored.all_tags, prior) {
+            let configured_keys = configured
+                .get("tags")
+                .and_then(|t| t.peel().as_map())
+                .into_iter()
+                .flat_map(|m| m.keys());
+            let keys: Vec<String> = prior
+                .tags
+                .keys()
+                .chain(configured_keys)
+                .filter(|k| !marker::is_marker_key(k))
+                .cloned()
+                .collect();
+            ignored.tags.extend(keys);
+        }
         let mut change = ResourceChange {
             slot: self.slots.get(&d.address).copied(),
             ..ResourceChange::planned(d.address.clone(), Action::Create, d.admission)
@@ -127,7 +150,16 @@ impl Planner<'_> {
         } else {
             ReplaceOrder::DestroyBeforeCreate
         };
+        let trigger = self.triggered_by(res, d);
+        if trigger.is_some() {
+            change.forces.push("replace_triggered_by".to_owned());
+        }
         self.decide_action(&mut change, &mut after, schema, configured, &ignored, order);
+        if let Some(t) = trigger {
+            change.reason = Some(format!(
+                "replaced due to changes in replace_triggered_by ({t})"
+            ));
+        }
         change.after = Some(after);
         change
     }

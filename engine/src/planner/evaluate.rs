@@ -236,11 +236,12 @@ impl Planner<'_> {
         let config = self.config;
         self.changes.reserve(self.declared.len());
         // Only the values of blocks some block reads are ever looked up; the others are not kept.
-        let read: BTreeSet<BlockAddress> = config
+        let mut read: BTreeSet<BlockAddress> = config
             .resources()
             .iter()
             .flat_map(|r| refs::resource_blocks(config, r))
             .collect();
+        read.extend(super::conditions::top_condition_blocks(config));
         let blocks = self.blocks;
         for res in refs::block_order(config) {
             let Some(block) = refs::block_of(res) else {
@@ -406,6 +407,12 @@ impl Planner<'_> {
         let depends_on = self.depends_on(reads, needed);
         let mut change = self.diff(res, d, schema, &configured, self.bound.get(&d.address));
         change.depends_on = depends_on;
+        let failed = self.lifecycle_conditions(res, d, &change);
+        if !failed.is_empty() {
+            outcome.diagnostics = failed;
+            outcome.blocked = true;
+            return unknown(outcome);
+        }
         if keep {
             outcome.value = Some(
                 change

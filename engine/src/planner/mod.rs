@@ -15,6 +15,7 @@
 //! - `reports`: what the plan takes from the projection besides bindings.
 //! - `slot_marks`: the slot high-water marks an apply raises before it changes anything.
 
+mod conditions;
 mod declared;
 mod diff;
 mod evaluate;
@@ -131,6 +132,7 @@ pub(crate) async fn plan(
         .await?;
         planner.absorb(&mut p);
         planner.evaluate();
+        planner.top_conditions();
         planner.removals(&p);
         planner.restrict_to_targets();
         projected = Some(p);

@@ -11,12 +11,9 @@ use std::collections::BTreeMap;
 
 use super::Parser;
 use super::raw::{RawAttr, RawBlock, RawBody, RawItem};
-use super::value::Mode;
 use crate::config::expr::{ExprKind, Loc};
 use crate::config::files::LIVEPLAN_FILE;
-use crate::config::{
-    Attr, BlockLabels, Config, LiveBlock, Output, RecordStoreBlock, RecordStoreKind,
-};
+use crate::config::{Attr, BlockLabels, Config, LiveBlock, RecordStoreBlock, RecordStoreKind};
 use crate::diag::{Code, Diagnostic};
 
 /// What a name is declared as, for the one report of a name declared twice.
@@ -26,6 +23,7 @@ pub(super) enum Declaration {
     Local,
     Resource,
     Output,
+    Check,
 }
 
 impl Declaration {
@@ -36,6 +34,7 @@ impl Declaration {
             Declaration::Local => "local",
             Declaration::Resource => "resource",
             Declaration::Output => "output",
+            Declaration::Check => "check",
         }
     }
 
@@ -46,13 +45,14 @@ impl Declaration {
             Declaration::Local => "write `locals { name = value }`",
             Declaration::Resource => "write `resource \"type\" \"name\" { ... }`",
             Declaration::Output => "write `output \"name\" { value = ... }`",
+            Declaration::Check => "write `check \"name\" { assert { ... } }`",
         }
     }
 
     /// What to do about the second declaration.
     fn detail(self) -> &'static str {
         match self {
-            Declaration::Variable | Declaration::Output => "declare it once",
+            Declaration::Variable | Declaration::Output | Declaration::Check => "declare it once",
             Declaration::Local => "declare each local once",
             Declaration::Resource => "give each resource block a unique name",
         }
@@ -140,14 +140,21 @@ impl<'a> Parser<'a> {
                 Self::output,
                 config,
             ),
-            kind @ ("module" | "data" | "moved" | "import" | "removed" | "check") => {
+            "check" => self.declare_named(
+                block,
+                loc,
+                |c| &mut c.checks,
+                Declaration::Check,
+                Self::check,
+                config,
+            ),
+            kind @ ("module" | "data" | "moved" | "import" | "removed") => {
                 let what = match kind {
                     "module" => "modules are",
                     "data" => "data sources are",
                     "moved" => "`moved` blocks are (use `liveplan mv`)",
                     "import" => "`import` blocks are (use `liveplan adopt`)",
-                    "removed" => "`removed` blocks are",
-                    _ => "`check` blocks are",
+                    _ => "`removed` blocks are",
                 };
                 self.unsupported(
                     &loc,
@@ -158,8 +165,8 @@ impl<'a> Parser<'a> {
             other => self.unsupported(
                 &loc,
                 format!("unknown block type `{other}`"),
-                "the supported blocks are terraform, live, provider, variable, locals, resource and \
-                 output",
+                "the supported blocks are terraform, live, provider, variable, locals, resource, \
+                 output and check",
             ),
         }
     }
@@ -434,45 +441,5 @@ impl<'a> Parser<'a> {
                 None
             }
         }
-    }
-
-    /// The body of an `output` block; `None` when it has no `value`.
-    fn output(&mut self, block: &RawBlock<'a>, name: String, loc: Loc) -> Option<Output> {
-        let raw = self.flat_body(
-            &block.body,
-            &["value", "sensitive", "description"],
-            "output",
-        );
-        let mut value = None;
-        let mut sensitive = false;
-        let mut description = None;
-        for a in raw {
-            match a.name.as_str() {
-                "value" => value = self.attr(a).map(|attr| attr.expr),
-                "sensitive" => {
-                    let attr = self.attr_as(a, Mode::Literal)?;
-                    sensitive = self.literal_bool(&attr)?;
-                }
-                _ => {
-                    let attr = self.attr_as(a, Mode::Literal)?;
-                    description = Some(self.literal_string(&attr)?);
-                }
-            }
-        }
-        let Some(value) = value else {
-            self.unsupported(
-                &loc,
-                format!("output `{name}` has no `value`"),
-                "set `value = ...`",
-            );
-            return None;
-        };
-        Some(Output {
-            name,
-            value,
-            sensitive,
-            description,
-            loc,
-        })
     }
 }

@@ -9,8 +9,10 @@
 //! file and block is looked at.
 
 mod blocks;
+mod conditions;
 mod expr;
 mod json;
+mod lifecycle;
 mod merge;
 mod provider;
 mod raw;
@@ -18,11 +20,13 @@ mod resource;
 mod source_map;
 mod terraform;
 mod value;
+mod variable;
 
 use hcl_edit::Span;
 use hcl_edit::structure::Structure;
 
 pub(crate) use source_map::SourceMap;
+pub use variable::{RESERVED_VARIABLE_NAMES, is_identifier};
 
 use super::expr::{Expr, Loc};
 use super::files::{FileRole, Syntax, file_role, is_shadowed};

@@ -1,6 +1,5 @@
-//! Resource and variable blocks lowered into the model: a resource's meta-arguments (`count`,
-//! `for_each`, `depends_on`), its `lifecycle` block and its arguments; a variable's type constraint,
-//! default, description and sensitivity.
+//! Resource blocks lowered into the model: a resource's meta-arguments (`count`, `for_each`,
+//! `depends_on`), its `lifecycle` block ([`super::lifecycle`]) and its arguments.
 //!
 //! Nothing here evaluates an expression: `count`, `for_each` and the arguments stay expressions for the
 //! lint and the evaluator.
@@ -10,120 +9,13 @@ use std::collections::BTreeMap;
 use super::Parser;
 use super::raw::{RawBlock, RawItem};
 use super::value::Mode;
-use crate::config::expr::{Expr, ExprKind, Loc};
-use crate::config::{Attr, IgnoreChanges, Lifecycle, ProviderRef, Repetition, Resource, Variable};
-use crate::value::Type;
+use crate::config::expr::Loc;
+use crate::config::{Attr, Lifecycle, ProviderRef, Repetition, Resource};
 
 /// The meta-arguments and nested blocks Terraform accepts on a resource that this subset does not.
 const UNSUPPORTED_RESOURCE_META: &[&str] = &["connection", "provisioner", "dynamic"];
 
 impl<'a> Parser<'a> {
-    /// The body of a `variable` block; `None` when its type, description or sensitivity is refused.
-    pub(super) fn variable(
-        &mut self,
-        block: &RawBlock<'a>,
-        name: String,
-        loc: Loc,
-    ) -> Option<Variable> {
-        let raw = self.flat_body(
-            &block.body,
-            &["type", "default", "description", "sensitive"],
-            "variable",
-        );
-        let mut var = Variable {
-            name,
-            var_type: Type::Any,
-            default: None,
-            description: None,
-            sensitive: false,
-            loc,
-        };
-        for a in raw {
-            // In JSON, `type` is a string holding a type and every other argument a literal value.
-            let mode = if a.name == "type" {
-                Mode::Reference
-            } else {
-                Mode::Literal
-            };
-            let attr = self.attr_as(a, mode)?;
-            match attr.name.as_str() {
-                "type" => var.var_type = self.type_constraint(&attr.expr)?,
-                "default" => var.default = Some(attr.expr),
-                "description" => var.description = Some(self.literal_string(&attr)?),
-                _ => var.sensitive = self.literal_bool(&attr)?,
-            }
-        }
-        Some(var)
-    }
-
-    /// A variable's `type`, written as Terraform writes type constraints.
-    fn type_constraint(&mut self, expr: &Expr) -> Option<Type> {
-        let bad = |p: &mut Self, what: String| {
-            p.unsupported(
-                &expr.loc,
-                what,
-                "use string, number, bool, any, list(T), set(T), map(T), object({...}) or tuple([...])",
-            );
-            None
-        };
-        match &expr.kind {
-            ExprKind::Variable(name) => match name.as_str() {
-                "string" => Some(Type::String),
-                "number" => Some(Type::Number),
-                "bool" => Some(Type::Bool),
-                "any" => Some(Type::Any),
-                "list" => Some(Type::List(Box::new(Type::Any))),
-                "set" => Some(Type::Set(Box::new(Type::Any))),
-                "map" => Some(Type::Map(Box::new(Type::Any))),
-                other => bad(self, format!("unknown type `{other}`")),
-            },
-            ExprKind::Call {
-                name,
-                args,
-                expand: false,
-            } if args.len() == 1 => {
-                let arg = &args[0];
-                match name.as_str() {
-                    "list" => Some(Type::List(Box::new(self.type_constraint(arg)?))),
-                    "set" => Some(Type::Set(Box::new(self.type_constraint(arg)?))),
-                    "map" => Some(Type::Map(Box::new(self.type_constraint(arg)?))),
-                    "object" => {
-                        let ExprKind::Object(items) = &arg.kind else {
-                            return bad(self, "object() takes an object of attribute types".into());
-                        };
-                        let mut fields = std::collections::BTreeMap::new();
-                        for (k, v) in items {
-                            let key = match &k.kind {
-                                ExprKind::String(s) => s.clone(),
-                                ExprKind::Variable(s) => s.clone(),
-                                _ => {
-                                    return bad(
-                                        self,
-                                        "object() attribute names must be literal".into(),
-                                    );
-                                }
-                            };
-                            fields.insert(key, self.type_constraint(v)?);
-                        }
-                        Some(Type::Object(fields))
-                    }
-                    "tuple" => {
-                        let ExprKind::List(items) = &arg.kind else {
-                            return bad(self, "tuple() takes a list of element types".into());
-                        };
-                        let mut types = Vec::new();
-                        for item in items {
-                            types.push(self.type_constraint(item)?);
-                        }
-                        Some(Type::Tuple(types))
-                    }
-                    other => bad(self, format!("unknown type constructor `{other}`")),
-                }
-            }
-            _ => bad(self, "invalid type constraint".into()),
-        }
-    }
-
     /// The body of a `resource` block: meta-arguments, arguments and one `lifecycle` block.
     pub(super) fn resource(
         &mut self,
@@ -182,25 +74,8 @@ impl<'a> Parser<'a> {
                         "for_each" => for_each = Some(attr),
                         "provider" => res.provider = self.provider_ref(&attr),
                         "depends_on" => {
-                            let ExprKind::List(items) = &attr.expr.kind else {
-                                self.unsupported(
-                                    &attr.expr.loc,
-                                    "`depends_on` must be a list of resource references".into(),
-                                    "write `depends_on = [aws_vpc.main]`",
-                                );
-                                continue;
-                            };
-                            for item in items {
-                                match item.as_static_path() {
-                                    Some(path) if path.len() == 2 => {
-                                        res.depends_on.push((path, item.loc.clone()))
-                                    }
-                                    _ => self.unsupported(
-                                        &item.loc,
-                                        "`depends_on` entries must name a resource block".into(),
-                                        "write `depends_on = [aws_vpc.main]`",
-                                    ),
-                                }
+                            if let Some(deps) = self.depends_on_list(&attr.expr) {
+                                res.depends_on = deps;
                             }
                         }
                         _ => {
@@ -285,61 +160,8 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// The body of a `lifecycle` block.
+    /// The body of a `lifecycle` block (see [`super::lifecycle`]).
     fn lifecycle(&mut self, block: &RawBlock<'a>) -> Lifecycle {
-        let raw = self.flat_body(
-            &block.body,
-            &["create_before_destroy", "prevent_destroy", "ignore_changes"],
-            "lifecycle",
-        );
-        let mut lc = Lifecycle::default();
-        for a in raw {
-            // In JSON, `ignore_changes` holds references (or the keyword `all`) written as strings.
-            let mode = if a.name == "ignore_changes" {
-                Mode::Reference
-            } else {
-                Mode::Literal
-            };
-            let Some(attr) = self.attr_as(a, mode) else {
-                continue;
-            };
-            match attr.name.as_str() {
-                "create_before_destroy" => {
-                    lc.create_before_destroy = self.literal_bool(&attr).unwrap_or(false)
-                }
-                "prevent_destroy" => lc.prevent_destroy = self.literal_bool(&attr).unwrap_or(false),
-                _ => {
-                    lc.ignore_changes = match &attr.expr.kind {
-                        ExprKind::Variable(v) if v == "all" => {
-                            IgnoreChanges::All(attr.expr.loc.clone())
-                        }
-                        ExprKind::List(items) => {
-                            let mut paths = Vec::new();
-                            for item in items {
-                                match item.as_static_path() {
-                                    Some(p) => paths.push((p, item.loc.clone())),
-                                    None => self.unsupported(
-                                        &item.loc,
-                                        "`ignore_changes` entries must be attribute paths".into(),
-                                        "write `ignore_changes = [tags[\"Name\"]]`",
-                                    ),
-                                }
-                            }
-                            IgnoreChanges::Paths(paths)
-                        }
-                        _ => {
-                            self.unsupported(
-                                &attr.expr.loc,
-                                "`ignore_changes` must be `all` or a list of attribute paths"
-                                    .into(),
-                                "write `ignore_changes = [tags[\"Name\"]]`",
-                            );
-                            IgnoreChanges::None
-                        }
-                    }
-                }
-            }
-        }
-        lc
+        self.lifecycle_block(block)
     }
 }

@@ -148,6 +148,10 @@ impl Lint<'_, '_> {
                 );
                 continue;
             }
+            // At validate, an identity from a variable without a value is checked by the plan.
+            if !value.is_known() && self.validating() {
+                continue;
+            }
             if !value.is_known() {
                 self.push(
                     Diagnostic::new(

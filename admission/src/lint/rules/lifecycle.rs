@@ -1,6 +1,9 @@
-//! The lifecycle rule: `ignore_changes` never covers the tags that hold the ownership markers.
+//! The lifecycle rule: `ignore_changes` never names a tag key that holds an ownership marker.
 //!
-//! Ignoring them would let a marker drift unseen; this rule only reads the block's `lifecycle`.
+//! `ignore_changes = all`, `tags` and `tags_all` are accepted: they cover the non-marker tags only (the
+//! plan keeps the markers managed), as the marker rules require. Naming a marker key itself
+//! (`tags["tofu-estate"]`) is refused: it would ask for a marker to drift unseen. This rule only reads the
+//! block's `lifecycle`.
 
 use crate::config::{IgnoreChanges, Resource};
 use crate::diag::{Code, Diagnostic};
@@ -8,41 +11,28 @@ use crate::lint::Lint;
 use crate::marker::MARKER_PREFIX;
 
 impl Lint<'_, '_> {
-    /// `ignore_changes` may not cover `tags`, `tags_all`, `all` or a marker tag key.
+    /// `ignore_changes` may not name a marker tag key.
     pub(crate) fn lifecycle(&mut self, res: &Resource) {
-        let address = res.address().to_string();
-        let refuse = |what: String, loc: &crate::config::Loc| {
-            Diagnostic::new(
-                Code::IgnoreChangesMarkers,
-                format!("`ignore_changes` covers {what}, which holds the ownership markers"),
-                "list the individual non-marker tags to ignore (`tags[\"Name\"]`) instead",
-            )
-            .with_address(&address)
-            .at(loc.to_pos())
+        let IgnoreChanges::Paths(paths) = &res.lifecycle.ignore_changes else {
+            return;
         };
-        match &res.lifecycle.ignore_changes {
-            IgnoreChanges::None => {}
-            IgnoreChanges::All(loc) => {
-                let d = refuse("`all`".into(), loc);
+        let address = res.address().to_string();
+        for (path, loc) in paths {
+            if let [t, key, ..] = path.as_slice()
+                && (t == "tags" || t == "tags_all")
+                && key.starts_with(MARKER_PREFIX)
+            {
+                let d = Diagnostic::new(
+                    Code::IgnoreChangesMarkers,
+                    format!(
+                        "`ignore_changes` covers the marker tag `{key}`, which holds the ownership markers"
+                    ),
+                    "remove it: the ownership markers are always managed (`ignore_changes = [tags]` \
+                     ignores every other tag and keeps the markers)",
+                )
+                .with_address(&address)
+                .at(loc.to_pos());
                 self.push(d);
-            }
-            IgnoreChanges::Paths(paths) => {
-                for (path, loc) in paths {
-                    let covers = match path.as_slice() {
-                        [t] if t == "tags" || t == "tags_all" => Some(format!("`{t}`")),
-                        [t, key, ..]
-                            if (t == "tags" || t == "tags_all")
-                                && key.starts_with(MARKER_PREFIX) =>
-                        {
-                            Some(format!("the marker tag `{key}`"))
-                        }
-                        _ => None,
-                    };
-                    if let Some(what) = covers {
-                        let d = refuse(what, loc);
-                        self.push(d);
-                    }
-                }
             }
         }
     }

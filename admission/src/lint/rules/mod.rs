@@ -5,6 +5,7 @@
 
 pub(crate) mod addresses;
 mod arguments;
+mod conditions;
 pub(crate) mod count_index;
 pub(crate) mod cycles;
 mod estate;

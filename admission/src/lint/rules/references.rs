@@ -123,7 +123,11 @@ impl Lint<'_, '_> {
     }
 
     /// Why the reference `path` (read in `res`, if in a resource block) is refused, if it is.
-    fn reference_problem(&self, path: &[String], res: Option<&Resource>) -> Option<String> {
+    pub(crate) fn reference_problem(
+        &self,
+        path: &[String],
+        res: Option<&Resource>,
+    ) -> Option<String> {
         let config = self.input.config;
         let second = path.get(1).map(String::as_str);
         match path[0].as_str() {
