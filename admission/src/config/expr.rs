@@ -8,6 +8,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::diag::SourcePos;
+use crate::value::Number;
 
 /// Where a configuration element starts: file, line and column (both from 1, columns in characters).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -53,8 +54,8 @@ pub enum ExprKind {
     Null,
     /// `true` or `false`.
     Bool(bool),
-    /// A number literal.
-    Number(f64),
+    /// A number literal, read as Terraform reads it (512-bit binary float, integers exact).
+    Number(Number),
     /// A string with no interpolation.
     String(String),
     /// A string with `${...}` interpolations (or a heredoc).

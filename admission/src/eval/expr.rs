@@ -33,9 +33,7 @@ impl Evaluator<'_> {
         match &expr.kind {
             ExprKind::Null => Ok(Value::Null),
             ExprKind::Bool(v) => Ok(Value::Bool(*v)),
-            ExprKind::Number(n) => {
-                Value::number_f64(*n).map_err(|_| bad(loc, "number is not finite"))
-            }
+            ExprKind::Number(n) => Ok(Value::Number(n.clone())),
             ExprKind::String(s) => Ok(Value::String(s.clone())),
             ExprKind::Template(parts) => self.eval_template(parts, inst, b, d),
             ExprKind::List(items) => {

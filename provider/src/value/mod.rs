@@ -323,7 +323,7 @@ impl Value {
     /// The number, under any mark.
     pub fn as_number(&self) -> Option<Number> {
         match self.peel() {
-            Value::Number(n) => Some(*n),
+            Value::Number(n) => Some(n.clone()),
             _ => None,
         }
     }

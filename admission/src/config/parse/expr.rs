@@ -9,6 +9,24 @@ use hcl_edit::template as ht;
 
 use super::{MAX_EXPR_DEPTH, Parser};
 use crate::config::expr::{BinaryOp, Expr, ExprKind, ForExpr, Loc, Step, TemplatePart, UnaryOp};
+use crate::value::Number;
+
+/// A number literal as written, read at Terraform's precision (the parser's own value is a 64-bit float);
+/// `None` past the supported range.
+fn literal_number(n: &hcl_edit::Formatted<hcl_edit::Number>) -> Option<Number> {
+    if let Some(text) = n.as_repr() {
+        // A negative literal is written `-` then the number, possibly with blanks between.
+        let text: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        if let Ok(parsed) = text.parse() {
+            return Some(parsed);
+        }
+    }
+    let v = n.value();
+    v.as_i64()
+        .map(Number::from)
+        .or_else(|| v.as_u64().map(Number::from))
+        .or_else(|| v.as_f64().and_then(Number::from_f64))
+}
 
 impl Parser<'_> {
     /// Lowers one expression; reports and returns `None` for anything outside the subset.
@@ -47,9 +65,9 @@ impl Parser<'_> {
         let kind = match e {
             hx::Expression::Null(_) => ExprKind::Null,
             hx::Expression::Bool(b) => ExprKind::Bool(*b.value()),
-            hx::Expression::Number(n) => match n.value().as_f64() {
-                Some(f) if f.is_finite() => ExprKind::Number(f),
-                _ => {
+            hx::Expression::Number(n) => match literal_number(n) {
+                Some(n) => ExprKind::Number(n),
+                None => {
                     self.unsupported(&loc, "number out of range".into(), "write a smaller number");
                     return None;
                 }
@@ -212,7 +230,7 @@ impl Parser<'_> {
                 hx::TraversalOperator::GetAttr(i) => Step::Attr(i.as_str().to_string()),
                 hx::TraversalOperator::Index(ie) => Step::Index(self.expr(ie, loc)?),
                 hx::TraversalOperator::LegacyIndex(n) => Step::Index(Expr {
-                    kind: ExprKind::Number(*n.value() as f64),
+                    kind: ExprKind::Number(Number::from(*n.value())),
                     loc: self.map.loc_of(op.span(), loc),
                 }),
             });

@@ -117,7 +117,7 @@ pub(super) fn tobool(ctx: &Ctx<'_>, args: &[Value]) -> Result<Value, EvalError> 
 pub(super) fn tonumber(ctx: &Ctx<'_>, args: &[Value]) -> Result<Value, EvalError> {
     match &args[0] {
         Value::Null => Ok(Value::Null),
-        Value::Number(n) => Ok(Value::Number(*n)),
+        Value::Number(n) => Ok(Value::Number(n.clone())),
         Value::String(s) => s.parse::<Number>().map(Value::Number).map_err(|_| {
             ctx.err(format!(
                 "cannot convert {s:?} to number: string must be a decimal representation of a number"
