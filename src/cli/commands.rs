@@ -195,6 +195,7 @@ pub fn version(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
             "liveplan_version": ours,
             "terraform_version": admission::TERRAFORM_VERSION,
             "opentofu_version": admission::OPENTOFU_VERSION,
+            "language_additions": admission::LANGUAGE_ADDITIONS,
         });
         term.line(&serde_json::to_string_pretty(&doc)?);
     } else {
@@ -204,6 +205,9 @@ pub fn version(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
             admission::TERRAFORM_VERSION,
             admission::OPENTOFU_VERSION
         ));
+        for addition in admission::LANGUAGE_ADDITIONS {
+            term.line(&format!("beyond that level: {addition}"));
+        }
     }
     Ok(Exit::Success)
 }

@@ -147,8 +147,11 @@ pub enum Step {
     Attr(String),
     /// `[expr]` (and the legacy `.0`).
     Index(Expr),
-    /// `[*]` or `.*`: the following steps apply to every element.
+    /// `[*]`: the following steps apply to every element.
     Splat,
+    /// `.*`, the legacy attribute-only splat: the attribute steps right after it apply to every element,
+    /// and an index after them applies to the resulting list (`list.*.id[0]` is the first id).
+    AttrSplat,
 }
 
 /// Unary operators.
@@ -394,7 +397,7 @@ impl Expr {
                             ExprKind::Number(n) => path.push(n.to_string()),
                             _ => return None,
                         },
-                        Step::Splat => return None,
+                        Step::Splat | Step::AttrSplat => return None,
                     }
                 }
                 Some(path)

@@ -1,5 +1,7 @@
 //! The cases of `shared/findings/expressions.md` that liveplan answered differently from Terraform, each
-//! with Terraform's answer as that study gives it (the case number names the row): numbers at 512 bits.
+//! with Terraform's answer as that study gives it (the case number names the row): numbers at 512 bits,
+//! conditionals that unify their branches' types, single-interpolation templates, short-circuit logic and
+//! the legacy splat.
 
 use super::functions_table::{Row, check, outcome, with_evaluator};
 
@@ -106,4 +108,93 @@ fn long_results_have_terraforms_digits() {
     let product = ev_rows("1e300 * 1e10");
     assert!(product.starts_with("100000000000000000000000"), "{product}");
     assert_eq!(product.bytes().filter(u8::is_ascii_digit).count(), 311);
+}
+
+const EXPRESSIONS: &[Row] = &[
+    // Templates of one interpolation are unwrapped.
+    ("expressions.md #206", "\"${true}\"", "true"),
+    ("expressions.md #207", "\"${1 + 1}\"", "2"),
+    ("expressions.md #208", "\"${null}\"", "null"),
+    ("expressions.md #414", "\"${var.l}\"", "[\"a\", \"b\"]"),
+    ("expressions.md #415", "\"${var.m}\"", "{k = \"v\"}"),
+    (
+        "hclsyntax spec.md, unwrapping",
+        "\"hello ${true}\"",
+        "\"hello true\"",
+    ),
+    (
+        "hclsyntax spec.md, unwrapping",
+        "\"${\"\"}${true}\"",
+        "\"true\"",
+    ),
+    // Conditionals unify their branches' types.
+    ("expressions.md #272", "true ? 12 : \"hello\"", "\"12\""),
+    (
+        "expressions.md #276",
+        "true ? \"a\" : []",
+        "error: Inconsistent conditional result types",
+    ),
+    (
+        "expressions.md #283",
+        "true ? {a = 1} : {b = \"x\"}",
+        "{a = \"1\"}",
+    ),
+    (
+        "hclsyntax spec.md, Conditional Operator",
+        "aws_vpc.pending.id == \"\" ? 1 : \"a\"",
+        "unknown(string)",
+    ),
+    (
+        "hclsyntax spec.md, Conditional Operator",
+        "length([]) > 0 ? [][0] : \"default\"",
+        "\"default\"",
+    ),
+    // `&&` and `||` short-circuit (Terraform 1.12).
+    ("expressions.md #357", "false && (1 / 0 > 1)", "false"),
+    (
+        "expressions.md #358",
+        "var.nullobj != null && var.nullobj.is_thingy",
+        "false",
+    ),
+    (
+        "expressions.md #359",
+        "var.nullobj == null || var.nullobj.is_thingy",
+        "true",
+    ),
+    ("expressions.md #360", "true || [][0]", "true"),
+    // The legacy splat applies a trailing index to its result.
+    (
+        "expressions.md #264",
+        "var.machines.*.interfaces[0]",
+        "[{name = \"eth0\"}]",
+    ),
+    (
+        "splat.mdx",
+        "var.machines[*].interfaces[0].name",
+        "[\"eth0\", \"eth1\"]",
+    ),
+    // Heredocs: strip markers trim the line next to them, then `<<-` trims the indentation.
+    (
+        "expressions.md #233",
+        "<<-EOT\n  %{ for x in [1, 2] ~}\n  n${x}\n  %{ endfor ~}\n  EOT",
+        "\"  n1\\n  n2\\n\"",
+    ),
+    (
+        "strings.mdx, strip markers",
+        "<<EOT\n%{ for ip in [\"10.1.16.154\", \"10.1.16.1\"] ~}\nserver ${ip}\n%{ endfor ~}\nEOT",
+        "\"server 10.1.16.154\\nserver 10.1.16.1\\n\"",
+    ),
+    (
+        "strings.mdx, indented heredocs",
+        "<<-EOT\n  hello\n    world\n  EOT",
+        "\"hello\\n  world\\n\"",
+    ),
+    // Text is measured in grapheme clusters.
+    ("expressions.md #75", "length(\"👾🕹️\")", "2"),
+    ("expressions.md #77", "length(\"noe\u{308}l\")", "4"),
+];
+
+#[test]
+fn expressions_unify_unwrap_and_short_circuit_as_terraform() {
+    check(EXPRESSIONS);
 }

@@ -29,6 +29,7 @@ mod number;
 mod path;
 pub mod syntax;
 mod types;
+mod unify;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -38,6 +39,7 @@ pub use number::Number;
 pub use path::{PathStep, ValuePath};
 pub use syntax::is_identifier;
 pub use types::Type;
+pub use unify::{converts, unify as unify_types};
 
 use crate::error::ValueError as Error;
 

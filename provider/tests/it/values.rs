@@ -413,3 +413,33 @@ proptest! {
         prop_assert_eq!(v.equals(&back), Value::Bool(true));
     }
 }
+
+#[test]
+fn types_unify_as_cty_unifies_them() {
+    use provider::value::unify_types;
+    use std::collections::BTreeMap;
+    let s = || Type::String;
+    let obj = |k: &str, t: Type| Type::Object(BTreeMap::from([(k.to_owned(), t)]));
+    // Number and string give string; `any` (a literal null) yields to the other.
+    assert_eq!(unify_types(&[Type::Number, s()]), Some(s()));
+    assert_eq!(unify_types(&[Type::Any, Type::Bool]), Some(Type::Bool));
+    // cty has no conversion between number and bool.
+    assert_eq!(unify_types(&[Type::Number, Type::Bool]), None);
+    // Objects with different attributes unify into a map of the unified attribute types.
+    assert_eq!(
+        unify_types(&[obj("a", Type::Number), obj("b", s())]),
+        Some(Type::Map(Box::new(s())))
+    );
+    assert_eq!(
+        unify_types(&[obj("a", Type::Number), obj("a", s())]),
+        Some(obj("a", s()))
+    );
+    // Tuples of different lengths unify into a list.
+    assert_eq!(
+        unify_types(&[Type::Tuple(vec![s()]), Type::Tuple(vec![])]),
+        Some(Type::List(Box::new(s())))
+    );
+    // A primitive and a collection never unify, nor an object and a tuple.
+    assert_eq!(unify_types(&[s(), Type::Tuple(vec![])]), None);
+    assert_eq!(unify_types(&[obj("a", s()), Type::Tuple(vec![s()])]), None);
+}

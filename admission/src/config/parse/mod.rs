@@ -10,6 +10,7 @@
 
 mod blocks;
 mod expr;
+mod heredoc;
 mod json;
 mod merge;
 mod provider;

@@ -87,7 +87,7 @@ pub fn classify(e: &Expr) -> IndexUse {
                 && steps[2..].iter().all(|s| match s {
                     Step::Attr(_) => true,
                     Step::Index(i) => !reads_index(i),
-                    Step::Splat => false,
+                    Step::Splat | Step::AttrSplat => false,
                 });
             admitted(ok)
         }
