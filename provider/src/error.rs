@@ -27,6 +27,12 @@ pub enum ValueError {
     /// A number that is NaN or infinite.
     #[error("number is not finite")]
     NonFiniteNumber,
+    /// A number past the supported range (about 10^±19700), in text or as a result.
+    #[error("{text:?} is out of the range of numbers")]
+    NumberOutOfRange {
+        /// The text given.
+        text: String,
+    },
     /// Text that is not a decimal number.
     #[error("{text:?} is not a number")]
     InvalidNumber {

@@ -234,6 +234,7 @@ pub fn version(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
             "terraform_outdated": false,
             "liveplan_version": ours,
             "opentofu_version": admission::OPENTOFU_VERSION,
+            "language_additions": admission::LANGUAGE_ADDITIONS,
         });
         term.line(&serde_json::to_string_pretty(&doc)?);
     } else {
@@ -243,6 +244,9 @@ pub fn version(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
             admission::TERRAFORM_VERSION,
             admission::OPENTOFU_VERSION
         ));
+        for addition in admission::LANGUAGE_ADDITIONS {
+            term.line(&format!("beyond that level: {addition}"));
+        }
     }
     Ok(Exit::Success)
 }

@@ -192,7 +192,9 @@ pub fn codes(doc: &Json) -> Vec<String> {
 #[test]
 fn cli_version_names_the_product_its_version_and_the_language_level() {
     let expected = format!(
-        "liveplan {}\nlanguage: Terraform {} (OpenTofu {} in .tofu files)",
+        "liveplan {}\nlanguage: Terraform {} (OpenTofu {} in .tofu files)\n\
+         beyond that level: `&&` and `||` short-circuit: a left operand that decides the result skips \
+         the right (Terraform 1.12)",
         env!("CARGO_PKG_VERSION"),
         admission::TERRAFORM_VERSION,
         admission::OPENTOFU_VERSION
@@ -217,6 +219,12 @@ fn cli_version_names_the_product_its_version_and_the_language_level() {
     let doc: Json = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["terraform_version"], "1.9.8");
     assert_eq!(doc["opentofu_version"], "1.8.8");
+    assert!(
+        doc["language_additions"][0]
+            .as_str()
+            .is_some_and(|a| a.contains("short-circuit") && a.ends_with("(Terraform 1.12)")),
+        "{doc}"
+    );
     assert_eq!(doc["liveplan_version"], env!("CARGO_PKG_VERSION"));
 }
 

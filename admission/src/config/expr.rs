@@ -8,6 +8,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::diag::SourcePos;
+use crate::value::Number;
 
 /// Where a configuration element starts: file, line and column (both from 1, columns in characters).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -53,8 +54,8 @@ pub enum ExprKind {
     Null,
     /// `true` or `false`.
     Bool(bool),
-    /// A number literal.
-    Number(f64),
+    /// A number literal, read as Terraform reads it (512-bit binary float, integers exact).
+    Number(Number),
     /// A string with no interpolation.
     String(String),
     /// A string with `${...}` interpolations (or a heredoc).
@@ -146,8 +147,11 @@ pub enum Step {
     Attr(String),
     /// `[expr]` (and the legacy `.0`).
     Index(Expr),
-    /// `[*]` or `.*`: the following steps apply to every element.
+    /// `[*]`: the following steps apply to every element.
     Splat,
+    /// `.*`, the legacy attribute-only splat: the attribute steps right after it apply to every element,
+    /// and an index after them applies to the resulting list (`list.*.id[0]` is the first id).
+    AttrSplat,
 }
 
 /// Unary operators.
@@ -393,7 +397,7 @@ impl Expr {
                             ExprKind::Number(n) => path.push(n.to_string()),
                             _ => return None,
                         },
-                        Step::Splat => return None,
+                        Step::Splat | Step::AttrSplat => return None,
                     }
                 }
                 Some(path)

@@ -42,7 +42,8 @@ pub use vars::{
     var_file_names,
 };
 pub use version::{
-    ConstraintError, OPENTOFU_VERSION, TERRAFORM_VERSION, VersionConstraint, implemented_version,
+    ConstraintError, LANGUAGE_ADDITIONS, OPENTOFU_VERSION, TERRAFORM_VERSION, VersionConstraint,
+    implemented_version,
 };
 
 /// One configuration or variable file: its name relative to the configuration directory and its text.

@@ -18,6 +18,12 @@ use super::files::Dialect;
 /// language every 1.9 release shares (a patch release changes no language).
 pub const TERRAFORM_VERSION: &str = "1.9.8";
 
+/// What liveplan's language has beyond the level of [`TERRAFORM_VERSION`], each named with the Terraform
+/// release that introduced it: configurations that need one of them fail on Terraform 1.9.
+pub const LANGUAGE_ADDITIONS: &[&str] = &[
+    "`&&` and `||` short-circuit: a left operand that decides the result skips the right (Terraform 1.12)",
+];
+
 /// The OpenTofu release of the same language, which the `required_version` of a `.tofu` file names:
 /// OpenTofu 1.8 implements the language of Terraform 1.9 (its last 1.8 release).
 pub const OPENTOFU_VERSION: &str = "1.8.8";

@@ -9,8 +9,9 @@ use super::operators::binary;
 use super::{
     Bindings, EvalError, Evaluator, Instance, bad, functions, primitive_text, to_bool, to_number,
 };
+use crate::config::BinaryOp;
 use crate::config::{Expr, ExprKind, Loc, UnaryOp};
-use crate::value::{Type, Value};
+use crate::value::{Type, Value, convert, unify_types};
 
 /// How deep an expression is evaluated; the parser's own nesting limit is far below this.
 const MAX_EVAL_DEPTH: usize = 256;
@@ -33,9 +34,7 @@ impl Evaluator<'_> {
         match &expr.kind {
             ExprKind::Null => Ok(Value::Null),
             ExprKind::Bool(v) => Ok(Value::Bool(*v)),
-            ExprKind::Number(n) => {
-                Value::number_f64(*n).map_err(|_| bad(loc, "number is not finite"))
-            }
+            ExprKind::Number(n) => Ok(Value::Number(n.clone())),
             ExprKind::String(s) => Ok(Value::String(s.clone())),
             ExprKind::Template(parts) => self.eval_template(parts, inst, b, d),
             ExprKind::List(items) => {
@@ -80,6 +79,9 @@ impl Evaluator<'_> {
             }
             ExprKind::Binary(op, l, r) => {
                 let lv = self.eval_in(l, inst, b, d)?;
+                if let Some(decided) = short_circuit(*op, &lv) {
+                    return Ok(decided);
+                }
                 let rv = self.eval_in(r, inst, b, d)?;
                 binary(*op, lv, rv, &l.loc, &r.loc)
             }
@@ -122,7 +124,9 @@ impl Evaluator<'_> {
         Ok(v.mark_sensitive_if(marked))
     }
 
-    /// `c ? t : f`: the chosen branch, or an unknown of the branches' type when `c` is unknown.
+    /// `c ? t : f`: the chosen branch converted to the type both branches unify to (`true ? 12 : "x"` is
+    /// `"12"`), or an unknown of that type when `c` is unknown. As in Terraform, both branches are evaluated
+    /// for their types, and only the chosen one's errors count (an unknown condition chooses both).
     fn eval_conditional(
         &self,
         [c, t, f]: [&Expr; 3],
@@ -132,25 +136,62 @@ impl Evaluator<'_> {
     ) -> Result<Value, EvalError> {
         let cv = self.eval_in(c, inst, b, d)?;
         let marked = cv.contains_sensitive();
-        match cv.peel() {
-            Value::Unknown(_) => {
-                // Both branches are still evaluated, so that their errors are reported now.
-                let tv = self.eval_in(t, inst, b, d)?;
-                let fv = self.eval_in(f, inst, b, d)?;
-                let ty = if tv.type_of() == fv.type_of() {
-                    tv.type_of()
-                } else {
-                    Type::Any
-                };
+        let choice = match cv.peel() {
+            Value::Unknown(_) => None,
+            other => Some(to_bool(other, &c.loc)?),
+        };
+        let tv = self.eval_in(t, inst, b, d);
+        let fv = self.eval_in(f, inst, b, d);
+        let type_of = |r: &Result<Value, EvalError>| r.as_ref().map_or(Type::Any, Value::type_of);
+        let (tt, ft) = (type_of(&tv), type_of(&fv));
+        let primitive = |t: &Type| matches!(t, Type::String | Type::Number | Type::Bool);
+        let unified = match unify_types(&[tt.clone(), ft.clone()]) {
+            Some(t) => t,
+            // A primitive against anything it cannot become is Terraform's error. Two collections that do
+            // not unify may only look different here (values carry no declared element types): the chosen
+            // one is kept as it is.
+            None if !primitive(&tt) && !primitive(&ft) => Type::Any,
+            None => {
+                return Err(bad(
+                    &c.loc,
+                    format!(
+                        "Inconsistent conditional result types: the true result is {tt} and the \
+                         false result is {ft}, which have no type in common"
+                    ),
+                ));
+            }
+        };
+        let chosen = match choice {
+            Some(true) => tv?,
+            Some(false) => fv?,
+            None => {
+                let (tv, fv) = (tv?, fv?);
                 let marked = marked || tv.contains_sensitive() || fv.contains_sensitive();
-                Ok(Value::Unknown(ty).mark_sensitive_if(marked))
+                return Ok(Value::Unknown(unified).mark_sensitive_if(marked));
             }
-            other => {
-                let chosen = if to_bool(other, &c.loc)? { t } else { f };
-                Ok(self.eval_in(chosen, inst, b, d)?.mark_sensitive_if(marked))
-            }
-        }
+        };
+        let at = if choice == Some(true) { &t.loc } else { &f.loc };
+        let converted = convert(chosen, &unified).map_err(|why| {
+            bad(
+                at,
+                format!("the conditional's result does not convert to {unified}: {why}"),
+            )
+        })?;
+        Ok(converted.mark_sensitive_if(marked))
     }
+}
+
+/// `&&` and `||` decided by a known left operand alone (`false && x`, `true || x`): the right operand is
+/// then not evaluated, so its errors do not count. This is Terraform 1.12's rule, an addition beyond the
+/// 1.9 language level (whose operators evaluate both sides); see [`crate::LANGUAGE_ADDITIONS`].
+fn short_circuit(op: BinaryOp, left: &Value) -> Option<Value> {
+    let decides = match op {
+        BinaryOp::And => false,
+        BinaryOp::Or => true,
+        _ => return None,
+    };
+    (left.as_bool() == Some(decides))
+        .then(|| Value::Bool(decides).mark_sensitive_if(left.contains_sensitive()))
 }
 
 /// Expands the last argument of a call written `f(a, list...)` into the arguments. An unknown list makes

@@ -20,7 +20,7 @@ pub(crate) fn primitive_text(v: &Value) -> Option<String> {
 /// A known value as a number (numbers, and strings holding one, as Terraform converts).
 pub(crate) fn to_number(v: &Value, loc: &Loc) -> Result<Number, EvalError> {
     match v.peel() {
-        Value::Number(n) => Ok(*n),
+        Value::Number(n) => Ok(n.clone()),
         Value::String(s) => s.parse::<Number>().map_err(|_| {
             if v.contains_sensitive() {
                 bad(
@@ -101,19 +101,16 @@ pub(super) fn binary(
         _ => {
             let a = to_number(&l, lloc)?;
             let b = to_number(&r, rloc)?;
-            let overflow = || bad(lloc, "the result is not a finite number");
+            // Terraform's result past the range is an infinity, which no value can hold.
+            let overflow = || bad(lloc, "the result is out of the range of numbers");
             match op {
-                BinaryOp::Add => Value::Number(a.checked_add(b).ok_or_else(overflow)?),
-                BinaryOp::Sub => Value::Number(a.checked_sub(b).ok_or_else(overflow)?),
-                BinaryOp::Mul => Value::Number(a.checked_mul(b).ok_or_else(overflow)?),
-                BinaryOp::Div => Value::Number(
-                    a.checked_div(b)
-                        .ok_or_else(|| bad(rloc, "division by zero"))?,
-                ),
-                BinaryOp::Mod => Value::Number(
-                    a.checked_rem(b)
-                        .ok_or_else(|| bad(rloc, "modulo by zero"))?,
-                ),
+                BinaryOp::Add => Value::Number(a.checked_add(&b).ok_or_else(overflow)?),
+                BinaryOp::Sub => Value::Number(a.checked_sub(&b).ok_or_else(overflow)?),
+                BinaryOp::Mul => Value::Number(a.checked_mul(&b).ok_or_else(overflow)?),
+                BinaryOp::Div if b.is_zero() => return Err(bad(rloc, "division by zero")),
+                BinaryOp::Div => Value::Number(a.checked_div(&b).ok_or_else(overflow)?),
+                // `x % 0` is `x`, as cty computes it.
+                BinaryOp::Mod => Value::Number(a.checked_rem(&b).ok_or_else(overflow)?),
                 BinaryOp::Less => Value::Bool(a < b),
                 BinaryOp::LessEq => Value::Bool(a <= b),
                 BinaryOp::Greater => Value::Bool(a > b),

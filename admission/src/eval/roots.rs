@@ -290,6 +290,7 @@ fn not_static(type_name: &str, block: &str, rest: &[Step], loc: &Loc) -> EvalErr
             Step::Attr(a) => reference = format!("{reference}.{a}"),
             Step::Index(_) => reference.push_str("[...]"),
             Step::Splat => reference.push_str("[*]"),
+            Step::AttrSplat => reference.push_str(".*"),
         }
     }
     EvalError::NotStatic {

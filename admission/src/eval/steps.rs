@@ -26,29 +26,56 @@ impl Evaluator<'_> {
                     v = index(v, key, &e.loc)?;
                 }
                 Step::Splat => {
+                    return self.splat(v, &steps[i + 1..], loc, inst, b, d);
+                }
+                Step::AttrSplat => {
+                    // Only the attribute steps right after `.*` apply per element; the rest applies to the
+                    // list they make.
                     let rest = &steps[i + 1..];
-                    let (coll, marked) = v.unmark();
-                    let items: Vec<Value> = match coll {
-                        Value::Unknown(_) => {
-                            // The rest still has to be checked for errors; apply it to an unknown element.
-                            self.apply_steps(Value::unknown(), rest, loc, inst, b, d)?;
-                            return Ok(Value::Unknown(Type::List(Box::new(Type::Any)))
-                                .mark_sensitive_if(marked));
-                        }
-                        Value::Null => Vec::new(),
-                        Value::List(items) => items,
-                        Value::Set(items) => items.into_iter().collect(),
-                        other => vec![other],
-                    };
-                    let mut out = Vec::with_capacity(items.len());
-                    for item in items {
-                        out.push(self.apply_steps(item, rest, loc, inst, b, d)?);
-                    }
-                    return Ok(Value::List(out).mark_sensitive_if(marked));
+                    let per_item = rest
+                        .iter()
+                        .take_while(|s| matches!(s, Step::Attr(_)))
+                        .count();
+                    let list = self.splat(v, &rest[..per_item], loc, inst, b, d)?;
+                    return self.apply_steps(list, &rest[per_item..], loc, inst, b, d);
                 }
             }
         }
         Ok(v)
+    }
+}
+
+impl Evaluator<'_> {
+    /// `steps` applied to every element of `v`, as a list. A value that is not a list, tuple or set counts
+    /// as a list of itself, and null as an empty list (HCL's splat rules).
+    fn splat(
+        &self,
+        v: Value,
+        steps: &[Step],
+        loc: &Loc,
+        inst: &Instance,
+        b: &mut Bindings,
+        d: usize,
+    ) -> Result<Value, EvalError> {
+        let (coll, marked) = v.unmark();
+        let items: Vec<Value> = match coll {
+            Value::Unknown(_) => {
+                // The steps still have to be checked for errors; apply them to an unknown element.
+                self.apply_steps(Value::unknown(), steps, loc, inst, b, d)?;
+                return Ok(
+                    Value::Unknown(Type::List(Box::new(Type::Any))).mark_sensitive_if(marked)
+                );
+            }
+            Value::Null => Vec::new(),
+            Value::List(items) => items,
+            Value::Set(items) => items.into_iter().collect(),
+            other => vec![other],
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            out.push(self.apply_steps(item, steps, loc, inst, b, d)?);
+        }
+        Ok(Value::List(out).mark_sensitive_if(marked))
     }
 }
 

@@ -1,7 +1,8 @@
 //! Templates: string and heredoc templates rendered with their `%{if}` and `%{for}` directives, under the
 //! same unknown and sensitivity rules as every other expression.
 //!
-//! Rendering only concatenates; it never reformats an interpolated value beyond its plain text.
+//! Rendering only concatenates; it never reformats an interpolated value beyond its plain text. The one
+//! exception is HCL's unwrapping: a template of a single interpolation is that interpolation's value.
 
 use super::for_expr::iteration_pairs;
 use super::{Bindings, EvalError, Evaluator, Instance, bad, primitive_text, to_bool};
@@ -17,7 +18,9 @@ struct TemplateAcc {
 }
 
 impl Evaluator<'_> {
-    /// A template's value: its text, unknown when any part is, sensitive when any part is.
+    /// A template's value: its text, unknown when any part is, sensitive when any part is. A template that
+    /// is one interpolation and nothing else (`"${var.list}"`) is the interpolated value itself, of any type
+    /// and null included, as HCL unwraps it.
     pub(super) fn eval_template(
         &self,
         parts: &[TemplatePart],
@@ -25,6 +28,9 @@ impl Evaluator<'_> {
         b: &mut Bindings,
         d: usize,
     ) -> Result<Value, EvalError> {
+        if let [TemplatePart::Interpolation(only)] = parts {
+            return self.eval_in(only, inst, b, d);
+        }
         let mut acc = TemplateAcc::default();
         self.eval_parts(parts, inst, b, d, &mut acc)?;
         let v = if acc.unknown {

@@ -343,7 +343,7 @@ fn eval_unknowns_propagate_through_every_operator() {
             [1, aws_vpc.pending.id] == [2, aws_vpc.pending.id]  =>  false
             "id-${aws_vpc.pending.id}"  =>  unknown(string)
             aws_vpc.pending.id ? "a" : "b"  =>  unknown(string)
-            aws_vpc.pending.id ? 1 : "b"  =>  unknown(any)
+            aws_vpc.pending.id ? 1 : "b"  =>  unknown(string)
             aws_vpc.pending.id ? var.secret : "b"  =>  sensitive(unknown(string))
             { (aws_vpc.pending.id) = 1 }  =>  unknown(any)
             [aws_vpc.pending.id, 1]  =>  [unknown(any), 1]

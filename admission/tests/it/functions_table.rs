@@ -27,6 +27,21 @@ variable "nullobj" {
   type    = any
   default = null
 }
+variable "big" {
+  default = -9223372036854775808
+}
+variable "l" {
+  default = ["a", "b"]
+}
+variable "m" {
+  default = { k = "v" }
+}
+variable "machines" {
+  default = [
+    { id = "a", interfaces = [{ name = "eth0" }] },
+    { id = "b", interfaces = [{ name = "eth1" }] },
+  ]
+}
 locals {
   foo  = { bar = "baz" }
   tmpl = "Hello, $${name}!"
@@ -132,6 +147,14 @@ pub fn check_in(rows: &[Row], module: &ModuleContext, impure: bool) {
         rows.len(),
         failures.join("\n")
     );
+}
+
+/// Runs `f` with the plan-time evaluator the rows are evaluated in, for checks a row cannot express.
+pub fn with_evaluator(f: impl FnOnce(&Evaluator<'_>)) {
+    let config = config();
+    let (vars, diags) = admission::resolve_variables(&config, &Default::default());
+    assert_eq!(diags, vec![]);
+    f(&Evaluator::with_resources(&config, &vars, &AllUnknown));
 }
 
 /// [`check_in`] at plan time in the current directory.

@@ -55,7 +55,7 @@ resource "aws_vpc" "main" {
 resource "aws_security_group" "sg" {
   count       = 2
   name        = "${local.prefix}-sg-${count.index}"
-  vpc_id      = true || aws_vpc.main.id == "" ? "vpc-1" : "vpc-2"
+  vpc_id      = false || aws_vpc.main.id == "" ? "vpc-1" : "vpc-2"
   description = local.vpc == "" ? "a" : "b"
 }
 "#,

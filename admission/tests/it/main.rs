@@ -7,6 +7,7 @@ mod config_parse;
 mod config_providers;
 mod config_variables;
 mod eval_expressions;
+mod eval_fidelity;
 mod functions_collection;
 mod functions_encoding;
 mod functions_files;

@@ -9,7 +9,6 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::number::Repr;
 use super::{Number, Value};
 
 use crate::error::ValueError as Error;
@@ -27,11 +26,16 @@ fn json_number(n: &serde_json::Number) -> Number {
     }
 }
 
-fn number_json(n: Number) -> serde_json::Value {
-    match n.0 {
-        Repr::Int(i) => serde_json::Value::Number(i.into()),
-        Repr::Float(f) => serde_json::Number::from_f64(f)
-            .map_or(serde_json::Value::Null, serde_json::Value::Number),
+/// A number as JSON carries it: integers exactly within `i64` and `u64`, anything else as the nearest
+/// `f64` (digits past its 17 are lost, and past its range the number becomes `null`).
+fn number_json(n: &Number) -> serde_json::Value {
+    if let Some(i) = n.as_i64() {
+        serde_json::Value::Number(i.into())
+    } else if let Some(u) = n.as_u64() {
+        serde_json::Value::Number(u.into())
+    } else {
+        serde_json::Number::from_f64(n.as_f64())
+            .map_or(serde_json::Value::Null, serde_json::Value::Number)
     }
 }
 
@@ -41,10 +45,21 @@ impl Serialize for Value {
         match self {
             Value::Null => serializer.serialize_unit(),
             Value::Bool(b) => serializer.serialize_bool(*b),
-            Value::Number(n) => match n.0 {
-                Repr::Int(i) => serializer.serialize_i64(i),
-                Repr::Float(f) => serializer.serialize_f64(f),
-            },
+            Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    serializer.serialize_i64(i)
+                } else if let Some(u) = n.as_u64() {
+                    serializer.serialize_u64(u)
+                } else {
+                    let f = n.as_f64();
+                    if !f.is_finite() {
+                        return Err(ser::Error::custom(
+                            "a number past the range of JSON numbers",
+                        ));
+                    }
+                    serializer.serialize_f64(f)
+                }
+            }
             Value::String(s) => serializer.serialize_str(s),
             Value::List(items) => {
                 let mut seq = serializer.serialize_seq(Some(items.len()))?;
@@ -182,7 +197,7 @@ impl Value {
         match self {
             Value::Null | Value::Unknown(_) => serde_json::Value::Null,
             Value::Bool(b) => serde_json::Value::Bool(*b),
-            Value::Number(n) => number_json(*n),
+            Value::Number(n) => number_json(n),
             Value::String(s) => serde_json::Value::String(s.clone()),
             Value::List(items) => {
                 serde_json::Value::Array(items.iter().map(|x| x.to_json_with(plan)).collect())

@@ -29,6 +29,7 @@ mod number;
 mod path;
 pub mod syntax;
 mod types;
+mod unify;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -38,6 +39,7 @@ pub use number::Number;
 pub use path::{PathStep, ValuePath};
 pub use syntax::is_identifier;
 pub use types::Type;
+pub use unify::{converts, unify as unify_types};
 
 use crate::error::ValueError as Error;
 
@@ -323,7 +325,7 @@ impl Value {
     /// The number, under any mark.
     pub fn as_number(&self) -> Option<Number> {
         match self.peel() {
-            Value::Number(n) => Some(*n),
+            Value::Number(n) => Some(n.clone()),
             _ => None,
         }
     }

@@ -7,8 +7,26 @@ use hcl_edit::Span;
 use hcl_edit::expr as hx;
 use hcl_edit::template as ht;
 
-use super::{MAX_EXPR_DEPTH, Parser};
+use super::{MAX_EXPR_DEPTH, Parser, heredoc};
 use crate::config::expr::{BinaryOp, Expr, ExprKind, ForExpr, Loc, Step, TemplatePart, UnaryOp};
+use crate::value::Number;
+
+/// A number literal as written, read at Terraform's precision (the parser's own value is a 64-bit float);
+/// `None` past the supported range.
+fn literal_number(n: &hcl_edit::Formatted<hcl_edit::Number>) -> Option<Number> {
+    if let Some(text) = n.as_repr() {
+        // A negative literal is written `-` then the number, possibly with blanks between.
+        let text: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        if let Ok(parsed) = text.parse() {
+            return Some(parsed);
+        }
+    }
+    let v = n.value();
+    v.as_i64()
+        .map(Number::from)
+        .or_else(|| v.as_u64().map(Number::from))
+        .or_else(|| v.as_f64().and_then(Number::from_f64))
+}
 
 impl Parser<'_> {
     /// Lowers one expression; reports and returns `None` for anything outside the subset.
@@ -47,9 +65,9 @@ impl Parser<'_> {
         let kind = match e {
             hx::Expression::Null(_) => ExprKind::Null,
             hx::Expression::Bool(b) => ExprKind::Bool(*b.value()),
-            hx::Expression::Number(n) => match n.value().as_f64() {
-                Some(f) if f.is_finite() => ExprKind::Number(f),
-                _ => {
+            hx::Expression::Number(n) => match literal_number(n) {
+                Some(n) => ExprKind::Number(n),
+                None => {
                     self.unsupported(&loc, "number out of range".into(), "write a smaller number");
                     return None;
                 }
@@ -61,7 +79,7 @@ impl Parser<'_> {
             hx::Expression::Object(obj) => self.object(obj, &loc)?,
             hx::Expression::ForExpr(f) => self.for_expr(f, &loc)?,
             hx::Expression::StringTemplate(t) => self.template(t, &loc)?,
-            hx::Expression::HeredocTemplate(h) => self.template(&h.template, &loc)?,
+            hx::Expression::HeredocTemplate(h) => self.heredoc(h, &loc)?,
             hx::Expression::Conditional(c) => self.conditional(c, &loc)?,
             hx::Expression::UnaryOp(u) => self.unary(u, &loc)?,
             hx::Expression::BinaryOp(b) => self.binary(b, &loc)?,
@@ -206,13 +224,12 @@ impl Parser<'_> {
         let mut steps = Vec::new();
         for op in &t.operators {
             steps.push(match op.value() {
-                hx::TraversalOperator::AttrSplat(_) | hx::TraversalOperator::FullSplat(_) => {
-                    Step::Splat
-                }
+                hx::TraversalOperator::AttrSplat(_) => Step::AttrSplat,
+                hx::TraversalOperator::FullSplat(_) => Step::Splat,
                 hx::TraversalOperator::GetAttr(i) => Step::Attr(i.as_str().to_string()),
                 hx::TraversalOperator::Index(ie) => Step::Index(self.expr(ie, loc)?),
                 hx::TraversalOperator::LegacyIndex(n) => Step::Index(Expr {
-                    kind: ExprKind::Number(*n.value() as f64),
+                    kind: ExprKind::Number(Number::from(*n.value())),
                     loc: self.map.loc_of(op.span(), loc),
                 }),
             });
@@ -222,22 +239,26 @@ impl Parser<'_> {
 
     // Templates.
 
-    /// A string or heredoc template: a plain string when it interpolates nothing.
+    /// A quoted string template: a plain string when it interpolates nothing.
     pub(super) fn template(&mut self, t: &ht::Template, loc: &Loc) -> Option<ExprKind> {
         let mut strip_next = false;
-        let parts = self.template_parts(t, loc, &mut strip_next)?;
-        // A template with no interpolation or directive is a plain string.
-        if parts.iter().all(|p| matches!(p, TemplatePart::Literal(_))) {
-            let text: String = parts
-                .into_iter()
-                .map(|p| match p {
-                    TemplatePart::Literal(s) => s,
-                    _ => String::new(),
-                })
-                .collect();
-            return Some(ExprKind::String(text));
+        let parts = self.template_parts(t, loc, &mut strip_next, Shape::QUOTED)?;
+        Some(template_kind(parts))
+    }
+
+    /// A heredoc: its literal text is one token per line for the strip markers, and a flush heredoc
+    /// (`<<-`) is trimmed after them, as HCL does (the `heredoc` module).
+    fn heredoc(&mut self, h: &ht::HeredocTemplate, loc: &Loc) -> Option<ExprKind> {
+        let mut strip_next = false;
+        let shape = Shape {
+            lines: true,
+            reindent: h.indent(),
+        };
+        let mut parts = self.template_parts(&h.template, loc, &mut strip_next, shape)?;
+        if h.indent().is_some() {
+            heredoc::flush(&mut parts);
         }
-        Some(ExprKind::Template(parts))
+        Some(template_kind(parts))
     }
 
     /// Lowers the elements of a template. `strip_next` carries a `~}` over to the next literal, which may
@@ -247,87 +268,161 @@ impl Parser<'_> {
         t: &ht::Template,
         loc: &Loc,
         strip_next: &mut bool,
+        shape: Shape,
     ) -> Option<Vec<TemplatePart>> {
-        fn trim_last(parts: &mut [TemplatePart]) {
-            if let Some(TemplatePart::Literal(prev)) = parts.last_mut() {
-                *prev = prev.trim_end().to_string();
-            }
-        }
+        let inner = Shape {
+            reindent: None,
+            ..shape
+        };
+        // Whether the next literal starts a line, as `hcl-edit` judged when it dedented the top level.
+        let mut line_start = true;
         let mut parts: Vec<TemplatePart> = Vec::new();
-        for element in t.iter() {
+        let elements: Vec<&ht::Element> = t.iter().collect();
+        for (i, element) in elements.iter().enumerate() {
             match element {
                 ht::Element::Literal(s) => {
-                    let mut text = s.value().as_str();
+                    let mut text = s.value().as_str().to_owned();
+                    if let Some(n) = shape.reindent {
+                        let before_sequence = elements
+                            .get(i + 1)
+                            .is_some_and(|e| !matches!(e, ht::Element::Literal(_)));
+                        text = heredoc::reindent(&text, n, line_start, before_sequence);
+                        line_start = text.ends_with('\n');
+                    }
                     if std::mem::take(strip_next) {
-                        text = text.trim_start();
+                        text = if shape.lines {
+                            heredoc::ltrim_first_line(&text)
+                        } else {
+                            text.trim_start().to_string()
+                        };
                     }
-                    parts.push(TemplatePart::Literal(text.to_string()));
+                    parts.push(TemplatePart::Literal(text));
                 }
-                ht::Element::Interpolation(i) => {
-                    *strip_next = false;
-                    if i.strip.strip_start() {
-                        trim_last(&mut parts);
-                    }
-                    parts.push(TemplatePart::Interpolation(self.expr(&i.expr, loc)?));
-                    *strip_next = i.strip.strip_end();
-                }
-                ht::Element::Directive(d) => {
-                    *strip_next = false;
-                    match &**d {
-                        ht::Directive::If(dir) => {
-                            if dir.if_expr.strip.strip_start() {
-                                trim_last(&mut parts);
-                            }
-                            let cond = self.expr(&dir.if_expr.cond_expr, loc)?;
-                            let mut inner = dir.if_expr.strip.strip_end();
-                            let mut then =
-                                self.template_parts(&dir.if_expr.template, loc, &mut inner)?;
-                            let mut otherwise = Vec::new();
-                            if let Some(else_expr) = &dir.else_expr {
-                                if else_expr.strip.strip_start() {
-                                    trim_last(&mut then);
-                                }
-                                inner = else_expr.strip.strip_end();
-                                otherwise =
-                                    self.template_parts(&else_expr.template, loc, &mut inner)?;
-                            }
-                            if dir.endif_expr.strip.strip_start() {
-                                trim_last(if dir.else_expr.is_some() {
-                                    &mut otherwise
-                                } else {
-                                    &mut then
-                                });
-                            }
-                            parts.push(TemplatePart::If {
-                                cond,
-                                then,
-                                otherwise,
-                            });
-                            *strip_next = dir.endif_expr.strip.strip_end();
-                        }
-                        ht::Directive::For(dir) => {
-                            let f = &dir.for_expr;
-                            if f.strip.strip_start() {
-                                trim_last(&mut parts);
-                            }
-                            let collection = self.expr(&f.collection_expr, loc)?;
-                            let mut inner = f.strip.strip_end();
-                            let mut body = self.template_parts(&f.template, loc, &mut inner)?;
-                            if dir.endfor_expr.strip.strip_start() {
-                                trim_last(&mut body);
-                            }
-                            parts.push(TemplatePart::For {
-                                key_var: f.key_var.as_ref().map(|k| k.as_str().to_string()),
-                                value_var: f.value_var.as_str().to_string(),
-                                collection,
-                                body,
-                            });
-                            *strip_next = dir.endfor_expr.strip.strip_end();
-                        }
-                    }
+                other => {
+                    line_start = false;
+                    self.template_element(other, loc, strip_next, inner, &mut parts)?;
                 }
             }
         }
         Some(parts)
+    }
+}
+
+/// How a template's literal text is read: a quoted string's literals are whole tokens; a heredoc's are a
+/// token per line, and a flush heredoc's top-level lines get back the indentation `hcl-edit` removed.
+#[derive(Clone, Copy)]
+struct Shape {
+    lines: bool,
+    reindent: Option<usize>,
+}
+
+impl Shape {
+    const QUOTED: Shape = Shape {
+        lines: false,
+        reindent: None,
+    };
+}
+
+/// A template's parts as an expression: a plain string when there is nothing but literal text.
+fn template_kind(parts: Vec<TemplatePart>) -> ExprKind {
+    if parts.iter().all(|p| matches!(p, TemplatePart::Literal(_))) {
+        let text: String = parts
+            .into_iter()
+            .map(|p| match p {
+                TemplatePart::Literal(s) => s,
+                _ => String::new(),
+            })
+            .collect();
+        return ExprKind::String(text);
+    }
+    ExprKind::Template(parts)
+}
+
+/// Removes the whitespace a `~` before a sequence strips from the literal before it.
+fn trim_last(parts: &mut [TemplatePart], shape: Shape) {
+    if let Some(TemplatePart::Literal(prev)) = parts.last_mut() {
+        *prev = if shape.lines {
+            heredoc::rtrim_last_line(prev)
+        } else {
+            prev.trim_end().to_string()
+        };
+    }
+}
+
+impl Parser<'_> {
+    /// Lowers one interpolation or directive of a template into `parts`.
+    fn template_element(
+        &mut self,
+        element: &ht::Element,
+        loc: &Loc,
+        strip_next: &mut bool,
+        shape: Shape,
+        parts: &mut Vec<TemplatePart>,
+    ) -> Option<()> {
+        *strip_next = false;
+        match element {
+            ht::Element::Literal(_) => {}
+            ht::Element::Interpolation(i) => {
+                if i.strip.strip_start() {
+                    trim_last(parts, shape);
+                }
+                parts.push(TemplatePart::Interpolation(self.expr(&i.expr, loc)?));
+                *strip_next = i.strip.strip_end();
+            }
+            ht::Element::Directive(d) => match &**d {
+                ht::Directive::If(dir) => {
+                    if dir.if_expr.strip.strip_start() {
+                        trim_last(parts, shape);
+                    }
+                    let cond = self.expr(&dir.if_expr.cond_expr, loc)?;
+                    let mut inner = dir.if_expr.strip.strip_end();
+                    let mut then =
+                        self.template_parts(&dir.if_expr.template, loc, &mut inner, shape)?;
+                    let mut otherwise = Vec::new();
+                    if let Some(else_expr) = &dir.else_expr {
+                        if else_expr.strip.strip_start() {
+                            trim_last(&mut then, shape);
+                        }
+                        inner = else_expr.strip.strip_end();
+                        otherwise =
+                            self.template_parts(&else_expr.template, loc, &mut inner, shape)?;
+                    }
+                    if dir.endif_expr.strip.strip_start() {
+                        let last = if dir.else_expr.is_some() {
+                            &mut otherwise
+                        } else {
+                            &mut then
+                        };
+                        trim_last(last, shape);
+                    }
+                    parts.push(TemplatePart::If {
+                        cond,
+                        then,
+                        otherwise,
+                    });
+                    *strip_next = dir.endif_expr.strip.strip_end();
+                }
+                ht::Directive::For(dir) => {
+                    let f = &dir.for_expr;
+                    if f.strip.strip_start() {
+                        trim_last(parts, shape);
+                    }
+                    let collection = self.expr(&f.collection_expr, loc)?;
+                    let mut inner = f.strip.strip_end();
+                    let mut body = self.template_parts(&f.template, loc, &mut inner, shape)?;
+                    if dir.endfor_expr.strip.strip_start() {
+                        trim_last(&mut body, shape);
+                    }
+                    parts.push(TemplatePart::For {
+                        key_var: f.key_var.as_ref().map(|k| k.as_str().to_string()),
+                        value_var: f.value_var.as_str().to_string(),
+                        collection,
+                        body,
+                    });
+                    *strip_next = dir.endfor_expr.strip.strip_end();
+                }
+            },
+        }
+        Some(())
     }
 }

@@ -152,7 +152,7 @@ fn trigger_path(expr: &Expr) -> Option<Vec<String>> {
                 match step {
                     Step::Attr(a) => path.push(a.clone()),
                     Step::Index(_) => {}
-                    Step::Splat => return None,
+                    Step::Splat | Step::AttrSplat => return None,
                 }
             }
             Some(path)

@@ -11,6 +11,7 @@
 mod blocks;
 mod conditions;
 mod expr;
+mod heredoc;
 mod json;
 mod lifecycle;
 mod merge;

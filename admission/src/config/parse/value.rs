@@ -13,6 +13,7 @@ use super::raw::{RawAttr, RawValue};
 use crate::config::Attr;
 use crate::config::expr::{Expr, ExprKind, Loc, TemplatePart};
 use crate::diag::{Code, Diagnostic};
+use crate::value::Number;
 
 /// How a JSON value is read (HCL's native syntax has one reading: an expression).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,11 +64,13 @@ impl<'a> Parser<'a> {
         let kind = match &j.kind {
             JsonKind::Null => ExprKind::Null,
             JsonKind::Bool(b) => ExprKind::Bool(*b),
-            JsonKind::Number(n) if n.is_finite() => ExprKind::Number(*n),
-            JsonKind::Number(_) => {
-                self.unsupported(&loc, "number out of range".into(), "write a smaller number");
-                return None;
-            }
+            JsonKind::Number(n) => match Number::from_f64(*n) {
+                Some(n) => ExprKind::Number(n),
+                None => {
+                    self.unsupported(&loc, "number out of range".into(), "write a smaller number");
+                    return None;
+                }
+            },
             JsonKind::String(s) => match mode {
                 Mode::Literal => ExprKind::String(s.value.clone()),
                 Mode::Expression => return self.json_template(s, j.offset),

@@ -407,7 +407,7 @@ pub(super) fn sum(ctx: &Ctx<'_>, args: &[Value]) -> Result<Value, EvalError> {
             return Err(ctx.err("argument must be list, set, or tuple of number values"));
         }
         total = total
-            .checked_add(ctx.num(v)?)
+            .checked_add(&ctx.num(v)?)
             .ok_or_else(|| ctx.err("the sum is not a finite number"))?;
     }
     Ok(Value::Number(total))
@@ -433,36 +433,38 @@ pub(super) fn zipmap(ctx: &Ctx<'_>, args: &[Value]) -> Result<Value, EvalError> 
 
 /// `range(limit)`, `range(start, limit)`, `range(start, limit, step)`.
 pub(super) fn range(ctx: &Ctx<'_>, args: &[Value]) -> Result<Value, EvalError> {
-    let nums: Vec<f64> = args
-        .iter()
-        .map(|a| ctx.num(a).map(Number::as_f64))
-        .collect::<Result<_, _>>()?;
-    let toward = |start: f64, limit: f64| if limit >= start { 1.0 } else { -1.0 };
+    // Terraform's own arithmetic: each value is the one before plus the step, at 512 bits.
+    let nums: Vec<Number> = args.iter().map(|a| ctx.num(a)).collect::<Result<_, _>>()?;
+    let zero = Number::from(0);
+    let toward = |start: &Number, limit: &Number| Number::from(if limit >= start { 1 } else { -1 });
     let (start, limit, step) = match nums.as_slice() {
-        [limit] => (0.0, *limit, toward(0.0, *limit)),
-        [start, limit] => (*start, *limit, toward(*start, *limit)),
-        [start, limit, step] => (*start, *limit, *step),
+        [limit] => (zero.clone(), limit.clone(), toward(&zero, limit)),
+        [start, limit] => (start.clone(), limit.clone(), toward(start, limit)),
+        [start, limit, step] => (start.clone(), limit.clone(), step.clone()),
         _ => return Err(ctx.err("takes 1 to 3 numbers")),
     };
-    if step == 0.0 {
+    if step.is_zero() {
         return Err(ctx.err("step must not be zero"));
     }
-    if step > 0.0 && limit < start {
+    let up = step > zero;
+    if up && limit < start {
         return Err(ctx.err("end must be greater than start when step is positive"));
     }
-    if step < 0.0 && limit > start {
+    if !up && limit > start {
         return Err(ctx.err("end must be less than start when step is negative"));
     }
     let mut out = Vec::new();
     let mut x = start;
-    while (step > 0.0 && x < limit) || (step < 0.0 && x > limit) {
+    while (up && x < limit) || (!up && x > limit) {
         if out.len() >= RANGE_LIMIT {
             return Err(ctx.err(format!(
                 "more than {RANGE_LIMIT} values were generated; either decrease the difference between start and end or use a smaller step"
             )));
         }
-        out.push(Value::number_f64(x).map_err(|_| ctx.err("a number is not finite"))?);
-        x += step;
+        let next = x
+            .checked_add(&step)
+            .ok_or_else(|| ctx.err("a number is out of range"))?;
+        out.push(Value::Number(std::mem::replace(&mut x, next)));
     }
     Ok(Value::List(out))
 }

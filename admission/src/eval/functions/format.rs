@@ -2,8 +2,8 @@
 //! %E %g %G %x %X %o %b %%`, flags `-+ 0#`, width, precision and explicit argument indexes `%[n]`.
 //! Widths count grapheme clusters; integers print with a sign, never in two's complement.
 //!
-//! Numbers are the value model's (integers within `i64`, floats otherwise), so `%f` and `%e` of a
-//! number beyond `f64`'s precision differ from Terraform's arbitrary precision.
+//! Numbers are the value model's 512-bit floats: `%d` and `%f` are exact as in Terraform; `%e` and `%g`
+//! go through the nearest `f64`, so past its 17 digits they differ from Terraform's.
 
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -218,14 +218,15 @@ fn verb_text(
         }
     };
     let number = |arg: &Value| match arg {
-        Value::Number(n) => Ok(*n),
+        Value::Number(n) => Ok(n.clone()),
         Value::String(_) => ctx.num(arg),
         Value::Bool(_) => Err(unsupported("number required, but have bool")),
         _ => Err(unsupported("number required")),
     };
-    let integer = |arg: &Value| -> Result<i64, EvalError> {
+    // Integers are formatted as Go's big integers: any size, a sign rather than two's complement.
+    let integer = |arg: &Value| -> Result<i128, EvalError> {
         number(arg)?
-            .as_i64()
+            .as_i128()
             .ok_or_else(|| unsupported("an integer is required"))
     };
     Ok(match verb {
@@ -257,8 +258,12 @@ fn verb_text(
             _ => return Err(unsupported("bool required")),
         },
         'd' => {
-            let i = integer(arg)?;
-            signed(i < 0, i.unsigned_abs().to_string())
+            let n = number(arg)?;
+            if !n.is_integer() {
+                return Err(unsupported("an integer is required"));
+            }
+            // The exact digits of the whole number, however large.
+            signed(n.is_negative(), n.abs().to_fixed(0))
         }
         'x' | 'X' | 'o' | 'b' => {
             let i = integer(arg)?;
@@ -271,12 +276,17 @@ fn verb_text(
             };
             signed(i < 0, digits)
         }
-        'f' | 'F' | 'e' | 'E' | 'g' | 'G' => {
+        'f' | 'F' => {
+            // Rounded from the exact binary value, as Go formats a big float.
+            let n = number(arg)?;
+            signed(n.is_negative(), n.abs().to_fixed(s.precision.unwrap_or(6)))
+        }
+        'e' | 'E' | 'g' | 'G' => {
             let n = number(arg)?;
             let x = n.as_f64();
             signed(
                 x.is_sign_negative() && x != 0.0,
-                float_text(verb, x.abs(), s.precision, n),
+                float_text(verb, x.abs(), s.precision, &n),
             )
         }
         other => {
@@ -296,7 +306,7 @@ fn show_plain(v: &Value) -> String {
 }
 
 /// `%f %e %g` (and their capitals) of the non-negative `x`.
-fn float_text(verb: char, x: f64, precision: Option<usize>, n: Number) -> String {
+fn float_text(verb: char, x: f64, precision: Option<usize>, n: &Number) -> String {
     let text = match verb.to_ascii_lowercase() {
         'f' => format!("{x:.p$}", p = precision.unwrap_or(6)),
         'e' => go_exponent(&format!("{x:.p$e}", p = precision.unwrap_or(6))),

@@ -2,8 +2,8 @@
 //! parsing (IPv4 octets with leading zeros read as decimal; an IPv4-mapped IPv6 prefix treated as the
 //! IPv4 prefix it maps).
 //!
-//! Addresses are computed as 128-bit integers. Network and host numbers are the value model's numbers,
-//! so numbers past 2^63 (which Terraform takes as big integers) are refused.
+//! Addresses are computed as 128-bit integers; network and host numbers are whole numbers of any size up
+//! to 2^128, as Terraform takes them (big integers).
 
 use std::net::{Ipv4Addr, Ipv6Addr};
 
@@ -99,7 +99,10 @@ fn parse_prefix(ctx: &Ctx<'_>, s: &str) -> Result<Prefix, EvalError> {
 /// `cidrhost(prefix, hostnum)`: the address of host `hostnum` in the prefix (negative: from its end).
 pub(super) fn cidrhost(ctx: &Ctx<'_>, args: &[Value]) -> Result<Value, EvalError> {
     let p = parse_prefix(ctx, &ctx.str(&args[0])?)?;
-    let host = ctx.int(&args[1])?;
+    let host = ctx
+        .num(&args[1])?
+        .as_i128()
+        .ok_or_else(|| ctx.err("a whole number is required"))?;
     let host_bits = p.width - p.len;
     let count: Option<u128> = 1u128.checked_shl(host_bits).filter(|_| host_bits < 128);
     let offset: u128 = if host >= 0 {
@@ -112,7 +115,7 @@ pub(super) fn cidrhost(ctx: &Ctx<'_>, args: &[Value]) -> Result<Value, EvalError
         }
         h
     } else {
-        let back = host.unsigned_abs() as u128;
+        let back = host.unsigned_abs();
         match count {
             Some(c) if back <= c => c - back,
             Some(_) => {
@@ -140,11 +143,14 @@ pub(super) fn cidrnetmask(ctx: &Ctx<'_>, args: &[Value]) -> Result<Value, EvalEr
 pub(super) fn cidrsubnet(ctx: &Ctx<'_>, args: &[Value]) -> Result<Value, EvalError> {
     let p = parse_prefix(ctx, &ctx.str(&args[0])?)?;
     let newbits = ctx.int(&args[1])?;
-    let netnum = ctx.int(&args[2])?;
+    let number = ctx.num(&args[2])?;
+    if !number.is_integer() {
+        return Err(ctx.err("a whole number is required"));
+    }
     if newbits < 0 {
         return Err(ctx.err("newbits must not be negative"));
     }
-    if netnum < 0 {
+    if number.is_negative() {
         return Err(ctx.err("netnum must not be negative"));
     }
     let new_len = i64::from(p.len) + newbits;
@@ -156,13 +162,17 @@ pub(super) fn cidrsubnet(ctx: &Ctx<'_>, args: &[Value]) -> Result<Value, EvalErr
     }
     let new_len = new_len as u32;
     let newbits = newbits as u32;
-    if newbits < 64 && (netnum as u64) >= (1u64 << newbits) {
-        return Err(ctx.err(format!(
-            "prefix extension of {newbits} does not accommodate a subnet numbered {netnum}"
-        )));
+    let too_big = || {
+        ctx.err(format!(
+            "prefix extension of {newbits} does not accommodate a subnet numbered {number}"
+        ))
+    };
+    let netnum = number.as_u128().ok_or_else(too_big)?;
+    if newbits < 128 && netnum >= (1u128 << newbits) {
+        return Err(too_big());
     }
     let host_bits = p.width - new_len;
-    let shifted = (netnum as u128).checked_shl(host_bits).unwrap_or(0) & all_ones(p.width);
+    let shifted = netnum.checked_shl(host_bits).unwrap_or(0) & all_ones(p.width);
     let net = p.network() | shifted;
     Ok(Value::String(format!("{}/{new_len}", p.text(net))))
 }

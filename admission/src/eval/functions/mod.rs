@@ -79,7 +79,7 @@ impl Ctx<'_> {
     pub fn num(&self, v: &Value) -> Result<Number, EvalError> {
         match v.peel() {
             Value::Null => Err(self.err("a number is required, found null")),
-            Value::Number(n) => Ok(*n),
+            Value::Number(n) => Ok(n.clone()),
             Value::String(_) => to_number(v, self.loc).map_err(|_| {
                 if v.contains_sensitive() {
                     self.err("a number is required")

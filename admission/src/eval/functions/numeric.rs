@@ -1,8 +1,8 @@
 //! Numeric functions: `abs`, `ceil`, `floor`, `log`, `max`, `min`, `parseint`, `pow`, `signum`.
 //!
-//! Numbers are the value model's: exact integers within `i64`, `f64` otherwise. Where Terraform's
-//! arbitrary precision would give more digits (`log`, `pow` of large values, `parseint` past 2^63), the
-//! result here is the nearest `f64`.
+//! Numbers are the value model's 512-bit floats. `abs`, `ceil`, `floor`, `max`, `min`, `signum` and
+//! `parseint` are exact, as in Terraform; `log` and `pow` compute in 64-bit floating point, as Terraform's
+//! do (cty converts their arguments to `float64`), and their result reads as that float's shortest text.
 
 use super::Ctx;
 use crate::eval::EvalError;
@@ -14,30 +14,17 @@ fn finite(ctx: &Ctx<'_>, f: f64) -> Result<Value, EvalError> {
 
 /// `abs(n)`.
 pub(super) fn abs(ctx: &Ctx<'_>, args: &[Value]) -> Result<Value, EvalError> {
-    let n = ctx.num(&args[0])?;
-    if n < Number::from(0) {
-        Ok(Value::Number(n.negate()))
-    } else {
-        Ok(Value::Number(n))
-    }
+    Ok(Value::Number(ctx.num(&args[0])?.abs()))
 }
 
 /// `ceil(n)`: the smallest whole number not less than `n`.
 pub(super) fn ceil(ctx: &Ctx<'_>, args: &[Value]) -> Result<Value, EvalError> {
-    let n = ctx.num(&args[0])?;
-    if n.as_i64().is_some() {
-        return Ok(Value::Number(n));
-    }
-    finite(ctx, n.as_f64().ceil())
+    Ok(Value::Number(ctx.num(&args[0])?.ceil()))
 }
 
 /// `floor(n)`: the largest whole number not greater than `n`.
 pub(super) fn floor(ctx: &Ctx<'_>, args: &[Value]) -> Result<Value, EvalError> {
-    let n = ctx.num(&args[0])?;
-    if n.as_i64().is_some() {
-        return Ok(Value::Number(n));
-    }
-    finite(ctx, n.as_f64().floor())
+    Ok(Value::Number(ctx.num(&args[0])?.floor()))
 }
 
 /// `log(n, base)`.
@@ -51,11 +38,6 @@ pub(super) fn log(ctx: &Ctx<'_>, args: &[Value]) -> Result<Value, EvalError> {
 pub(super) fn pow(ctx: &Ctx<'_>, args: &[Value]) -> Result<Value, EvalError> {
     let base = ctx.num(&args[0])?;
     let exp = ctx.num(&args[1])?;
-    if let (Some(b), Some(e)) = (base.as_i64(), exp.as_u64())
-        && let Some(p) = u32::try_from(e).ok().and_then(|e| b.checked_pow(e))
-    {
-        return Ok(Value::from(p));
-    }
     finite(ctx, base.as_f64().powf(exp.as_f64()))
 }
 
@@ -109,8 +91,9 @@ pub(super) fn parseint(ctx: &Ctx<'_>, args: &[Value]) -> Result<Value, EvalError
     if digits.is_empty() {
         return Err(fail());
     }
-    let mut exact: Option<i128> = Some(0);
-    let mut approx = 0f64;
+    // Exact, at Terraform's precision: each digit is folded in with the value model's arithmetic.
+    let radix = Number::from(base);
+    let mut value = Number::from(0);
     for c in digits.chars() {
         let d = match c {
             '0'..='9' => c as i64 - '0' as i64,
@@ -122,14 +105,10 @@ pub(super) fn parseint(ctx: &Ctx<'_>, args: &[Value]) -> Result<Value, EvalError
         if d >= base {
             return Err(fail());
         }
-        exact = exact
-            .and_then(|x| x.checked_mul(i128::from(base)))
-            .and_then(|x| x.checked_add(i128::from(d)));
-        approx = approx * base as f64 + d as f64;
+        value = value
+            .checked_mul(&radix)
+            .and_then(|x| x.checked_add(&Number::from(d)))
+            .ok_or_else(|| ctx.err(format!("{s:?} is out of the range of numbers")))?;
     }
-    let exact = exact.map(|x| if negative { -x } else { x });
-    match exact.and_then(|x| i64::try_from(x).ok()) {
-        Some(i) => Ok(Value::from(i)),
-        None => finite(ctx, if negative { -approx } else { approx }),
-    }
+    Ok(Value::Number(if negative { value.negate() } else { value }))
 }

@@ -12,7 +12,7 @@ use super::{Ctx, primitive_text};
 use crate::config::{Expr, Loc};
 use crate::diag::{Code, Diagnostic};
 use crate::eval::{Bindings, EvalError, Evaluator, Instance};
-use crate::value::{Number, Type, Value};
+use crate::value::{Number, Type, Value, convert, unify_types};
 
 impl Evaluator<'_> {
     /// `try(...)` and `can(expr)`: each argument evaluated only when the ones before it failed.
@@ -117,7 +117,7 @@ pub(super) fn tobool(ctx: &Ctx<'_>, args: &[Value]) -> Result<Value, EvalError> 
 pub(super) fn tonumber(ctx: &Ctx<'_>, args: &[Value]) -> Result<Value, EvalError> {
     match &args[0] {
         Value::Null => Ok(Value::Null),
-        Value::Number(n) => Ok(Value::Number(*n)),
+        Value::Number(n) => Ok(Value::Number(n.clone())),
         Value::String(s) => s.parse::<Number>().map(Value::Number).map_err(|_| {
             ctx.err(format!(
                 "cannot convert {s:?} to number: string must be a decimal representation of a number"
@@ -202,9 +202,24 @@ fn kind(v: &Value) -> Option<Kind> {
     }
 }
 
-/// Terraform's element type unification: strings, numbers and bools together become strings (numbers
-/// and bools without a string do not unify); a primitive and a collection never unify.
+/// Terraform's element type unification: the elements converted to the type they all unify to
+/// ([`unify_types`]: `[1, "a"]` to strings, objects with different attributes to a map, ...). Elements
+/// whose types do not unify keep the old kind-level rule below, which only refuses what Terraform refuses
+/// whatever the element types (a primitive with a collection, numbers with bools).
 pub(super) fn unify(ctx: &Ctx<'_>, items: Vec<Value>) -> Result<Vec<Value>, EvalError> {
+    let types: Vec<Type> = items.iter().map(Value::type_of).collect();
+    match unify_types(&types) {
+        Some(t) => items
+            .into_iter()
+            .map(|v| convert(v, &t).map_err(|_| ctx.err("all elements must have the same type")))
+            .collect(),
+        None => unify_kinds(ctx, items),
+    }
+}
+
+/// Strings, numbers and bools together become strings (numbers and bools without a string do not
+/// unify); a primitive and a collection never unify.
+fn unify_kinds(ctx: &Ctx<'_>, items: Vec<Value>) -> Result<Vec<Value>, EvalError> {
     let kinds: BTreeSet<Kind> = items.iter().filter_map(kind).collect();
     if kinds.len() <= 1 {
         return Ok(items);

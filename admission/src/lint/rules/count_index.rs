@@ -43,7 +43,7 @@ fn is_count_index(e: &Expr) -> bool {
 /// A nonzero number literal (possibly negated).
 fn is_nonzero_literal(e: &Expr) -> bool {
     match &e.kind {
-        ExprKind::Number(n) => *n != 0.0,
+        ExprKind::Number(n) => !n.is_zero(),
         ExprKind::Unary(UnaryOp::Neg, inner) => is_nonzero_literal(inner),
         _ => false,
     }
@@ -87,7 +87,7 @@ pub fn classify(e: &Expr) -> IndexUse {
                 && steps[2..].iter().all(|s| match s {
                     Step::Attr(_) => true,
                     Step::Index(i) => !reads_index(i),
-                    Step::Splat => false,
+                    Step::Splat | Step::AttrSplat => false,
                 });
             admitted(ok)
         }
