@@ -23,6 +23,9 @@ struct Ignored {
     /// Tag keys (`tags["Name"]`): the tags as a whole are never ignored (lint refuses it: they hold the
     /// markers), one key of them may be.
     tags: BTreeSet<String>,
+    /// Paths inside nested blocks (`versioning_configuration[0].status`), by block type: the rest of the
+    /// block stays managed.
+    nested: BTreeMap<String, Vec<Vec<String>>>,
 }
 
 /// The attributes and tag keys a lifecycle's `ignore_changes` names (every attribute of the schema for
@@ -31,6 +34,7 @@ fn ignored_attributes(lifecycle: &Lifecycle, schema: &ResourceTypeSchema) -> Ign
     let mut ignored = Ignored {
         attributes: BTreeSet::new(),
         tags: BTreeSet::new(),
+        nested: BTreeMap::new(),
     };
     match &lifecycle.ignore_changes {
         IgnoreChanges::None => {}
@@ -41,6 +45,16 @@ fn ignored_attributes(lifecycle: &Lifecycle, schema: &ResourceTypeSchema) -> Ign
                     [t, key, ..] if t == "tags" => {
                         ignored.tags.insert(key.clone());
                     }
+                    [name, rest @ ..]
+                        if !rest.is_empty()
+                            && schema.attribute(name).is_some_and(|a| a.is_block()) =>
+                    {
+                        ignored
+                            .nested
+                            .entry(name.clone())
+                            .or_default()
+                            .push(rest.to_vec());
+                    }
                     [name, ..] => {
                         ignored.attributes.insert(name.clone());
                     }
@@ -50,6 +64,16 @@ fn ignored_attributes(lifecycle: &Lifecycle, schema: &ResourceTypeSchema) -> Ign
         }
     }
     ignored
+}
+
+/// The attributes of `schema` that are nested block types, which the plan text shows as blocks.
+pub(crate) fn block_types(schema: &ResourceTypeSchema) -> Vec<String> {
+    schema
+        .attributes
+        .values()
+        .filter(|a| a.is_block())
+        .map(|a| a.name.clone())
+        .collect()
 }
 
 /// Marks sensitive, on both sides of the diff, every attribute whose configured value carries a sensitive
@@ -78,6 +102,31 @@ fn hide_sensitive_attributes(
     }
 }
 
+/// Sets the value at `path` inside `want` (list indices as numbers, object attributes by name) to what
+/// `have` holds there, for an `ignore_changes` path inside a nested block. A path that either side lacks
+/// changes nothing.
+fn keep_live(want: &mut Value, have: &Value, path: &[String]) {
+    let Some((first, rest)) = path.split_first() else {
+        *want = have.clone();
+        return;
+    };
+    match (want, have.peel()) {
+        (Value::List(w), Value::List(h)) => {
+            if let Ok(i) = first.parse::<usize>()
+                && let (Some(w), Some(h)) = (w.get_mut(i), h.get(i))
+            {
+                keep_live(w, h, rest);
+            }
+        }
+        (Value::Map(w), Value::Map(h)) => {
+            if let (Some(w), Some(h)) = (w.get_mut(first), h.get(first)) {
+                keep_live(w, h, rest);
+            }
+        }
+        _ => {}
+    }
+}
+
 impl Planner<'_> {
     /// The change of one instance.
     pub(super) fn diff(
@@ -98,6 +147,7 @@ impl Planner<'_> {
         }
         let mut change = ResourceChange {
             slot: self.slots.get(&d.address).copied(),
+            blocks: block_types(schema),
             ..ResourceChange::planned(d.address.clone(), Action::Create, d.admission)
         };
         let Some(prior) = prior else {
@@ -193,7 +243,7 @@ impl Planner<'_> {
                 }
                 continue;
             }
-            let Some(want) = desired.get(name).cloned() else {
+            let Some(mut want) = desired.get(name).cloned() else {
                 continue;
             };
             let have = if attr.residue {
@@ -209,6 +259,9 @@ impl Planner<'_> {
             if ignored.attributes.contains(name) {
                 after.insert(name.clone(), have);
                 continue;
+            }
+            for path in ignored.nested.get(name).into_iter().flatten() {
+                keep_live(&mut want, &have, path);
             }
             if !attr.values_match(&want, &have) {
                 change.changed.push(name.clone());

@@ -12,6 +12,7 @@ mod blocks;
 mod expr;
 mod json;
 mod merge;
+mod nested;
 mod provider;
 mod raw;
 mod resource;
