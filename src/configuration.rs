@@ -116,13 +116,43 @@ impl<T: Into<Value>> From<T> for Argument {
     }
 }
 
-/// One `resource` block: a type, a name and its arguments.
+/// One `resource` block: a type, a name, its arguments and its nested blocks.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Resource {
     type_name: String,
     name: String,
     arguments: Vec<(String, Argument)>,
+    blocks: Vec<Block>,
     depends_on: Vec<(String, String)>,
+}
+
+/// A nested block of a resource (`versioning_configuration { status = "Enabled" }`): its type and its
+/// arguments, written after the resource's arguments in the order added.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    block_type: String,
+    arguments: Vec<(String, Argument)>,
+}
+
+impl Block {
+    /// A block of type `block_type` with no arguments yet.
+    pub fn new(block_type: impl Into<String>) -> Block {
+        Block {
+            block_type: block_type.into(),
+            arguments: Vec::new(),
+        }
+    }
+
+    /// The same block with `argument` set to `value` (set again, the last value wins).
+    pub fn set(mut self, argument: impl Into<String>, value: impl Into<Argument>) -> Block {
+        let argument = argument.into();
+        let value = value.into();
+        match self.arguments.iter_mut().find(|(a, _)| *a == argument) {
+            Some(slot) => slot.1 = value,
+            None => self.arguments.push((argument, value)),
+        }
+        self
+    }
 }
 
 impl Resource {
@@ -132,8 +162,15 @@ impl Resource {
             type_name: type_name.into(),
             name: name.into(),
             arguments: Vec::new(),
+            blocks: Vec::new(),
             depends_on: Vec::new(),
         }
+    }
+
+    /// The same resource with the nested block `block` added after the others.
+    pub fn block(mut self, block: Block) -> Resource {
+        self.blocks.push(block);
+        self
     }
 
     /// The same resource with `argument` set to `value` (set again, the last value wins).
@@ -217,6 +254,16 @@ impl Configuration {
                 identifier("argument", argument)?;
                 block =
                     block.add_attribute((argument.as_str(), expression(&owner, argument, value)?));
+            }
+            for nested in &resource.blocks {
+                identifier("block type", &nested.block_type)?;
+                let mut inner = hcl::Block::builder(nested.block_type.as_str());
+                for (argument, value) in &nested.arguments {
+                    identifier("argument", argument)?;
+                    inner = inner
+                        .add_attribute((argument.as_str(), expression(&owner, argument, value)?));
+                }
+                block = block.add_block(inner.build());
             }
             if !resource.depends_on.is_empty() {
                 let mut list = Vec::new();

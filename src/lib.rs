@@ -125,7 +125,7 @@ pub use staterecord;
 
 pub use admission::{Code, Diagnostic, Estate, InstanceAddress, Severity, Type, Value};
 pub use admission::{SourceFile, VariableInputs};
-pub use configuration::{Argument, Configuration, ConfigurationError, Resource};
+pub use configuration::{Argument, Block, Configuration, ConfigurationError, Resource};
 pub use engine::render;
 pub use engine::{
     Action, ApplyConfig, ApplyEvent, ApplyEventKind, ApplyOutcome, Engine, MvOptions,

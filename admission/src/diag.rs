@@ -74,6 +74,15 @@ codes! {
     UnknownReference = "unknown-reference", Error;
     /// A built-in function refused its arguments (Terraform's "Invalid function argument").
     InvalidFunctionArgument = "invalid-function-argument", Error;
+    /// A block in a resource body of a type its resource type's schema does not have.
+    UnsupportedBlockType = "unsupported-block-type", Error;
+    /// A nested block type written as an argument (`name = { ... }` instead of `name { ... }`).
+    BlockAsArgument = "block-as-argument", Error;
+    /// Fewer or more blocks of a nested block type than its schema allows (its min/max items).
+    BlockCount = "block-count", Error;
+    /// A `dynamic` block without `for_each` or `content`, with an unknown argument, or an invalid
+    /// `iterator`.
+    InvalidDynamicBlock = "invalid-dynamic-block", Error;
     /// A variable value that does not parse or fit its type, a required variable left unset, or a value
     /// that fails a `validation` block (its `error_message` is the summary).
     InvalidVariable = "invalid-variable", Error;

@@ -62,15 +62,16 @@ use ::provider::{schema, value};
 pub use ::provider::{Number, Type, Value, ValuePath};
 pub use address::{BlockAddress, InstanceAddress, InstanceKey};
 pub use config::{
-    AWS_PROVIDER_ARGS, AWS_PROVIDER_VERSION, Attr, BackendBlock, BackendKind, BinaryOp,
-    BlockLabels, Config, ConfigDir, ConstraintError, Dialect, Expr, ExprKind, FileRole, ForExpr,
-    IgnoreChanges, LANGUAGE_ADDITIONS, LIVEPLAN_FILE, Lifecycle, LiveBlock, Loc, OPENTOFU_VERSION,
-    Output, ProviderArg, ProviderArgUse, ProviderBlock, ProviderKind, ProviderNested, ProviderRef,
-    RecordStoreBlock, RecordStoreKind, Repetition, RequiredProvider, RequiredSource, Resource,
-    SourceFile, Step, Syntax, TERRAFORM_VERSION, TemplatePart, TerraformSettings, UnaryOp,
-    VarInput, Variable, VariableInputs, VersionConstraint, aws_nested_args, aws_provider_arg,
-    config_file_names, file_role, implemented_version, is_shadowed, parse_config, parse_expression,
-    read_dir, resolve_variables, var_file_names,
+    AWS_PROVIDER_ARGS, AWS_PROVIDER_VERSION, Attr, BackendBlock, BackendKind, BinaryOp, BlockBody,
+    BlockLabels, Config, ConfigDir, ConstraintError, Dialect, DynamicBlock, Expr, ExprKind,
+    FileRole, ForExpr, IgnoreChanges, LANGUAGE_ADDITIONS, LIVEPLAN_FILE, Lifecycle, LiveBlock, Loc,
+    NestedBlock, OPENTOFU_VERSION, Output, ProviderArg, ProviderArgUse, ProviderBlock,
+    ProviderKind, ProviderNested, ProviderRef, RecordStoreBlock, RecordStoreKind, Repetition,
+    RequiredProvider, RequiredSource, Resource, SourceFile, Step, Syntax, TERRAFORM_VERSION,
+    TemplatePart, TerraformSettings, UnaryOp, VarInput, Variable, VariableInputs,
+    VersionConstraint, aws_nested_args, aws_provider_arg, config_file_names, file_role,
+    implemented_version, is_shadowed, parse_config, parse_expression, read_dir, resolve_variables,
+    var_file_names,
 };
 pub use config::{
     Check, Condition, ConditionKind, ObjectAttribute, RESERVED_VARIABLE_NAMES, TypeConstraint,

@@ -45,7 +45,10 @@
 //!
 //! Versioning. S3 has no way back to "never versioned": deleting an `aws_s3_bucket_versioning` suspends
 //! versioning, after which the configuration reads as `Suspended`. A read finds a configuration when the
-//! bucket's status is `Enabled` or `Suspended`, and none when versioning was never enabled.
+//! bucket's status is `Enabled` or `Suspended`, and none when versioning was never enabled. As in the
+//! AWS provider v5, the configuration is one `versioning_configuration { status, mfa_delete }` block;
+//! `mfa_delete` is read back only once S3 reports it, and is sent as written (S3 also requires the MFA
+//! device's code to change it, which the provider's `mfa` argument would carry: not implemented).
 //!
 //! `force_destroy` is residue: it is accepted at create, kept by the engine, and never returned by a read.
 //! The protocol's delete carries no attributes, so deleting a non-empty bucket fails with a dependency

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 
 use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::types::{
-    BucketLocationConstraint, BucketVersioningStatus, CreateBucketConfiguration, Tag, Tagging,
-    VersioningConfiguration,
+    BucketLocationConstraint, BucketVersioningStatus, CreateBucketConfiguration, MfaDelete, Tag,
+    Tagging, VersioningConfiguration,
 };
 use provider::LiveObject;
 use provider::Value;
@@ -56,6 +56,27 @@ fn s3_tags(operation: &str, tags: &BTreeMap<String, String>) -> Result<Vec<Tag>,
         .collect()
 }
 
+/// A bucket's versioning configuration as S3 answers it: its status, and its MFA delete setting when S3
+/// returns one (only once it was ever set).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Versioning {
+    status: String,
+    mfa_delete: Option<String>,
+}
+
+/// The `versioning_configuration` block of the AWS provider v5 for a configuration: one block holding
+/// `status` and `mfa_delete`.
+fn versioning_block(v: &Versioning) -> Value {
+    let body = BTreeMap::from([
+        ("status".to_owned(), Value::from(v.status.as_str())),
+        (
+            "mfa_delete".to_owned(),
+            v.mfa_delete.as_deref().map_or(Value::Null, Value::from),
+        ),
+    ]);
+    Value::List(vec![Value::Map(body)])
+}
+
 /// What a bucket's versioning status means as an object: a configuration once versioning was enabled.
 fn versioning_status(status: Option<&BucketVersioningStatus>) -> Option<&str> {
     match status {
@@ -68,7 +89,7 @@ fn versioning_status(status: Option<&BucketVersioningStatus>) -> Option<&str> {
 /// The versioning status in a successful answer the SDK refused to decode: some emulators (moto) name
 /// the document's root `GetBucketVersioningResponse` where S3 says `VersioningConfiguration`. `None` when the
 /// failure is not such an answer.
-fn status_in_undecoded_answer<E>(err: &SdkError<E>) -> Option<Option<String>> {
+fn status_in_undecoded_answer<E>(err: &SdkError<E>) -> Option<Option<Versioning>> {
     let raw = err.raw_response()?;
     if raw.status().as_u16() != 200 {
         return None;
@@ -81,9 +102,15 @@ fn status_in_undecoded_answer<E>(err: &SdkError<E>) -> Option<Option<String>> {
         .split_once("<Status>")
         .and_then(|(_, rest)| rest.split_once("</Status>"))
         .map(|(status, _)| status.trim());
+    let mfa_delete = body
+        .split_once("<MfaDelete>")
+        .and_then(|(_, rest)| rest.split_once("</MfaDelete>"))
+        .map(|(m, _)| m.trim().to_owned());
     let status = match status {
-        Some("Enabled") => Some("Enabled".to_owned()),
-        Some("Suspended") => Some("Suspended".to_owned()),
+        Some(s @ ("Enabled" | "Suspended")) => Some(Versioning {
+            status: s.to_owned(),
+            mfa_delete,
+        }),
         _ => None,
     };
     Some(status)
@@ -112,8 +139,8 @@ impl AwsProvider {
     }
 
     /// A versioning configuration as a read returns it: `id` and `bucket` (both the bucket's name) and
-    /// `status`.
-    fn versioning_object(&self, bucket: &str, status: &str) -> LiveObject {
+    /// the `versioning_configuration` block.
+    fn versioning_object(&self, bucket: &str, versioning: &Versioning) -> LiveObject {
         LiveObject {
             type_name: BUCKET_VERSIONING.to_owned(),
             id: bucket.to_owned(),
@@ -121,7 +148,10 @@ impl AwsProvider {
             attributes: BTreeMap::from([
                 ("id".to_owned(), Value::from(bucket)),
                 ("bucket".to_owned(), Value::from(bucket)),
-                ("status".to_owned(), Value::from(status)),
+                (
+                    "versioning_configuration".to_owned(),
+                    versioning_block(versioning),
+                ),
             ]),
             tags: BTreeMap::new(),
         }
@@ -289,10 +319,13 @@ impl AwsProvider {
         &self,
         call: &Call<'_>,
         bucket: &str,
-    ) -> Result<Option<Option<String>>, ProviderError> {
+    ) -> Result<Option<Option<Versioning>>, ProviderError> {
         call.attempt(GET_BUCKET_VERSIONING);
         match self.s3.get_bucket_versioning().bucket(bucket).send().await {
-            Ok(out) => Ok(Some(versioning_status(out.status()).map(str::to_owned))),
+            Ok(out) => Ok(Some(versioning_status(out.status()).map(|s| Versioning {
+                status: s.to_owned(),
+                mfa_delete: out.mfa_delete().map(|m| m.as_str().to_owned()),
+            }))),
             Err(e) if has_code(&e, "NoSuchBucket") => Ok(None),
             Err(e) => match status_in_undecoded_answer(&e) {
                 Some(status) => Ok(Some(status)),
@@ -301,16 +334,17 @@ impl AwsProvider {
         }
     }
 
-    #[tracing::instrument(skip_all, fields(operation = PUT_BUCKET_VERSIONING, bucket = %bucket, status = %status), err)]
+    #[tracing::instrument(skip_all, fields(operation = PUT_BUCKET_VERSIONING, bucket = %bucket, status = %versioning.status), err)]
     async fn call_put_bucket_versioning(
         &self,
         call: &Call<'_>,
         bucket: &str,
-        status: &str,
+        versioning: &Versioning,
     ) -> Result<(), ProviderError> {
         call.attempt(PUT_BUCKET_VERSIONING);
         let configuration = VersioningConfiguration::builder()
-            .status(BucketVersioningStatus::from(status))
+            .status(BucketVersioningStatus::from(versioning.status.as_str()))
+            .set_mfa_delete(versioning.mfa_delete.as_deref().map(MfaDelete::from))
             .build();
         self.s3
             .put_bucket_versioning()
@@ -517,27 +551,41 @@ impl AwsProvider {
             .call_get_bucket_versioning(call, bucket)
             .await?
             .flatten();
-        Ok(status.map(|s| self.versioning_object(bucket, &s)))
+        Ok(status.map(|v| self.versioning_object(bucket, &v)))
     }
 
-    fn desired_status<'a>(
+    /// The versioning configuration a request asks for: its one `versioning_configuration` block's
+    /// `status` (`Enabled` or `Suspended`) and `mfa_delete`.
+    fn desired_versioning(
         &self,
-        attributes: &'a BTreeMap<String, Value>,
-    ) -> Result<&'a str, ProviderError> {
+        attributes: &BTreeMap<String, Value>,
+    ) -> Result<Versioning, ProviderError> {
         check_names(PUT_BUCKET_VERSIONING, BUCKET_VERSIONING, attributes)?;
-        let status = string_attribute(
-            PUT_BUCKET_VERSIONING,
-            BUCKET_VERSIONING,
-            attributes,
-            "status",
-        )?;
-        match status {
-            "Enabled" | "Suspended" => Ok(status),
-            other => Err(invalid(
-                PUT_BUCKET_VERSIONING,
-                format!("{BUCKET_VERSIONING}.status is {other:?}; expected Enabled or Suspended"),
-            )),
+        let bad = |why: &str| invalid(PUT_BUCKET_VERSIONING, format!("{BUCKET_VERSIONING}.{why}"));
+        let block = match attributes.get("versioning_configuration").map(Value::peel) {
+            Some(Value::List(items)) if items.len() == 1 => items[0].peel().as_map(),
+            _ => None,
         }
+        .ok_or_else(|| bad("versioning_configuration must be one block"))?;
+        let status = string_attribute(PUT_BUCKET_VERSIONING, BUCKET_VERSIONING, block, "status")?;
+        if !matches!(status, "Enabled" | "Suspended") {
+            return Err(bad(&format!(
+                "versioning_configuration.status is {status:?}; expected Enabled or Suspended"
+            )));
+        }
+        let mfa_delete = match block.get("mfa_delete").map(Value::peel) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(m)) if m == "Enabled" || m == "Disabled" => Some(m.clone()),
+            Some(other) => {
+                return Err(bad(&format!(
+                    "versioning_configuration.mfa_delete is {other}; expected Enabled or Disabled"
+                )));
+            }
+        };
+        Ok(Versioning {
+            status: status.to_owned(),
+            mfa_delete,
+        })
     }
 
     pub(super) async fn create_versioning(
@@ -545,14 +593,14 @@ impl AwsProvider {
         call: &Call<'_>,
         request: &CreateRequest,
     ) -> Result<LiveObject, ProviderError> {
-        let status = self.desired_status(&request.attributes)?;
+        let versioning = self.desired_versioning(&request.attributes)?;
         let bucket = string_attribute(
             PUT_BUCKET_VERSIONING,
             BUCKET_VERSIONING,
             &request.attributes,
             "bucket",
         )?;
-        self.call_put_bucket_versioning(call, bucket, status)
+        self.call_put_bucket_versioning(call, bucket, &versioning)
             .await
             .map_err(|e| match e.kind {
                 ProviderErrorKind::NotFound => ProviderError::new(
@@ -562,7 +610,7 @@ impl AwsProvider {
                 ),
                 _ => e,
             })?;
-        Ok(self.versioning_object(bucket, status))
+        Ok(self.versioning_object(bucket, &versioning))
     }
 
     pub(super) async fn update_versioning(
@@ -576,7 +624,7 @@ impl AwsProvider {
                 format!("{BUCKET_VERSIONING} carries no tags"),
             ));
         }
-        let status = self.desired_status(&request.attributes)?;
+        let versioning = self.desired_versioning(&request.attributes)?;
         if let Some(v) = request.attributes.get("bucket")
             && v.peel().as_str() != Some(request.id.as_str())
         {
@@ -585,9 +633,9 @@ impl AwsProvider {
                 format!("bucket forces replacement ({} to {v})", request.id),
             ));
         }
-        self.call_put_bucket_versioning(call, &request.id, status)
+        self.call_put_bucket_versioning(call, &request.id, &versioning)
             .await?;
-        Ok(self.versioning_object(&request.id, status))
+        Ok(self.versioning_object(&request.id, &versioning))
     }
 
     /// Deleting a versioning configuration suspends versioning: S3 cannot turn it back to never enabled.
@@ -596,7 +644,11 @@ impl AwsProvider {
         call: &Call<'_>,
         bucket: &str,
     ) -> Result<(), ProviderError> {
-        self.call_put_bucket_versioning(call, bucket, "Suspended")
+        let suspended = Versioning {
+            status: "Suspended".to_owned(),
+            mfa_delete: None,
+        };
+        self.call_put_bucket_versioning(call, bucket, &suspended)
             .await
     }
 }

@@ -1,6 +1,7 @@
-//! The S3 types: buckets (client-named) and their versioning (parent-derived, inside its bucket).
+//! The S3 types: buckets (client-named) and their versioning (parent-derived, inside its bucket), whose
+//! configuration is the AWS provider v5's `versioning_configuration { status, mfa_delete }` block.
 
-use provider::schema::{AttributeSchema, IdScheme, ResourceTypeSchema};
+use provider::schema::{AttributeSchema, BlockSchema, IdScheme, Nesting, ResourceTypeSchema};
 use provider::{AdmissionPath, Type, Value};
 
 use crate::{arn, string};
@@ -28,6 +29,14 @@ pub(crate) fn schemas() -> Vec<ResourceTypeSchema> {
                     .force_new()
                     .references("aws_s3_bucket"),
             )
-            .with_attribute(req("status", string()).one_of(["Enabled", "Suspended"])),
+            .with_attribute(AttributeSchema::block(
+                "versioning_configuration",
+                BlockSchema::new(Nesting::List)
+                    .items(1, Some(1))
+                    .with_attribute(req("status", string()).one_of(["Enabled", "Suspended"]))
+                    .with_attribute(
+                        opt("mfa_delete", string(), Value::Null).one_of(["Enabled", "Disabled"]),
+                    ),
+            )),
     ]
 }

@@ -99,6 +99,9 @@ pub struct ResourceChange {
     pub deposed: Option<String>,
     /// The declared instances this one depends on (configuration references and `depends_on`).
     pub depends_on: Vec<InstanceAddress>,
+    /// The attributes that are nested block types (sorted), which the text shows as blocks
+    /// (`versioning_configuration { … }`).
+    pub blocks: Vec<String>,
 }
 
 impl ResourceChange {

@@ -4,6 +4,8 @@
 //! as `(sensitive value)` in text and `"(sensitive)"` in JSON, unknowns as `(known after apply)` and in
 //! `after_unknown`. This module must never print, color anything itself, or show a secret.
 
+mod blocks;
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -114,6 +116,14 @@ fn attr_lines(c: &ResourceChange, out: &mut String) {
     let empty = BTreeMap::new();
     let before = c.before.as_ref().unwrap_or(&empty);
     let after = c.after.as_ref().unwrap_or(&empty);
+    // A nested block type is shown as blocks when its values are blocks (not unknown, not hidden).
+    let shown_as_blocks = |name: &str| {
+        c.blocks.iter().any(|b| b == name)
+            && [before.get(name), after.get(name)]
+                .into_iter()
+                .flatten()
+                .all(|v| blocks::blocks_of(v).is_some())
+    };
     let mut names: Vec<&String> = match c.action {
         Action::Create => after.keys().collect(),
         Action::Delete => before.keys().collect(),
@@ -121,6 +131,8 @@ fn attr_lines(c: &ResourceChange, out: &mut String) {
     };
     names.sort();
     names.dedup();
+    let (block_names, names): (Vec<&String>, Vec<&String>) =
+        names.into_iter().partition(|n| shown_as_blocks(n));
     let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
     let mut hidden = 0;
     for name in names {
@@ -159,14 +171,52 @@ fn attr_lines(c: &ResourceChange, out: &mut String) {
             }
         }
     }
-    if hidden > 0 {
-        let noun = if hidden == 1 {
-            "attribute"
-        } else {
-            "attributes"
-        };
-        let _ = writeln!(out, "        # ({hidden} unchanged {noun} hidden)");
+    blocks::hidden_lines(out, 6, hidden, 0);
+    let hidden_blocks = block_lines(c, &block_names, before, after, out);
+    if hidden_blocks > 0 {
+        out.push('\n');
+        blocks::hidden_lines(out, 6, 0, hidden_blocks);
     }
+}
+
+/// The nested blocks of a change (see [`blocks`]); returns how many unchanged blocks are hidden.
+fn block_lines(
+    c: &ResourceChange,
+    names: &[&String],
+    before: &BTreeMap<String, Value>,
+    after: &BTreeMap<String, Value>,
+    out: &mut String,
+) -> usize {
+    let at = blocks::At {
+        indent: 6,
+        blank: true,
+    };
+    let mut hidden = 0;
+    let null = Value::Null;
+    for name in names {
+        let (b, a) = (
+            before.get(*name).unwrap_or(&null),
+            after.get(*name).unwrap_or(&null),
+        );
+        let whole = |sign, v: &Value, out: &mut String| {
+            for (label, body) in blocks::blocks_of(v).unwrap_or_default() {
+                blocks::whole_block(out, at, sign, name, label, body);
+            }
+        };
+        match c.action {
+            Action::Create => whole(blocks::Sign::Add, a, out),
+            Action::Delete => whole(blocks::Sign::Remove, b, out),
+            Action::NoOp => hidden += blocks::blocks_of(a).map_or(0, |v| v.len()),
+            Action::Update | Action::Replace if c.changed.contains(*name) => {
+                let forces = c.forces.contains(*name);
+                blocks::changed_blocks(out, at, name, b, a, forces, &mut hidden);
+            }
+            Action::Update | Action::Replace => {
+                hidden += blocks::blocks_of(a).map_or(0, |v| v.len());
+            }
+        }
+    }
+    hidden
 }
 
 fn show(v: Option<&Value>) -> String {

@@ -221,7 +221,7 @@ fn aws_e2e_estate_converges_deletes_only_what_it_owns_and_reports_the_unowned() 
     let name = emu.name.clone();
     let records = emu.record_bucket(BucketVersioningStatus::Enabled);
     let live = live_block(&name, &records, "");
-    let versioned = "\nresource \"aws_s3_bucket_versioning\" \"a\" {\n  bucket = aws_s3_bucket.a.bucket\n  status = \"Enabled\"\n}\n";
+    let versioned = "\nresource \"aws_s3_bucket_versioning\" \"a\" {\n  bucket = aws_s3_bucket.a.bucket\n  versioning_configuration {\n    status = \"Enabled\"\n  }\n}\n";
     let suffix = "\nresource \"random_id\" \"suffix\" {\n  byte_length = 4\n}\n";
     let (a, b, c) = (
         format!("{name}-a"),

@@ -59,19 +59,36 @@ fn bucket_request(name: &str, tags: BTreeMap<String, String>) -> CreateRequest {
     }
 }
 
-/// String attributes by name.
-fn strings<const N: usize>(pairs: [(&str, &str); N]) -> BTreeMap<String, Value> {
-    pairs
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), Value::from(*v)))
-        .collect()
+/// The AWS provider v5's `versioning_configuration` block with `status` (and no `mfa_delete`).
+fn versioning_block(status: &str) -> Value {
+    Value::List(vec![Value::Map(BTreeMap::from([
+        ("status".to_owned(), Value::from(status)),
+        ("mfa_delete".to_owned(), Value::Null),
+    ]))])
+}
+
+/// `bucket` (when given) and the versioning block with `status`.
+fn versioning(bucket: Option<&str>, status: &str) -> BTreeMap<String, Value> {
+    let mut out = BTreeMap::from([(
+        "versioning_configuration".to_owned(),
+        versioning_block(status),
+    )]);
+    if let Some(bucket) = bucket {
+        out.insert("bucket".to_owned(), Value::from(bucket));
+    }
+    out
+}
+
+/// The status a read versioning configuration holds in its block.
+fn versioning_status(object: &LiveObject) -> Option<Value> {
+    Some(object.attribute("versioning_configuration")?.as_list()?[0].as_map()?["status"].clone())
 }
 
 /// A create of `bucket`'s versioning configuration, enabled.
 fn versioning_enabled(bucket: &str) -> CreateRequest {
     CreateRequest {
         type_name: "aws_s3_bucket_versioning".to_owned(),
-        attributes: strings([("bucket", bucket), ("status", "Enabled")]),
+        attributes: versioning(Some(bucket), "Enabled"),
         tags: BTreeMap::new(),
     }
 }
@@ -424,16 +441,22 @@ async fn aws_provider_versioning_enables_suspends_and_reads_back() {
         .unwrap()
         .unwrap();
     assert_eq!(read, created);
-    assert_eq!(read.attribute_str("status"), Some("Enabled"));
+    assert_eq!(
+        read.attribute("versioning_configuration"),
+        Some(&versioning_block("Enabled"))
+    );
 
     let suspended = provider
         .update(
             &Call::unrecorded(),
-            versioning_update(&name, strings([("bucket", &name), ("status", "Suspended")])),
+            versioning_update(&name, versioning(Some(&name), "Suspended")),
         )
         .await
         .unwrap();
-    assert_eq!(suspended.attribute_str("status"), Some("Suspended"));
+    assert_eq!(
+        versioning_status(&suspended),
+        Some(Value::from("Suspended"))
+    );
     let page = provider
         .list(&Call::unrecorded(), parent.clone())
         .await
@@ -443,7 +466,7 @@ async fn aws_provider_versioning_enables_suspends_and_reads_back() {
     provider
         .update(
             &Call::unrecorded(),
-            versioning_update(&name, strings([("status", "Enabled")])),
+            versioning_update(&name, versioning(None, "Enabled")),
         )
         .await
         .unwrap();
@@ -457,12 +480,12 @@ async fn aws_provider_versioning_enables_suspends_and_reads_back() {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(after.attribute_str("status"), Some("Suspended"));
+    assert_eq!(versioning_status(&after), Some(Value::from("Suspended")));
 
     let bad = provider
         .update(
             &Call::unrecorded(),
-            versioning_update(&name, strings([("status", "Disabled")])),
+            versioning_update(&name, versioning(None, "Disabled")),
         )
         .await
         .unwrap_err();

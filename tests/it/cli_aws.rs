@@ -45,7 +45,9 @@ resource "aws_s3_bucket" "data" {{
 
 resource "aws_s3_bucket_versioning" "data" {{
   bucket = aws_s3_bucket.data.bucket
-  status = "Enabled"
+  versioning_configuration {{
+    status = "Enabled"
+  }}
 }}
 "#
     ));

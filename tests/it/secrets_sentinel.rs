@@ -437,7 +437,9 @@ resource "terraform_data" "missing" {
 
 resource "aws_s3_bucket_versioning" "v" {
   bucket = "bad-bucket"
-  status = var.token
+  versioning_configuration {
+    status = var.token
+  }
 }
 "#;
 

@@ -155,7 +155,7 @@ async fn tracing_one_plan_has_a_span_per_provider_call_naming_operation_and_esta
         .resource(
             Resource::new("aws_s3_bucket_versioning", "logs")
                 .set("bucket", "acme-logs")
-                .set("status", "Enabled"),
+                .block(liveplan::Block::new("versioning_configuration").set("status", "Enabled")),
         )
         .resource(Resource::new("aws_vpc", "main").set("cidr_block", "10.42.0.0/16"));
 

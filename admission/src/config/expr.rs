@@ -7,6 +7,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use super::nested::{DynamicBlock, NestedBlock};
 use crate::diag::SourcePos;
 use crate::value::Number;
 
@@ -85,6 +86,8 @@ pub enum ExprKind {
     Conditional(Box<Expr>, Box<Expr>, Box<Expr>),
     /// A `for` expression.
     For(Box<ForExpr>),
+    /// The blocks of one nested block type in a body (static and `dynamic` ones, in the order written).
+    Blocks(Vec<NestedBlock>),
 }
 
 /// One piece of a template.
@@ -267,6 +270,7 @@ impl Expr {
                 out.extend(fe.cond.as_ref());
                 out
             }
+            ExprKind::Blocks(blocks) => blocks.iter().flat_map(NestedBlock::children).collect(),
         }
     }
 
@@ -299,6 +303,16 @@ impl Expr {
                     }
                 }
                 ExprKind::Template(parts) => collect_parts(parts, out),
+                ExprKind::Blocks(blocks) => {
+                    for block in blocks {
+                        match block {
+                            NestedBlock::Static(b) => {
+                                b.attrs.iter().for_each(|(_, e)| collect(e, out))
+                            }
+                            NestedBlock::Dynamic(d) => collect_dynamic(d, out),
+                        }
+                    }
+                }
                 ExprKind::For(fe) => {
                     collect(&fe.collection, out);
                     let mut inner = Vec::new();
@@ -315,6 +329,15 @@ impl Expr {
                     }
                 }
             }
+        }
+        // The iterator is bound in the labels and the content, as a `for` variable is in its body.
+        fn collect_dynamic(d: &DynamicBlock, out: &mut Vec<(Vec<String>, Loc)>) {
+            collect(&d.for_each, out);
+            let mut inner = Vec::new();
+            for e in d.labels.iter().chain(d.content.iter().map(|(_, e)| e)) {
+                collect(e, &mut inner);
+            }
+            out.extend(inner.into_iter().filter(|(path, _)| path[0] != d.iterator));
         }
         fn collect_parts(parts: &[TemplatePart], out: &mut Vec<(Vec<String>, Loc)>) {
             for part in parts {

@@ -9,6 +9,7 @@
 mod conditions;
 mod expr;
 mod files;
+mod nested;
 mod parse;
 mod provider;
 mod settings;
@@ -26,6 +27,7 @@ pub use expr::{BinaryOp, Expr, ExprKind, ForExpr, Loc, Step, TemplatePart, Unary
 pub use files::{
     Dialect, FileRole, LIVEPLAN_FILE, Syntax, config_file_names, file_role, is_shadowed,
 };
+pub use nested::{BlockBody, DynamicBlock, NestedBlock};
 pub(crate) use parse::parse_template;
 pub use parse::{RESERVED_VARIABLE_NAMES, is_identifier};
 pub use parse::{parse_config, parse_expression};

@@ -87,6 +87,7 @@ impl Evaluator<'_> {
             }
             ExprKind::Conditional(c, t, f) => self.eval_conditional([c, t, f], inst, b, d),
             ExprKind::For(fe) => self.eval_for(fe, loc, inst, b, d),
+            ExprKind::Blocks(blocks) => self.eval_blocks(blocks, loc, inst, b, d),
         }
     }
 

@@ -23,6 +23,7 @@
 //! assert_eq!(ev.eval(&expr, &Instance::Single).unwrap(), Value::from("WEB-007"));
 //! ```
 
+mod blocks;
 mod conditions;
 mod expr;
 mod for_expr;

@@ -182,7 +182,7 @@ output "o" {}
             unsupported-construct main.tf:10:1 unknown block type `whatever`
             unsupported-construct main.tf:11:1 top-level attribute `top` is not supported
             unsupported-construct main.tf:15:3 `provisioner` blocks are not supported
-            unsupported-construct main.tf:18:3 `dynamic` blocks are not supported
+            invalid-dynamic-block main.tf:18:3 the `dynamic "ingress"` block needs `for_each` and a `content` block
             unsupported-construct main.tf:25:1 resource `aws_vpc.v` is declared twice
             unsupported-construct main.tf:28:3 resource `aws_vpc.w` sets both `count` and `for_each`
             unsupported-construct main.tf:29:17 provider-defined functions are not supported

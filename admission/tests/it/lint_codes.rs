@@ -54,7 +54,9 @@ resource "aws_s3_bucket" "b" {{
 resource "aws_s3_bucket_versioning" "v" {{
   count  = 2
   bucket = aws_s3_bucket.b[count.index].id
-  status = "Enabled"
+  versioning_configuration {{
+    status = "Enabled"
+  }}
 }}
 resource "aws_vpc" "main" {{
   cidr_block = "10.0.0.0/16"
@@ -520,7 +522,9 @@ resource "terraform_data" "dup" {{
 }}
 resource "aws_s3_bucket_versioning" "v" {{
   bucket = "b"
-  status = var.secret
+  versioning_configuration {{
+    status = var.secret
+  }}
 }}
 "#
     );
@@ -531,7 +535,7 @@ resource "aws_s3_bucket_versioning" "v" {{
         expect![[r#"
             invalid-function-argument main.tf:18:16 aws_vpc.v: invalid function argument: cidrsubnet() cannot use its (sensitive) arguments
             invalid-function-argument main.tf:24:11 terraform_data.lookup: invalid function argument: lookup(): lookup failed to find the (sensitive) key
-            unsupported-construct main.tf:34:3 aws_s3_bucket_versioning.v: "status" is (sensitive); expected one of Enabled, Suspended
+            unsupported-construct main.tf:34:3 aws_s3_bucket_versioning.v: "versioning_configuration.status" is (sensitive); expected one of Enabled, Suspended
             unsupported-construct main.tf:30:35 terraform_data.dup: invalid expression: duplicate key (sensitive) in a `for` expression (add `...` to group)
             unsupported-construct main.tf:27:17 terraform_data.index: invalid expression: index (sensitive) is out of range for a list of 1 element(s)
             unsupported-construct main.tf:21:19 terraform_data.key: invalid expression: the map has no key (sensitive)"#]],

@@ -83,7 +83,9 @@ resource "aws_s3_bucket" "b" {
 }
 resource "aws_s3_bucket_versioning" "v" {
   bucket = local.bucket
-  status = "Enabled"
+  versioning_configuration {
+    status = "Enabled"
+  }
 }
 resource "aws_iam_role" "r" {
   name               = local.bucket
@@ -94,7 +96,7 @@ resource "aws_iam_role" "r" {
             aws_iam_role.r static[assume_role_policy="{\"Statement\":[],\"Version\":\"2012-10-17\"}"] identity[]
             aws_s3_bucket.b[0] static[bucket="acme-0"] identity[bucket="acme-0"]
             aws_s3_bucket.b[1] static[bucket="acme-1"] identity[bucket="acme-1"]
-            aws_s3_bucket_versioning.v static[status="Enabled"] identity[bucket<-parent]
+            aws_s3_bucket_versioning.v static[versioning_configuration=[{ status = "Enabled" }]] identity[bucket<-parent]
             non-static-identity main.tf:7:12: identity argument `name` of `aws_iam_role.r` reads a resource attribute"#]],
     );
 }

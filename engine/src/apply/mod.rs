@@ -368,6 +368,7 @@ fn change_to_apply(c: &ResourceChange) -> ResourceChange {
         slot: c.slot,
         deposed: c.deposed.clone(),
         depends_on: Vec::new(),
+        blocks: c.blocks.clone(),
     }
 }
 

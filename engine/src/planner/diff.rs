@@ -25,6 +25,9 @@ struct Ignored {
     /// `ignore_changes = all`, `[tags]` or `[tags_all]`: every non-marker tag keeps what the object has;
     /// the markers stay managed (they are never ignorable).
     all_tags: bool,
+    /// Paths inside nested blocks (`versioning_configuration[0].status`), by block type: the rest of the
+    /// block stays managed.
+    nested: BTreeMap<String, Vec<Vec<String>>>,
 }
 
 /// The attributes and tag keys a lifecycle's `ignore_changes` names (every attribute of the schema for
@@ -34,6 +37,7 @@ fn ignored_attributes(lifecycle: &Lifecycle, schema: &ResourceTypeSchema) -> Ign
         attributes: BTreeSet::new(),
         tags: BTreeSet::new(),
         all_tags: false,
+        nested: BTreeMap::new(),
     };
     match &lifecycle.ignore_changes {
         IgnoreChanges::None => {}
@@ -48,6 +52,16 @@ fn ignored_attributes(lifecycle: &Lifecycle, schema: &ResourceTypeSchema) -> Ign
                     [t, key, ..] if t == "tags" || t == "tags_all" => {
                         ignored.tags.insert(key.clone());
                     }
+                    [name, rest @ ..]
+                        if !rest.is_empty()
+                            && schema.attribute(name).is_some_and(|a| a.is_block()) =>
+                    {
+                        ignored
+                            .nested
+                            .entry(name.clone())
+                            .or_default()
+                            .push(rest.to_vec());
+                    }
                     [name, ..] => {
                         ignored.attributes.insert(name.clone());
                     }
@@ -57,6 +71,16 @@ fn ignored_attributes(lifecycle: &Lifecycle, schema: &ResourceTypeSchema) -> Ign
         }
     }
     ignored
+}
+
+/// The attributes of `schema` that are nested block types, which the plan text shows as blocks.
+pub(crate) fn block_types(schema: &ResourceTypeSchema) -> Vec<String> {
+    schema
+        .attributes
+        .values()
+        .filter(|a| a.is_block())
+        .map(|a| a.name.clone())
+        .collect()
 }
 
 /// Marks sensitive, on both sides of the diff, every attribute whose configured value carries a sensitive
@@ -82,6 +106,31 @@ fn hide_sensitive_attributes(
                 side.insert(name.clone(), v.sensitive());
             }
         }
+    }
+}
+
+/// Sets the value at `path` inside `want` (list indices as numbers, object attributes by name) to what
+/// `have` holds there, for an `ignore_changes` path inside a nested block. A path that either side lacks
+/// changes nothing.
+fn keep_live(want: &mut Value, have: &Value, path: &[String]) {
+    let Some((first, rest)) = path.split_first() else {
+        *want = have.clone();
+        return;
+    };
+    match (want, have.peel()) {
+        (Value::List(w), Value::List(h)) => {
+            if let Ok(i) = first.parse::<usize>()
+                && let (Some(w), Some(h)) = (w.get_mut(i), h.get(i))
+            {
+                keep_live(w, h, rest);
+            }
+        }
+        (Value::Map(w), Value::Map(h)) => {
+            if let (Some(w), Some(h)) = (w.get_mut(first), h.get(first)) {
+                keep_live(w, h, rest);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -121,6 +170,7 @@ impl Planner<'_> {
         }
         let mut change = ResourceChange {
             slot: self.slots.get(&d.address).copied(),
+            blocks: block_types(schema),
             ..ResourceChange::planned(d.address.clone(), Action::Create, d.admission)
         };
         let Some(prior) = prior else {
@@ -225,7 +275,7 @@ impl Planner<'_> {
                 }
                 continue;
             }
-            let Some(want) = desired.get(name).cloned() else {
+            let Some(mut want) = desired.get(name).cloned() else {
                 continue;
             };
             let have = if attr.residue {
@@ -241,6 +291,9 @@ impl Planner<'_> {
             if ignored.attributes.contains(name) {
                 after.insert(name.clone(), have);
                 continue;
+            }
+            for path in ignored.nested.get(name).into_iter().flatten() {
+                keep_live(&mut want, &have, path);
             }
             if !attr.values_match(&want, &have) {
                 change.changed.push(name.clone());

@@ -296,6 +296,7 @@ impl ResourceChange {
             slot: None,
             deposed: None,
             depends_on: Vec::new(),
+            blocks: Vec::new(),
         }
     }
 }

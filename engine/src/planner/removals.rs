@@ -116,6 +116,10 @@ impl Planner<'_> {
             before: Some(before),
             reason: Some(reason),
             slot,
+            blocks: self
+                .schema(&o.type_name)
+                .map(super::diff::block_types)
+                .unwrap_or_default(),
             ..ResourceChange::planned(
                 o.address.clone(),
                 Action::Delete,

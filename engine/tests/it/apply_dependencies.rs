@@ -160,7 +160,9 @@ resource "aws_s3_bucket" "logs" {
 
 resource "aws_s3_bucket_versioning" "logs" {
   bucket = aws_s3_bucket.logs.bucket
-  status = "Enabled"
+  versioning_configuration {
+    status = "Enabled"
+  }
 }
 "#,
         )

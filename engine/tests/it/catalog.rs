@@ -182,7 +182,10 @@ fn defaults_follow_the_contract() {
 fn required_computed_sensitive_and_residue_follow_the_contract() {
     let c = contract();
     let required: &[(&str, &[&str])] = &[
-        ("aws_s3_bucket_versioning", &["bucket", "status"]),
+        (
+            "aws_s3_bucket_versioning",
+            &["bucket", "versioning_configuration"],
+        ),
         ("aws_iam_role", &["assume_role_policy", "name"]),
         ("aws_subnet", &["cidr_block", "vpc_id"]),
         (
@@ -242,12 +245,18 @@ fn required_computed_sensitive_and_residue_follow_the_contract() {
         .attribute("assume_role_policy")
         .unwrap();
     assert_eq!(policy.comparison, Comparison::JsonDocument);
-    let status = c
+    let block = c
         .get("aws_s3_bucket_versioning")
         .unwrap()
-        .attribute("status")
+        .attribute("versioning_configuration")
+        .and_then(|a| a.block.as_deref())
         .unwrap();
-    assert_eq!(status.allowed, ["Enabled", "Suspended"]);
+    assert_eq!((block.min_items, block.max_items), (1, Some(1)));
+    assert_eq!(block.attributes["status"].allowed, ["Enabled", "Suspended"]);
+    assert_eq!(
+        block.attributes["mfa_delete"].allowed,
+        ["Enabled", "Disabled"]
+    );
     let vpc_id = c.get("aws_subnet").unwrap().attribute("vpc_id").unwrap();
     assert_eq!(vpc_id.references.as_deref(), Some("aws_vpc"));
 }
@@ -360,8 +369,13 @@ fn desired_values_take_defaults_and_leave_unset_tags_unmanaged() {
 fn configured_attributes_are_checked_against_the_schema() {
     let c = contract();
     let versioning = c.get("aws_s3_bucket_versioning").unwrap();
+    let block = |status: &str| {
+        Value::List(vec![Value::Map(
+            [("status".to_owned(), Value::from(status))].into(),
+        )])
+    };
     let configured: BTreeMap<String, Value> = [
-        ("status".to_owned(), Value::from("On")),
+        ("versioning_configuration".to_owned(), block("On")),
         ("arn".to_owned(), Value::from("x")),
         ("id".to_owned(), Value::from("x")),
     ]
@@ -377,12 +391,12 @@ fn configured_attributes_are_checked_against_the_schema() {
             r#"unsupported argument "arn""#,
             r#"the argument "bucket" is required"#,
             r#""id" is computed by the provider and cannot be set"#,
-            r#""status" is "On"; expected one of Enabled, Suspended"#,
+            r#""versioning_configuration.status" is "On"; expected one of Enabled, Suspended"#,
         ]
     );
     let ok: BTreeMap<String, Value> = [
         ("bucket".to_owned(), Value::from("b")),
-        ("status".to_owned(), Value::from("Enabled")),
+        ("versioning_configuration".to_owned(), block("Enabled")),
     ]
     .into();
     assert_eq!(

@@ -14,6 +14,7 @@ mod engine_clock;
 mod long_addresses;
 mod ownership_ops;
 mod ownership_races;
+mod plan_blocks;
 mod plan_conditions;
 mod plan_dependencies;
 mod plan_secrets;

@@ -276,7 +276,7 @@ pub fn configuration(mix: &Mix, keying: Keying) -> String {
                 keying.at(Block::RouteTable, &format!("{i} % {tables}"))
             ),
             Block::Versioning => format!(
-                "  bucket = {}.id\n  status = \"Enabled\"\n",
+                "  bucket = {}.id\n  versioning_configuration {{\n    status = \"Enabled\"\n  }}\n",
                 keying.at(Block::Bucket, i)
             ),
             Block::RandomId => "  byte_length = 4\n".to_owned(),

@@ -145,13 +145,28 @@ fn set_attr<'s>(body: &mut RawBody<'s>, attr: RawAttr<'s>) {
     }
 }
 
-/// The general rule: attributes replace by name; each nested block type written replaces all base
-/// blocks of that type (`lifecycle` merges argument by argument when `merges_lifecycle`).
+/// The block type a block of a body is, for merging: a `dynamic "NAME"` block is of type `NAME`.
+fn block_type<'b>(block: &'b RawBlock<'_>) -> &'b str {
+    match (block.ident.as_str(), block.labels.as_slice()) {
+        ("dynamic", [name]) => name,
+        (ident, _) => ident,
+    }
+}
+
+/// The general rule: attributes replace by name; each nested block type written (as static or `dynamic`
+/// blocks) replaces all base blocks of that type (`lifecycle` merges argument by argument when
+/// `merges_lifecycle`). In the JSON syntax a nested block is written as an argument, so an argument and
+/// the blocks of its name replace each other.
 fn merge_body<'s>(base: &mut RawBody<'s>, over: RawBody<'s>, merges_lifecycle: bool) {
     let mut replaced: Vec<String> = Vec::new();
     for item in over.items {
         match item {
-            RawItem::Attr(a) => set_attr(base, a),
+            RawItem::Attr(a) => {
+                let name = a.name.clone();
+                base.items
+                    .retain(|i| !matches!(i, RawItem::Block(x) if block_type(x) == name));
+                set_attr(base, a);
+            }
             RawItem::Block(b) if merges_lifecycle && b.ident == "lifecycle" => {
                 let existing = base.items.iter_mut().find_map(|i| match i {
                     RawItem::Block(lb) if lb.ident == "lifecycle" => Some(lb),
@@ -163,10 +178,13 @@ fn merge_body<'s>(base: &mut RawBody<'s>, over: RawBody<'s>, merges_lifecycle: b
                 }
             }
             RawItem::Block(b) => {
-                if !replaced.contains(&b.ident) {
-                    base.items
-                        .retain(|i| !matches!(i, RawItem::Block(x) if x.ident == b.ident));
-                    replaced.push(b.ident.clone());
+                let kind = block_type(&b).to_owned();
+                if !replaced.contains(&kind) {
+                    base.items.retain(|i| match i {
+                        RawItem::Block(x) => block_type(x) != kind,
+                        RawItem::Attr(a) => a.name != kind,
+                    });
+                    replaced.push(kind);
                 }
                 base.items.push(RawItem::Block(b));
             }

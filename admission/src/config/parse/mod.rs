@@ -15,6 +15,7 @@ mod heredoc;
 mod json;
 mod lifecycle;
 mod merge;
+mod nested;
 mod provider;
 mod raw;
 mod resource;

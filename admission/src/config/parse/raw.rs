@@ -117,6 +117,10 @@ pub(crate) fn nested_blocks(ident: &str) -> &'static [(&'static str, usize)] {
             ("encryption", 0),
         ],
         "cloud" => &[("workspaces", 0)],
+        // A resource's own nested blocks are arguments in JSON (only its schema tells them apart); the
+        // `dynamic` blocks that generate them, and their `content`, are blocks.
+        "dynamic" => &[("content", 0)],
+        "content" => &[("dynamic", 1)],
         "live" => &[("record_store", 1)],
         "check" => &[("data", 2), ("assert", 0)],
         _ => &[],

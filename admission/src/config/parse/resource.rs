@@ -7,13 +7,14 @@
 use std::collections::BTreeMap;
 
 use super::Parser;
+use super::nested::BlockGroups;
 use super::raw::{RawBlock, RawItem};
 use super::value::Mode;
 use crate::config::expr::Loc;
 use crate::config::{Attr, Lifecycle, ProviderRef, Repetition, Resource};
 
 /// The meta-arguments and nested blocks Terraform accepts on a resource that this subset does not.
-const UNSUPPORTED_RESOURCE_META: &[&str] = &["connection", "provisioner", "dynamic"];
+const UNSUPPORTED_RESOURCE_META: &[&str] = &["connection", "provisioner"];
 
 impl<'a> Parser<'a> {
     /// The body of a `resource` block: meta-arguments, arguments and one `lifecycle` block.
@@ -36,6 +37,7 @@ impl<'a> Parser<'a> {
         };
         let (mut count, mut for_each) = (None, None);
         let mut seen_lifecycle = false;
+        let mut groups = BlockGroups::new();
         for item in &block.body.items {
             match item {
                 RawItem::Attr(a) => {
@@ -99,20 +101,35 @@ impl<'a> Parser<'a> {
                         self.unsupported(
                             &bloc,
                             format!("`{ident}` blocks are not supported"),
-                            "this subset has no provisioners, connections or dynamic blocks",
+                            "remove it: liveplan runs no provisioners",
                         );
                     } else {
-                        self.unsupported(
-                            &bloc,
-                            format!("nested block `{ident}` is not supported in a resource"),
-                            "the supported resource types take arguments only, besides `lifecycle`",
-                        );
+                        self.nested_block(b, &mut groups);
                     }
                 }
             }
         }
+        self.resource_blocks(groups, &mut res);
         res.repetition = self.repetition(count, for_each, &res)?;
         Some(res)
+    }
+
+    /// The nested block types of a resource body as its arguments; one also set as an argument is refused.
+    fn resource_blocks(&mut self, groups: BlockGroups, res: &mut Resource) {
+        let mut blocks = Vec::new();
+        self.block_arguments(groups, &mut blocks);
+        for (name, expr) in blocks {
+            if res.attrs.contains_key(&name) {
+                self.unsupported(
+                    &expr.loc,
+                    format!("`{name}` is set both as an argument and as blocks"),
+                    "write it one way: as blocks for a nested block type",
+                );
+                continue;
+            }
+            let loc = expr.loc.clone();
+            res.attrs.insert(name.clone(), Attr { name, expr, loc });
+        }
     }
 
     /// The `provider` meta-argument: `aws` or `aws.ALIAS`, a bare reference as Terraform requires.

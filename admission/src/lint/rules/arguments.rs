@@ -1,15 +1,18 @@
 //! The argument rules: an instance's evaluated arguments match its resource type's schema (required
-//! arguments set, no unknown or computed ones, values of the declared types).
+//! arguments set, no unknown or computed ones, values of the declared types), and its nested blocks are
+//! written as blocks of the types the schema has, labelled as their nesting asks, as many as it allows.
 //!
 //! Missing identity arguments are left to the identity rules, which say why an identity must be set.
 
 use std::collections::BTreeMap;
 
-use crate::config::Resource;
+use crate::config::{Expr, ExprKind, Loc, NestedBlock, Resource};
 use crate::diag::{Code, Diagnostic};
 use crate::lint::Lint;
-use crate::schema::ResourceTypeSchema;
+use crate::schema::{AttributeSchema, BlockSchema, Nesting, ResourceTypeSchema};
 use crate::value::Value;
+
+const FIX: &str = "fix the arguments to match the resource type's schema";
 
 impl Lint<'_, '_> {
     /// Reports every way the `configured` arguments of the instance `text` of `res` break `schema`.
@@ -20,22 +23,40 @@ impl Lint<'_, '_> {
         configured: &BTreeMap<String, Value>,
         text: &str,
     ) {
+        let mut judged = Vec::new();
+        for (name, attr) in &res.attrs {
+            if self.block_syntax(res, &schema.attributes, (name, &attr.loc), &attr.expr, text) {
+                judged.push(name.as_str());
+            }
+        }
         for problem in schema.check_configured(configured) {
             use crate::schema::AttributeProblem as P;
-            let attr_loc = res
-                .attrs
-                .get(problem.attribute())
-                .map_or(&res.loc, |a| &a.loc);
+            let top = problem.attribute().split('.').next().unwrap_or_default();
+            if judged.contains(&top) {
+                continue;
+            }
+            let attr = res.attrs.get(top);
+            let attr_loc = attr.map_or(&res.loc, |a| &a.loc);
+            let mut detail = FIX.to_owned();
             let (code, summary) = match &problem {
                 P::Missing(a) if schema.identity_arguments().contains(a) => continue, // the identity rules judge it
                 P::Missing(a) => (
                     Code::UnsupportedConstruct,
                     format!("required argument `{a}` is not set"),
                 ),
-                P::Unknown(a) => (
-                    Code::UnsupportedConstruct,
-                    format!("`{}` has no argument `{a}`", res.type_name),
+                P::Unknown(a) if written_as_blocks(attr.map(|a| &a.expr), a) => (
+                    Code::UnsupportedBlockType,
+                    format!("`{}` has no block type `{a}`", res.type_name),
                 ),
+                P::Unknown(a) => {
+                    if let Some(hint) = block_hint(schema, a) {
+                        detail = hint;
+                    }
+                    (
+                        Code::UnsupportedConstruct,
+                        format!("`{}` has no argument `{a}`", res.type_name),
+                    )
+                }
                 P::Computed(a) => (
                     Code::UnsupportedConstruct,
                     format!("`{a}` is computed by the provider and cannot be set"),
@@ -44,17 +65,147 @@ impl Lint<'_, '_> {
                     Code::UnsupportedConstruct,
                     format!("inappropriate value for `{name}`: {why}"),
                 ),
+                P::NotABlock(name) => (
+                    Code::BlockAsArgument,
+                    format!("`{name}` is a nested block type and takes blocks"),
+                ),
+                P::BlockCount { .. } => (Code::BlockCount, format!("{problem}")),
                 other => (Code::UnsupportedConstruct, format!("{other}")),
             };
             self.push(
-                Diagnostic::new(
-                    code,
-                    summary,
-                    "fix the arguments to match the resource type's schema",
-                )
-                .with_address(text)
-                .at(attr_loc.to_pos()),
+                Diagnostic::new(code, summary, &detail)
+                    .with_address(text)
+                    .at(attr_loc.to_pos()),
             );
         }
     }
+
+    /// Judges how the argument `name` of a body whose attributes are `attributes` is written: a block
+    /// type as blocks (an argument only in the JSON syntax), blocks only for block types, labels as the
+    /// nesting asks; recursing into the blocks' bodies. Returns whether a problem was reported, which the
+    /// schema's own check would only repeat.
+    fn block_syntax(
+        &mut self,
+        res: &Resource,
+        attributes: &BTreeMap<String, AttributeSchema>,
+        (name, loc): (&str, &Loc),
+        expr: &Expr,
+        text: &str,
+    ) -> bool {
+        let schema = attributes.get(name);
+        let block = schema.and_then(|a| a.block.as_deref());
+        let ExprKind::Blocks(blocks) = &expr.kind else {
+            if block.is_some() && !expr.loc.file.ends_with(".json") {
+                self.push(
+                    Diagnostic::new(
+                        Code::BlockAsArgument,
+                        format!("`{name}` is a nested block type, not an argument"),
+                        format!("write it as a block: `{name} {{ ... }}`, without `=`"),
+                    )
+                    .with_address(text)
+                    .at(loc.to_pos()),
+                );
+                return true;
+            }
+            return false;
+        };
+        let Some(block) = block else {
+            // Blocks of an argument's name; a type the schema lacks is the schema check's `Unknown`.
+            if schema.is_some() {
+                self.push(
+                    Diagnostic::new(
+                        Code::UnsupportedBlockType,
+                        format!(
+                            "`{name}` is an argument of `{}`, not a block type",
+                            res.type_name
+                        ),
+                        format!("write it as an argument: `{name} = ...`"),
+                    )
+                    .with_address(text)
+                    .at(expr.loc.to_pos()),
+                );
+                return true;
+            }
+            return false;
+        };
+        let mut reported = false;
+        for nested in blocks {
+            let (labels, body) = match nested {
+                NestedBlock::Static(b) => (b.labels.len(), &b.attrs),
+                NestedBlock::Dynamic(d) => (d.labels.len(), &d.content),
+            };
+            let expected = usize::from(block.nesting == Nesting::Map);
+            if labels != expected {
+                reported = true;
+                self.push(
+                    Diagnostic::new(
+                        Code::UnsupportedBlockType,
+                        format!("`{name}` blocks take {expected} label(s), {labels} written"),
+                        label_usage(name, block),
+                    )
+                    .with_address(text)
+                    .at(nested.loc().to_pos()),
+                );
+            }
+            for (inner, e) in body {
+                reported |= self.block_syntax(res, &block.attributes, (inner, &e.loc), e, text);
+            }
+        }
+        reported
+    }
+}
+
+/// How blocks of type `name` are labelled.
+fn label_usage(name: &str, block: &BlockSchema) -> String {
+    match block.nesting {
+        Nesting::Map => format!("write `{name} \"KEY\" {{ ... }}`"),
+        _ => format!("write `{name} {{ ... }}`, without labels"),
+    }
+}
+
+/// Whether the argument at the dotted `path` (below the top-level argument `expr`) is written as blocks.
+fn written_as_blocks(expr: Option<&Expr>, path: &str) -> bool {
+    let mut names = path.split('.');
+    let Some(expr) = expr else {
+        return false;
+    };
+    names.next();
+    let mut current = vec![expr];
+    for name in names {
+        let mut next = Vec::new();
+        for e in current {
+            let ExprKind::Blocks(blocks) = &e.kind else {
+                continue;
+            };
+            for b in blocks {
+                let body = match b {
+                    NestedBlock::Static(b) => &b.attrs,
+                    NestedBlock::Dynamic(d) => &d.content,
+                };
+                next.extend(body.iter().filter(|(n, _)| n == name).map(|(_, e)| e));
+            }
+        }
+        current = next;
+    }
+    current
+        .iter()
+        .any(|e| matches!(e.kind, ExprKind::Blocks(_)))
+}
+
+/// For an argument a resource type does not have at the top but one of its block types does (the flat
+/// `status` of `aws_s3_bucket_versioning`), the block to write instead.
+fn block_hint(schema: &ResourceTypeSchema, name: &str) -> Option<String> {
+    let (block_name, block) = schema
+        .attributes
+        .values()
+        .filter_map(|a| Some((&a.name, a.block.as_deref()?)))
+        .find(|(_, b)| b.attributes.contains_key(name))?;
+    let example = block
+        .attributes
+        .get(name)
+        .and_then(|a| a.allowed.first().cloned())
+        .map_or_else(|| "...".to_owned(), |v| format!("{v:?}"));
+    Some(format!(
+        "`{name}` is an argument of the nested block `{block_name}`: write `{block_name} {{ {name} = {example} }}`"
+    ))
 }

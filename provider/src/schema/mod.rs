@@ -21,7 +21,12 @@
 //! assert!(item.attribute("key").unwrap().force_new);
 //! ```
 //!
+//! A nested block (`versioning_configuration { … }`) is an attribute whose [`BlockSchema`] says how its
+//! blocks nest and what they hold ([`block`]).
+//!
 //! This module holds data and pure functions over it; it must never talk to a live system.
+
+mod block;
 
 use std::collections::BTreeMap;
 
@@ -29,6 +34,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::path::AdmissionPath;
 use crate::value::{Type, Value};
+
+pub use block::{BlockSchema, Nesting};
 
 /// The default an optional attribute takes when the configuration leaves it unset.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -91,6 +98,8 @@ pub struct AttributeSchema {
     pub references: Option<String>,
     /// The only values the live system accepts (`Enabled`, `Suspended`); empty when any value of the type is.
     pub allowed: Vec<String>,
+    /// For a nested block type, its schema: the configuration writes it as blocks, never as `name = …`.
+    pub block: Option<Box<BlockSchema>>,
 }
 
 impl AttributeSchema {
@@ -109,7 +118,26 @@ impl AttributeSchema {
             comparison: Comparison::Exact,
             references: None,
             allowed: Vec::new(),
+            block: None,
         }
+    }
+
+    /// A nested block type: required when it needs at least one block. Its value is built from the
+    /// blocks written ([`BlockSchema`]); left unset, an optional block type is not managed.
+    pub fn block(name: impl Into<String>, block: BlockSchema) -> AttributeSchema {
+        let mode = if block.min_items > 0 {
+            AttributeMode::Required
+        } else {
+            AttributeMode::Optional(DefaultValue::Fixed(block.empty()))
+        };
+        let mut out = AttributeSchema::with_mode(name, block.value_type(), mode);
+        out.block = Some(Box::new(block));
+        out
+    }
+
+    /// Whether it is a nested block type.
+    pub fn is_block(&self) -> bool {
+        self.block.is_some()
     }
 
     /// A required attribute.
@@ -425,11 +453,16 @@ impl ResourceTypeSchema {
         for attr in self.attributes.values() {
             let value = match (configured.get(&attr.name), &attr.mode) {
                 (Some(v), AttributeMode::Required | AttributeMode::Optional(_)) => {
-                    converted(v, &attr.value_type)
+                    match &attr.block {
+                        Some(block) => block.desired(v, region),
+                        None => converted(v, &attr.value_type),
+                    }
                 }
                 (None, AttributeMode::Optional(_)) if attr.name == "tags" && self.taggable => {
                     continue;
                 }
+                // An unset block type is not managed: the object keeps whatever blocks it has.
+                (None, AttributeMode::Optional(_)) if attr.is_block() => continue,
                 (None, AttributeMode::Optional(d)) => d.value_in(region),
                 (None, AttributeMode::Required) => continue,
                 (_, AttributeMode::Computed) => Value::Unknown(attr.value_type.clone()),
@@ -445,41 +478,65 @@ impl ResourceTypeSchema {
     /// allowed set.
     pub fn check_configured(&self, configured: &BTreeMap<String, Value>) -> Vec<AttributeProblem> {
         let mut problems = Vec::new();
-        for (name, value) in configured {
-            match self.attributes.get(name) {
-                None => problems.push(AttributeProblem::Unknown(name.clone())),
-                Some(a) if a.is_computed() => {
-                    problems.push(AttributeProblem::Computed(name.clone()))
-                }
-                Some(a) if !fits(value, &a.value_type) => {
-                    if let Err(why) = crate::value::convert(value.clone(), &a.value_type) {
-                        problems.push(AttributeProblem::WrongType {
-                            name: name.clone(),
-                            why,
-                        });
-                    }
-                }
-                Some(a) if !a.allowed.is_empty() => {
-                    if let Some(s) = value.as_str()
-                        && !a.allowed.iter().any(|x| x == s)
-                    {
-                        problems.push(AttributeProblem::NotAllowed {
-                            name: name.clone(),
-                            value: (!value.contains_sensitive()).then(|| s.to_owned()),
-                            allowed: a.allowed.clone(),
-                        });
-                    }
-                }
-                Some(_) => {}
-            }
-        }
-        for a in self.attributes.values().filter(|a| a.is_required()) {
-            if configured.get(&a.name).is_none_or(Value::is_null) {
-                problems.push(AttributeProblem::Missing(a.name.clone()));
-            }
-        }
+        check_attributes(&self.attributes, configured, None, &mut problems);
         problems.sort_by(|x, y| x.attribute().cmp(y.attribute()));
         problems
+    }
+}
+
+/// The problems of `configured` against `attributes` (a resource's, or one nested block's, whose path
+/// `prefix` names each problem's attribute: `versioning_configuration.status`), added to `problems`.
+fn check_attributes(
+    attributes: &BTreeMap<String, AttributeSchema>,
+    configured: &BTreeMap<String, Value>,
+    prefix: Option<&str>,
+    problems: &mut Vec<AttributeProblem>,
+) {
+    let path = |name: &str| match prefix {
+        Some(p) => format!("{p}.{name}"),
+        None => name.to_owned(),
+    };
+    for (name, value) in configured {
+        match attributes.get(name) {
+            None => problems.push(AttributeProblem::Unknown(path(name))),
+            Some(a) if a.is_computed() => problems.push(AttributeProblem::Computed(path(name))),
+            Some(AttributeSchema {
+                block: Some(block), ..
+            }) => block.check(&path(name), value, problems),
+            Some(a) if !fits(value, &a.value_type) => {
+                if let Err(why) = crate::value::convert(value.clone(), &a.value_type) {
+                    problems.push(AttributeProblem::WrongType {
+                        name: path(name),
+                        why,
+                    });
+                }
+            }
+            Some(a) if !a.allowed.is_empty() => {
+                if let Some(s) = value.as_str()
+                    && !a.allowed.iter().any(|x| x == s)
+                {
+                    problems.push(AttributeProblem::NotAllowed {
+                        name: path(name),
+                        value: (!value.contains_sensitive()).then(|| s.to_owned()),
+                        allowed: a.allowed.clone(),
+                    });
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    for a in attributes.values().filter(|a| a.is_required()) {
+        if configured.get(&a.name).is_none_or(Value::is_null) {
+            match &a.block {
+                Some(block) => problems.push(AttributeProblem::BlockCount {
+                    name: path(&a.name),
+                    min: block.min_items,
+                    max: block.max_items,
+                    found: 0,
+                }),
+                None => problems.push(AttributeProblem::Missing(path(&a.name))),
+            }
+        }
     }
 }
 
@@ -523,6 +580,19 @@ pub enum AttributeProblem {
         /// What the type requires (never quoting the value, which may be a secret).
         why: String,
     },
+    /// A nested block type given a value that holds no blocks (`name = "x"` for a block).
+    NotABlock(String),
+    /// Fewer or more blocks of a type than its schema allows.
+    BlockCount {
+        /// The block type's path (`versioning_configuration`).
+        name: String,
+        /// The fewest allowed.
+        min: usize,
+        /// The most allowed, if limited.
+        max: Option<usize>,
+        /// How many were written.
+        found: usize,
+    },
     /// The value is not one the live system accepts.
     NotAllowed {
         /// The attribute.
@@ -540,8 +610,10 @@ impl AttributeProblem {
         match self {
             AttributeProblem::Unknown(n)
             | AttributeProblem::Computed(n)
-            | AttributeProblem::Missing(n) => n,
+            | AttributeProblem::Missing(n)
+            | AttributeProblem::NotABlock(n) => n,
             AttributeProblem::NotAllowed { name, .. }
+            | AttributeProblem::BlockCount { name, .. }
             | AttributeProblem::WrongType { name, .. } => name,
         }
     }
@@ -555,6 +627,29 @@ impl std::fmt::Display for AttributeProblem {
                 write!(f, "{n:?} is computed by the provider and cannot be set")
             }
             AttributeProblem::Missing(n) => write!(f, "the argument {n:?} is required"),
+            AttributeProblem::NotABlock(n) => {
+                write!(
+                    f,
+                    "{n:?} is a nested block type: write it as `{n} {{ ... }}` blocks"
+                )
+            }
+            AttributeProblem::BlockCount {
+                name,
+                min,
+                max,
+                found,
+            } => match max {
+                Some(max) if found > max => {
+                    write!(
+                        f,
+                        "no more than {max} {name:?} block(s) allowed, {found} written"
+                    )
+                }
+                _ => write!(
+                    f,
+                    "at least {min} {name:?} block(s) required, {found} written"
+                ),
+            },
             AttributeProblem::WrongType { name, why } => {
                 write!(f, "inappropriate value for argument {name:?}: {why}")
             }
