@@ -55,6 +55,10 @@
 //! its call counts, never retry on its own, and never return an absence for a look that failed.
 
 mod error;
+#[cfg(feature = "iam")]
+mod iam;
+#[cfg(feature = "logs")]
+mod logs;
 mod s3;
 mod tagging;
 
@@ -77,6 +81,28 @@ pub use error::AwsError;
 pub const BUCKET: &str = "aws_s3_bucket";
 /// The bucket versioning type this provider serves.
 pub const BUCKET_VERSIONING: &str = "aws_s3_bucket_versioning";
+/// The IAM role type this provider serves with the feature `iam`.
+pub const IAM_ROLE: &str = "aws_iam_role";
+/// The IAM user type this provider serves with the feature `iam`.
+pub const IAM_USER: &str = "aws_iam_user";
+/// The IAM access key type this provider serves with the feature `iam`.
+pub const IAM_ACCESS_KEY: &str = "aws_iam_access_key";
+/// The log group type this provider serves with the feature `logs`.
+pub const LOG_GROUP: &str = "aws_cloudwatch_log_group";
+
+/// The types this build serves: the S3 types always, the IAM and Logs types with their features.
+const SERVED: &[&str] = &[
+    BUCKET,
+    BUCKET_VERSIONING,
+    #[cfg(feature = "iam")]
+    IAM_ROLE,
+    #[cfg(feature = "iam")]
+    IAM_USER,
+    #[cfg(feature = "iam")]
+    IAM_ACCESS_KEY,
+    #[cfg(feature = "logs")]
+    LOG_GROUP,
+];
 
 /// How a new bucket gets its tags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -125,6 +151,10 @@ impl Default for AwsProviderConfig {
 pub struct AwsProvider {
     s3: aws_sdk_s3::Client,
     tagging: aws_sdk_resourcegroupstagging::Client,
+    #[cfg(feature = "iam")]
+    iam: aws_sdk_iam::Client,
+    #[cfg(feature = "logs")]
+    logs: aws_sdk_cloudwatchlogs::Client,
     region: String,
     bucket_tagging: BucketTagging,
 }
@@ -177,6 +207,10 @@ impl AwsProvider {
         Ok(AwsProvider {
             s3,
             tagging,
+            #[cfg(feature = "iam")]
+            iam: aws_sdk_iam::Client::new(&shared),
+            #[cfg(feature = "logs")]
+            logs: aws_sdk_cloudwatchlogs::Client::new(&shared),
             region,
             bucket_tagging,
         })
@@ -199,11 +233,12 @@ impl AwsProvider {
     }
 }
 
-/// The types this provider serves: the two S3 types of the contract's catalog, and nothing else.
+/// The types this provider serves, with the schemas of the contract's catalog: the two S3 types, the
+/// three IAM types with the feature `iam` and the log group with the feature `logs`.
 pub fn catalog() -> Catalog {
     awscatalog::catalog()
         .iter()
-        .filter(|s| s.type_name == BUCKET || s.type_name == BUCKET_VERSIONING)
+        .filter(|s| SERVED.contains(&s.type_name.as_str()))
         .cloned()
         .collect()
 }
@@ -278,6 +313,12 @@ impl Provider for AwsProvider {
         match request.type_name.as_str() {
             BUCKET => self.list_buckets(call, &request).await,
             BUCKET_VERSIONING => self.list_versioning(call, &request).await,
+            #[cfg(feature = "iam")]
+            IAM_ROLE | IAM_USER => self.list_iam(call, &request).await,
+            #[cfg(feature = "iam")]
+            IAM_ACCESS_KEY => self.list_access_keys(call, &request).await,
+            #[cfg(feature = "logs")]
+            LOG_GROUP => self.list_log_groups(call, &request).await,
             other => Err(unsupported("list", other)),
         }
     }
@@ -291,6 +332,14 @@ impl Provider for AwsProvider {
         match request.type_name.as_str() {
             BUCKET => self.create_bucket(call, &request).await,
             BUCKET_VERSIONING => self.create_versioning(call, &request).await,
+            #[cfg(feature = "iam")]
+            IAM_ROLE => self.create_role(call, &request).await,
+            #[cfg(feature = "iam")]
+            IAM_USER => self.create_user(call, &request).await,
+            #[cfg(feature = "iam")]
+            IAM_ACCESS_KEY => self.create_access_key(call, &request).await,
+            #[cfg(feature = "logs")]
+            LOG_GROUP => self.create_log_group(call, &request).await,
             other => Err(unsupported("create", other)),
         }
     }
@@ -304,6 +353,14 @@ impl Provider for AwsProvider {
         match request.type_name.as_str() {
             BUCKET => self.update_bucket(call, &request).await,
             BUCKET_VERSIONING => self.update_versioning(call, &request).await,
+            #[cfg(feature = "iam")]
+            IAM_ROLE => self.update_role(call, &request).await,
+            #[cfg(feature = "iam")]
+            IAM_USER => self.update_user(call, &request).await,
+            #[cfg(feature = "iam")]
+            IAM_ACCESS_KEY => self.update_access_key(call, &request).await,
+            #[cfg(feature = "logs")]
+            LOG_GROUP => self.update_log_group(call, &request).await,
             other => Err(unsupported("update", other)),
         }
     }
@@ -318,6 +375,14 @@ impl Provider for AwsProvider {
         match type_name {
             BUCKET => self.delete_bucket(call, id).await,
             BUCKET_VERSIONING => self.suspend_versioning(call, id).await,
+            #[cfg(feature = "iam")]
+            IAM_ROLE => self.delete_role(call, id).await,
+            #[cfg(feature = "iam")]
+            IAM_USER => self.delete_user(call, id).await,
+            #[cfg(feature = "iam")]
+            IAM_ACCESS_KEY => self.delete_access_key(call, id).await,
+            #[cfg(feature = "logs")]
+            LOG_GROUP => self.delete_log_group(call, id).await,
             other => Err(unsupported("delete", other)),
         }
     }
@@ -329,14 +394,23 @@ impl Provider for AwsProvider {
         type_name: &str,
         identity: &Identity,
     ) -> Result<Option<LiveObject>, ProviderError> {
+        #[cfg(feature = "iam")]
+        if type_name == IAM_ACCESS_KEY {
+            return self.read_access_key(call, identity).await;
+        }
+        // Every other type served is read by the one identity argument that is also its id.
+        let argument = match type_name {
+            BUCKET | BUCKET_VERSIONING => "bucket",
+            _ => "name",
+        };
         let name = match identity {
             Identity::Name(name) => Some(name.as_str()),
-            Identity::Composite(parts) => parts.get("bucket").map(String::as_str),
+            Identity::Composite(parts) => parts.get(argument).map(String::as_str),
         };
         let Some(name) = name else {
             return Err(invalid(
                 "read",
-                format!("{type_name} is identified by its bucket, not by {identity}"),
+                format!("{type_name} is identified by its {argument}, not by {identity}"),
             ));
         };
         self.read_by_id(call, type_name, name).await
@@ -352,6 +426,14 @@ impl Provider for AwsProvider {
         match type_name {
             BUCKET => self.read_bucket(call, id).await,
             BUCKET_VERSIONING => self.read_versioning(call, id).await,
+            #[cfg(feature = "iam")]
+            IAM_ROLE => self.read_role(call, id).await,
+            #[cfg(feature = "iam")]
+            IAM_USER => self.read_user(call, id).await,
+            #[cfg(feature = "iam")]
+            IAM_ACCESS_KEY => self.read_access_key_by_id(call, id).await,
+            #[cfg(feature = "logs")]
+            LOG_GROUP => self.read_log_group(call, id).await,
             other => Err(unsupported("read", other)),
         }
     }
@@ -380,6 +462,10 @@ impl Provider for AwsProvider {
                 "update_tags",
                 format!("{BUCKET_VERSIONING} carries no tags"),
             )),
+            #[cfg(feature = "iam")]
+            IAM_ROLE | IAM_USER | IAM_ACCESS_KEY => self.change_iam_tags(type_name, &change),
+            #[cfg(feature = "logs")]
+            LOG_GROUP => self.change_log_group_tags(call, id, &change).await,
             other => Err(unsupported("update_tags", other)),
         }
     }
