@@ -2,9 +2,10 @@
 //! `GetUser`, listed with `ListRoles` and `ListUsers`) and users' access keys (list-and-match under their
 //! user, in [`access_keys`]).
 //!
-//! IAM is global and outside the tagging API, and the catalog serves roles and users without tags: an
-//! object of these types is found by its name, never by a marker, and a create or update that carries tags
-//! is refused. Each API operation is one private method that counts the attempt, opens a span named after
+//! IAM is global and outside the tagging API: a role or user is found by its name (a read returns its
+//! tags, `GetRole` and `GetUser` carry them), never by the sweep. Its tags are set in the create call itself
+//! (`Tags` on `CreateRole` / `CreateUser`), so it never exists unmarked, and changed with `TagRole` /
+//! `UntagRole` and `TagUser` / `UntagUser`. Each API operation is one private method that counts the attempt, opens a span named after
 //! the operation and turns an SDK failure into a [`ProviderError`]. This module must never read an error
 //! as an absence except on a read, where IAM's `NoSuchEntity` means the object is not there.
 
@@ -12,7 +13,7 @@ mod access_keys;
 
 use std::collections::BTreeMap;
 
-use aws_sdk_iam::types::{Role, User};
+use aws_sdk_iam::types::{Role, Tag, User};
 use provider::{
     Call, CreateRequest, ListPage, ListRequest, LiveObject, ProviderError, ProviderErrorKind,
     TagChange, UpdateRequest, Value,
@@ -35,23 +36,32 @@ const CREATE_USER: &str = "iam:CreateUser";
 const UPDATE_USER: &str = "iam:UpdateUser";
 const DELETE_USER: &str = "iam:DeleteUser";
 const LIST_USERS: &str = "iam:ListUsers";
+const TAG_ROLE: &str = "iam:TagRole";
+const UNTAG_ROLE: &str = "iam:UntagRole";
+const TAG_USER: &str = "iam:TagUser";
+const UNTAG_USER: &str = "iam:UntagUser";
 
 /// Whether a failure is IAM's "no such entity".
 fn is_no_such_entity(err: &ProviderError) -> bool {
     err.kind == ProviderErrorKind::NotFound
 }
 
-/// Refuses tags on a type the catalog serves without them.
-fn refuse_tags(
-    operation: &str,
-    type_name: &str,
-    tags: &BTreeMap<String, String>,
-) -> Result<(), ProviderError> {
-    if tags.is_empty() {
-        Ok(())
-    } else {
-        Err(invalid(operation, format!("{type_name} carries no tags")))
-    }
+fn iam_tags(operation: &str, tags: &BTreeMap<String, String>) -> Result<Vec<Tag>, ProviderError> {
+    tags.iter()
+        .map(|(k, v)| {
+            Tag::builder()
+                .key(k)
+                .value(v)
+                .build()
+                .map_err(|e| invalid(operation, e.to_string()))
+        })
+        .collect()
+}
+
+fn tag_map(tags: &[Tag]) -> BTreeMap<String, String> {
+    tags.iter()
+        .map(|t| (t.key().to_owned(), t.value().to_owned()))
+        .collect()
 }
 
 /// A string attribute that may be missing (`default` then).
@@ -122,7 +132,7 @@ fn check_rename(
 
 impl AwsProvider {
     /// A role as a read returns it: `id` and `name` (its name), `assume_role_policy`, `description` and
-    /// `arn`, without tags.
+    /// `arn`, and the tags the answer carries (`ListRoles` carries none).
     fn role_object(&self, role: &Role) -> LiveObject {
         let name = role.role_name();
         let policy = decoded_document(role.assume_role_policy_document().unwrap_or_default());
@@ -140,11 +150,12 @@ impl AwsProvider {
                 ),
                 ("arn".to_owned(), Value::from(role.arn())),
             ]),
-            tags: BTreeMap::new(),
+            tags: tag_map(role.tags()),
         }
     }
 
-    /// A user as a read returns it: `id` and `name` (its name), `path` and `arn`, without tags.
+    /// A user as a read returns it: `id` and `name` (its name), `path` and `arn`, and the tags the answer
+    /// carries (`ListUsers` carries none).
     fn user_object(&self, user: &User) -> LiveObject {
         let name = user.user_name();
         LiveObject {
@@ -157,7 +168,7 @@ impl AwsProvider {
                 ("path".to_owned(), Value::from(user.path())),
                 ("arn".to_owned(), Value::from(user.arn())),
             ]),
-            tags: BTreeMap::new(),
+            tags: tag_map(user.tags()),
         }
     }
 
@@ -185,16 +196,18 @@ impl AwsProvider {
         &self,
         call: &Call<'_>,
         name: &str,
-        policy: &str,
-        description: &str,
+        (policy, description): (&str, &str),
+        tags: &BTreeMap<String, String>,
     ) -> Result<LiveObject, ProviderError> {
         call.attempt(CREATE_ROLE);
+        let tags = iam_tags(CREATE_ROLE, tags)?;
         let out = self
             .iam
             .create_role()
             .role_name(name)
             .assume_role_policy_document(policy)
             .set_description((!description.is_empty()).then(|| description.to_owned()))
+            .set_tags((!tags.is_empty()).then_some(tags))
             .send()
             .await
             .map_err(|e| from_sdk(CREATE_ROLE, e))?;
@@ -302,13 +315,16 @@ impl AwsProvider {
         call: &Call<'_>,
         name: &str,
         path: &str,
+        tags: &BTreeMap<String, String>,
     ) -> Result<LiveObject, ProviderError> {
         call.attempt(CREATE_USER);
+        let tags = iam_tags(CREATE_USER, tags)?;
         let out = self
             .iam
             .create_user()
             .user_name(name)
             .path(path)
+            .set_tags((!tags.is_empty()).then_some(tags))
             .send()
             .await
             .map_err(|e| from_sdk(CREATE_USER, e))?;
@@ -375,6 +391,79 @@ impl AwsProvider {
         Ok((objects, next))
     }
 
+    /// `TagRole` or `TagUser`: sets the keys given, keeps the others.
+    #[tracing::instrument(skip_all, fields(type_name = %type_name, name = %name), err)]
+    async fn call_tag(
+        &self,
+        call: &Call<'_>,
+        type_name: &str,
+        name: &str,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<(), ProviderError> {
+        let operation = if type_name == IAM_ROLE {
+            TAG_ROLE
+        } else {
+            TAG_USER
+        };
+        call.attempt(operation);
+        let tags = iam_tags(operation, tags)?;
+        if type_name == IAM_ROLE {
+            self.iam
+                .tag_role()
+                .role_name(name)
+                .set_tags(Some(tags))
+                .send()
+                .await
+                .map(drop)
+                .map_err(|e| from_sdk(operation, e))
+        } else {
+            self.iam
+                .tag_user()
+                .user_name(name)
+                .set_tags(Some(tags))
+                .send()
+                .await
+                .map(drop)
+                .map_err(|e| from_sdk(operation, e))
+        }
+    }
+
+    /// `UntagRole` or `UntagUser`: removes the keys given.
+    #[tracing::instrument(skip_all, fields(type_name = %type_name, name = %name), err)]
+    async fn call_untag(
+        &self,
+        call: &Call<'_>,
+        type_name: &str,
+        name: &str,
+        keys: Vec<String>,
+    ) -> Result<(), ProviderError> {
+        let operation = if type_name == IAM_ROLE {
+            UNTAG_ROLE
+        } else {
+            UNTAG_USER
+        };
+        call.attempt(operation);
+        if type_name == IAM_ROLE {
+            self.iam
+                .untag_role()
+                .role_name(name)
+                .set_tag_keys(Some(keys))
+                .send()
+                .await
+                .map(drop)
+                .map_err(|e| from_sdk(operation, e))
+        } else {
+            self.iam
+                .untag_user()
+                .user_name(name)
+                .set_tag_keys(Some(keys))
+                .send()
+                .await
+                .map(drop)
+                .map_err(|e| from_sdk(operation, e))
+        }
+    }
+
     // ----- Roles and users through the protocol. -----
 
     pub(super) async fn list_iam(
@@ -434,11 +523,11 @@ impl AwsProvider {
     ) -> Result<LiveObject, ProviderError> {
         let attributes = &request.attributes;
         check_names(CREATE_ROLE, IAM_ROLE, attributes)?;
-        refuse_tags(CREATE_ROLE, IAM_ROLE, &request.tags)?;
         let name = string_attribute(CREATE_ROLE, IAM_ROLE, attributes, "name")?;
         let policy = string_attribute(CREATE_ROLE, IAM_ROLE, attributes, "assume_role_policy")?;
         let description = optional_string(CREATE_ROLE, IAM_ROLE, attributes, "description", "")?;
-        self.call_create_role(call, name, policy, description).await
+        self.call_create_role(call, name, (policy, description), &request.tags)
+            .await
     }
 
     /// Changes what differs from the role as it is now: the description (`UpdateRole`) and the trust
@@ -450,7 +539,6 @@ impl AwsProvider {
     ) -> Result<LiveObject, ProviderError> {
         let attributes = &request.attributes;
         check_names(UPDATE_ROLE, IAM_ROLE, attributes)?;
-        refuse_tags(UPDATE_ROLE, IAM_ROLE, &request.tags.set)?;
         check_rename(UPDATE_ROLE, IAM_ROLE, attributes, &request.id)?;
         let name = request.id.as_str();
         let Some(mut current) = self.call_get_role(call, name).await? else {
@@ -481,6 +569,9 @@ impl AwsProvider {
                     .insert("assume_role_policy".to_owned(), Value::from(policy));
             }
         }
+        self.change_iam_tags(call, IAM_ROLE, name, &request.tags)
+            .await?;
+        current.tags = request.tags.applied_to(&current.tags);
         Ok(current)
     }
 
@@ -499,10 +590,9 @@ impl AwsProvider {
     ) -> Result<LiveObject, ProviderError> {
         let attributes = &request.attributes;
         check_names(CREATE_USER, IAM_USER, attributes)?;
-        refuse_tags(CREATE_USER, IAM_USER, &request.tags)?;
         let name = string_attribute(CREATE_USER, IAM_USER, attributes, "name")?;
         let path = optional_string(CREATE_USER, IAM_USER, attributes, "path", "/")?;
-        self.call_create_user(call, name, path).await
+        self.call_create_user(call, name, path, &request.tags).await
     }
 
     /// Changes the user's path when it differs (`UpdateUser`), after one `GetUser`.
@@ -513,7 +603,6 @@ impl AwsProvider {
     ) -> Result<LiveObject, ProviderError> {
         let attributes = &request.attributes;
         check_names(UPDATE_USER, IAM_USER, attributes)?;
-        refuse_tags(UPDATE_USER, IAM_USER, &request.tags.set)?;
         check_rename(UPDATE_USER, IAM_USER, attributes, &request.id)?;
         let name = request.id.as_str();
         let path = optional_string(UPDATE_USER, IAM_USER, attributes, "path", "/")?;
@@ -523,7 +612,11 @@ impl AwsProvider {
                 format!("the user {name} does not exist"),
             ));
         };
+        self.change_iam_tags(call, IAM_USER, name, &request.tags)
+            .await?;
         if current.attribute_str("path") == Some(path) {
+            let mut current = current;
+            current.tags = request.tags.applied_to(&current.tags);
             return Ok(current);
         }
         self.call_update_user(call, name, path).await?;
@@ -541,20 +634,28 @@ impl AwsProvider {
         self.call_delete_user(call, name).await
     }
 
-    /// Roles and users carry no tags: an empty change costs nothing, any other is refused.
-    pub(super) fn change_iam_tags(
+    /// Applies a tag change to a role or user: `TagRole` / `TagUser` for the keys set, `UntagRole` /
+    /// `UntagUser` for the keys removed, nothing for an empty change.
+    pub(super) async fn change_iam_tags(
         &self,
+        call: &Call<'_>,
         type_name: &str,
+        name: &str,
         change: &TagChange,
     ) -> Result<(), ProviderError> {
-        if change.is_empty() {
-            Ok(())
-        } else {
-            Err(invalid(
-                "update_tags",
-                format!("{type_name} carries no tags"),
-            ))
+        if !change.set.is_empty() {
+            self.call_tag(call, type_name, name, &change.set).await?;
         }
+        let removed: Vec<String> = change
+            .remove
+            .iter()
+            .filter(|k| !change.set.contains_key(*k))
+            .cloned()
+            .collect();
+        if !removed.is_empty() {
+            self.call_untag(call, type_name, name, removed).await?;
+        }
+        Ok(())
     }
 }
 

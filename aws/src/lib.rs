@@ -1,6 +1,10 @@
 //! The real AWS provider: [`AwsProvider`] serves `aws_s3_bucket` and `aws_s3_bucket_versioning` through
-//! the provider protocol with `aws-sdk-s3` and `aws-sdk-resourcegroupstagging`, so the engine plans and
+//! the provider protocol with `aws-sdk-s3` and `aws-sdk-resourcegroupstagging`, `aws_iam_role`,
+//! `aws_iam_user` and `aws_iam_access_key` with `aws-sdk-iam` (feature `iam`), and
+//! `aws_cloudwatch_log_group` with `aws-sdk-cloudwatchlogs` (feature `logs`), so the engine plans and
 //! applies against an AWS account (or a local emulator) exactly as it does against the simulated cloud.
+//! The schemas are the shared catalog's (`awscatalog`), and a read returns the same ids, attributes and
+//! tags as the simulated cloud's, so a configuration plans the same on both.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -28,6 +32,43 @@
 //! | delete a bucket | `s3:DeleteBucket` |
 //! | read a versioning configuration (or list it under its bucket) | `s3:GetBucketVersioning` |
 //! | create, update, delete a versioning configuration | `s3:PutBucketVersioning` |
+//! | read a role (by name or id) | `iam:GetRole` |
+//! | list roles (one page of 1000, no tags) | `iam:ListRoles` |
+//! | create a role, a user | `iam:CreateRole`, `iam:CreateUser` (their tags in the call) |
+//! | update a role | `iam:GetRole`, then `iam:UpdateRole` when the description differs and `iam:UpdateAssumeRolePolicy` when the trust policy does, and the tag change as below |
+//! | tags-only update of a role, a user | `iam:TagRole` / `iam:TagUser` for keys set, `iam:UntagRole` / `iam:UntagUser` for keys removed |
+//! | delete a role | `iam:DeleteRole` |
+//! | read a user (by name or id) | `iam:GetUser` |
+//! | list users (one page of 1000, no tags) | `iam:ListUsers` |
+//! | update a user | `iam:GetUser`, the tag change; when the path differs, `iam:UpdateUser` and `iam:GetUser` again (the ARN carries the path) |
+//! | delete a user | `iam:DeleteUser` |
+//! | list a user's access keys, or read one by identity (list-and-match) | `iam:ListAccessKeys` (one page of 100) |
+//! | read an access key by id | `iam:GetAccessKeyLastUsed` (which user holds it), then `iam:ListAccessKeys` |
+//! | create an access key | `iam:CreateAccessKey`, and `iam:UpdateAccessKey` when it is to be `Inactive` |
+//! | update an access key's status | `iam:UpdateAccessKey` (plus `iam:GetAccessKeyLastUsed` when the request does not name the user) |
+//! | delete an access key | `iam:GetAccessKeyLastUsed`, then `iam:DeleteAccessKey` |
+//! | list log groups (one page of 50, no tags) | `logs:DescribeLogGroups` |
+//! | read a log group (by name or id) | `logs:DescribeLogGroups` with the name as prefix (one call a page until the name shows), then `logs:ListTagsForResource` |
+//! | create a log group | `logs:CreateLogGroup` (its tags in the call), `logs:PutRetentionPolicy` when a retention is set, then `logs:DescribeLogGroups` for its ARN |
+//! | update a log group | a read, then `logs:PutRetentionPolicy` (or `logs:DeleteRetentionPolicy` for 0) when the retention differs, `logs:TagResource` / `logs:UntagResource` for the tag change |
+//! | tags-only update of a log group | `logs:DescribeLogGroups` (its ARN), `logs:TagResource` for keys set, `logs:UntagResource` for keys removed |
+//! | delete a log group | `logs:DeleteLogGroup` |
+//!
+//! The tagging sweep asks for the services of the types it serves (`s3`, and `logs` with the feature
+//! `logs`), so one sweep page covers buckets and log groups alike.
+//!
+//! IAM. Roles, users and access keys are global and outside the tagging API: roles and users are found by
+//! name (their tags come with `GetRole` / `GetUser`, and go into `CreateRole` / `CreateUser` so that they
+//! never exist unmarked), access keys (without tags) by list-and-match under their user. A trust policy comes back URL-encoded from IAM and is
+//! decoded. An access key's secret is returned by its create only (sensitive, residue). A role with policies
+//! still attached, or a user with keys or policies, fails its delete as a dependency violation
+//! (`DeleteConflict`); IAM's `NoSuchEntity` and Logs' `ResourceNotFoundException` are an absence on a read
+//! and not found everywhere else; `EntityAlreadyExists` and `ResourceAlreadyExistsException` are already
+//! exists; `ConcurrentModification` and `OperationAbortedException` are retried by the engine as throttling.
+//!
+//! Log groups. `CreateLogGroup` takes the tags, so a log group never exists unmarked; its `arn` is the
+//! ARN without the `:*` that `DescribeLogGroups` appends (the form tags are written by and the tagging API
+//! answers with); `retention_in_days` 0 means never expire.
 //!
 //! Creates and tags. S3 takes a new bucket's tags in the `CreateBucket` call itself
 //! ([`BucketTagging::InCreateCall`], the default against AWS), so a bucket never exists unmarked. Emulators
@@ -463,7 +504,14 @@ impl Provider for AwsProvider {
                 format!("{BUCKET_VERSIONING} carries no tags"),
             )),
             #[cfg(feature = "iam")]
-            IAM_ROLE | IAM_USER | IAM_ACCESS_KEY => self.change_iam_tags(type_name, &change),
+            IAM_ROLE | IAM_USER => self.change_iam_tags(call, type_name, id, &change).await,
+            #[cfg(feature = "iam")]
+            IAM_ACCESS_KEY if change.is_empty() => Ok(()),
+            #[cfg(feature = "iam")]
+            IAM_ACCESS_KEY => Err(invalid(
+                "update_tags",
+                format!("{IAM_ACCESS_KEY} carries no tags"),
+            )),
             #[cfg(feature = "logs")]
             LOG_GROUP => self.change_log_group_tags(call, id, &change).await,
             other => Err(unsupported("update_tags", other)),
