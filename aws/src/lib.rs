@@ -44,7 +44,7 @@
 //! | delete a user | `iam:DeleteUser` |
 //! | list a user's access keys, or read one by identity (list-and-match) | `iam:ListAccessKeys` (one page of 100) |
 //! | read an access key by id | `iam:GetAccessKeyLastUsed` (which user holds it), then `iam:ListAccessKeys` |
-//! | create an access key | `iam:CreateAccessKey`, and `iam:UpdateAccessKey` when it is to be `Inactive` |
+//! | create an access key | `iam:CreateAccessKey`, and `iam:UpdateAccessKey` when it is to be `Inactive` (and `iam:DeleteAccessKey` when that fails, so no unasked active key stays) |
 //! | update an access key's status | `iam:UpdateAccessKey` (plus `iam:GetAccessKeyLastUsed` when the request does not name the user) |
 //! | delete an access key | `iam:GetAccessKeyLastUsed`, then `iam:DeleteAccessKey` |
 //! | list log groups (one page of 50, no tags) | `logs:DescribeLogGroups` |

@@ -331,7 +331,7 @@ async fn aws_provider_access_key_returns_its_secret_once_and_is_found_under_its_
         )
         .await
         .unwrap();
-    assert_eq!(page.objects, [read.clone()]);
+    assert_eq!(page.objects, std::slice::from_ref(&read));
     let by_content = provider
         .read(
             &Call::unrecorded(),

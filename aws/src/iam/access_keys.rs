@@ -301,7 +301,8 @@ impl AwsProvider {
         self.locate_key(call, id).await
     }
 
-    /// Creates the key, then sets it `Inactive` when asked (IAM creates every key active).
+    /// Creates the key, then sets it `Inactive` when asked (IAM creates every key active); when that fails,
+    /// the key is deleted again and the create fails with the status error.
     pub(in super::super) async fn create_access_key(
         &self,
         call: &Call<'_>,
@@ -329,8 +330,24 @@ impl AwsProvider {
                     _ => e,
                 })?;
         if status != "Active" {
-            self.call_update_access_key(call, user, &created.id, status)
-                .await?;
+            if let Err(err) = self
+                .call_update_access_key(call, user, &created.id, status)
+                .await
+            {
+                // An active key nobody asked for must not stay behind: delete it again.
+                let outcome = match self.call_delete_access_key(call, user, &created.id).await {
+                    Ok(()) => "the new key was deleted again".to_owned(),
+                    Err(e) => format!(
+                        "the new key {} of {user} is active and could not be deleted ({e}): delete it by hand",
+                        created.id
+                    ),
+                };
+                return Err(ProviderError::new(
+                    err.operation,
+                    err.kind,
+                    format!("{}; {outcome}", err.message),
+                ));
+            }
             created
                 .attributes
                 .insert("status".to_owned(), Value::from(status));
