@@ -65,12 +65,29 @@ fn kind_of(
                 permission: permission.to_owned(),
             };
         }
-        "NoSuchBucket" | "NotFound" | "NoSuchKey" => return K::NotFound,
-        "BucketAlreadyExists" | "BucketAlreadyOwnedByYou" => return K::AlreadyExists,
-        "BucketNotEmpty" => return K::DependencyViolation,
-        "InternalError" | "InternalServiceException" | "ServiceUnavailable" => {
+        // S3's missing bucket or key, IAM's missing role, user or key, CloudWatch Logs' missing group.
+        "NoSuchBucket"
+        | "NotFound"
+        | "NoSuchKey"
+        | "NoSuchEntity"
+        | "ResourceNotFoundException" => {
+            return K::NotFound;
+        }
+        "BucketAlreadyExists"
+        | "BucketAlreadyOwnedByYou"
+        | "EntityAlreadyExists"
+        | "ResourceAlreadyExistsException" => return K::AlreadyExists,
+        // A non-empty bucket; a role with policies attached or a user with keys or policies.
+        "BucketNotEmpty" | "DeleteConflict" => return K::DependencyViolation,
+        "InternalError"
+        | "InternalServiceException"
+        | "ServiceUnavailable"
+        | "ServiceFailure"
+        | "ServiceUnavailableException" => {
             return K::ServerError;
         }
+        // Another change of the same object is under way (IAM, CloudWatch Logs): waiting fixes it.
+        "ConcurrentModification" | "OperationAbortedException" => return K::Throttled,
         _ => {}
     }
     match status {

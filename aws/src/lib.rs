@@ -1,6 +1,10 @@
 //! The real AWS provider: [`AwsProvider`] serves `aws_s3_bucket` and `aws_s3_bucket_versioning` through
-//! the provider protocol with `aws-sdk-s3` and `aws-sdk-resourcegroupstagging`, so the engine plans and
+//! the provider protocol with `aws-sdk-s3` and `aws-sdk-resourcegroupstagging`, `aws_iam_role`,
+//! `aws_iam_user` and `aws_iam_access_key` with `aws-sdk-iam` (feature `iam`), and
+//! `aws_cloudwatch_log_group` with `aws-sdk-cloudwatchlogs` (feature `logs`), so the engine plans and
 //! applies against an AWS account (or a local emulator) exactly as it does against the simulated cloud.
+//! The schemas are the shared catalog's (`awscatalog`), and a read returns the same ids, attributes and
+//! tags as the simulated cloud's, so a configuration plans the same on both.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -28,6 +32,43 @@
 //! | delete a bucket | `s3:DeleteBucket` |
 //! | read a versioning configuration (or list it under its bucket) | `s3:GetBucketVersioning` |
 //! | create, update, delete a versioning configuration | `s3:PutBucketVersioning` |
+//! | read a role (by name or id) | `iam:GetRole` |
+//! | list roles (one page of 1000, no tags) | `iam:ListRoles` |
+//! | create a role, a user | `iam:CreateRole`, `iam:CreateUser` (their tags in the call) |
+//! | update a role | `iam:GetRole`, then `iam:UpdateRole` when the description differs and `iam:UpdateAssumeRolePolicy` when the trust policy does, and the tag change as below |
+//! | tags-only update of a role, a user | `iam:TagRole` / `iam:TagUser` for keys set, `iam:UntagRole` / `iam:UntagUser` for keys removed |
+//! | delete a role | `iam:DeleteRole` |
+//! | read a user (by name or id) | `iam:GetUser` |
+//! | list users (one page of 1000, no tags) | `iam:ListUsers` |
+//! | update a user | `iam:GetUser`, the tag change; when the path differs, `iam:UpdateUser` and `iam:GetUser` again (the ARN carries the path) |
+//! | delete a user | `iam:DeleteUser` |
+//! | list a user's access keys, or read one by identity (list-and-match) | `iam:ListAccessKeys` (one page of 100) |
+//! | read an access key by id | `iam:GetAccessKeyLastUsed` (which user holds it), then `iam:ListAccessKeys` |
+//! | create an access key | `iam:CreateAccessKey`, and `iam:UpdateAccessKey` when it is to be `Inactive` (and `iam:DeleteAccessKey` when that fails, so no unasked active key stays) |
+//! | update an access key's status | `iam:UpdateAccessKey` (plus `iam:GetAccessKeyLastUsed` when the request does not name the user) |
+//! | delete an access key | `iam:GetAccessKeyLastUsed`, then `iam:DeleteAccessKey` |
+//! | list log groups (one page of 50, no tags) | `logs:DescribeLogGroups` |
+//! | read a log group (by name or id) | `logs:DescribeLogGroups` with the name as prefix (one call a page until the name shows), then `logs:ListTagsForResource` |
+//! | create a log group | `logs:CreateLogGroup` (its tags in the call), `logs:PutRetentionPolicy` when a retention is set, then `logs:DescribeLogGroups` for its ARN |
+//! | update a log group | a read, then `logs:PutRetentionPolicy` (or `logs:DeleteRetentionPolicy` for 0) when the retention differs, `logs:TagResource` / `logs:UntagResource` for the tag change |
+//! | tags-only update of a log group | `logs:DescribeLogGroups` (its ARN), `logs:TagResource` for keys set, `logs:UntagResource` for keys removed |
+//! | delete a log group | `logs:DeleteLogGroup` |
+//!
+//! The tagging sweep asks for the services of the types it serves (`s3`, and `logs` with the feature
+//! `logs`), so one sweep page covers buckets and log groups alike.
+//!
+//! IAM. Roles, users and access keys are global and outside the tagging API: roles and users are found by
+//! name (their tags come with `GetRole` / `GetUser`, and go into `CreateRole` / `CreateUser` so that they
+//! never exist unmarked), access keys (without tags) by list-and-match under their user. A trust policy comes back URL-encoded from IAM and is
+//! decoded. An access key's secret is returned by its create only (sensitive, residue). A role with policies
+//! still attached, or a user with keys or policies, fails its delete as a dependency violation
+//! (`DeleteConflict`); IAM's `NoSuchEntity` and Logs' `ResourceNotFoundException` are an absence on a read
+//! and not found everywhere else; `EntityAlreadyExists` and `ResourceAlreadyExistsException` are already
+//! exists; `ConcurrentModification` and `OperationAbortedException` are retried by the engine as throttling.
+//!
+//! Log groups. `CreateLogGroup` takes the tags, so a log group never exists unmarked; its `arn` is the
+//! ARN without the `:*` that `DescribeLogGroups` appends (the form tags are written by and the tagging API
+//! answers with); `retention_in_days` 0 means never expire.
 //!
 //! Creates and tags. S3 takes a new bucket's tags in the `CreateBucket` call itself
 //! ([`BucketTagging::InCreateCall`], the default against AWS), so a bucket never exists unmarked. Emulators
@@ -58,6 +99,10 @@
 //! its call counts, never retry on its own, and never return an absence for a look that failed.
 
 mod error;
+#[cfg(feature = "iam")]
+mod iam;
+#[cfg(feature = "logs")]
+mod logs;
 mod s3;
 mod tagging;
 
@@ -80,6 +125,28 @@ pub use error::AwsError;
 pub const BUCKET: &str = "aws_s3_bucket";
 /// The bucket versioning type this provider serves.
 pub const BUCKET_VERSIONING: &str = "aws_s3_bucket_versioning";
+/// The IAM role type this provider serves with the feature `iam`.
+pub const IAM_ROLE: &str = "aws_iam_role";
+/// The IAM user type this provider serves with the feature `iam`.
+pub const IAM_USER: &str = "aws_iam_user";
+/// The IAM access key type this provider serves with the feature `iam`.
+pub const IAM_ACCESS_KEY: &str = "aws_iam_access_key";
+/// The log group type this provider serves with the feature `logs`.
+pub const LOG_GROUP: &str = "aws_cloudwatch_log_group";
+
+/// The types this build serves: the S3 types always, the IAM and Logs types with their features.
+const SERVED: &[&str] = &[
+    BUCKET,
+    BUCKET_VERSIONING,
+    #[cfg(feature = "iam")]
+    IAM_ROLE,
+    #[cfg(feature = "iam")]
+    IAM_USER,
+    #[cfg(feature = "iam")]
+    IAM_ACCESS_KEY,
+    #[cfg(feature = "logs")]
+    LOG_GROUP,
+];
 
 /// How a new bucket gets its tags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -128,6 +195,10 @@ impl Default for AwsProviderConfig {
 pub struct AwsProvider {
     s3: aws_sdk_s3::Client,
     tagging: aws_sdk_resourcegroupstagging::Client,
+    #[cfg(feature = "iam")]
+    iam: aws_sdk_iam::Client,
+    #[cfg(feature = "logs")]
+    logs: aws_sdk_cloudwatchlogs::Client,
     region: String,
     bucket_tagging: BucketTagging,
 }
@@ -180,6 +251,10 @@ impl AwsProvider {
         Ok(AwsProvider {
             s3,
             tagging,
+            #[cfg(feature = "iam")]
+            iam: aws_sdk_iam::Client::new(&shared),
+            #[cfg(feature = "logs")]
+            logs: aws_sdk_cloudwatchlogs::Client::new(&shared),
             region,
             bucket_tagging,
         })
@@ -202,11 +277,12 @@ impl AwsProvider {
     }
 }
 
-/// The types this provider serves: the two S3 types of the contract's catalog, and nothing else.
+/// The types this provider serves, with the schemas of the contract's catalog: the two S3 types, the
+/// three IAM types with the feature `iam` and the log group with the feature `logs`.
 pub fn catalog() -> Catalog {
     awscatalog::catalog()
         .iter()
-        .filter(|s| s.type_name == BUCKET || s.type_name == BUCKET_VERSIONING)
+        .filter(|s| SERVED.contains(&s.type_name.as_str()))
         .cloned()
         .collect()
 }
@@ -281,6 +357,12 @@ impl Provider for AwsProvider {
         match request.type_name.as_str() {
             BUCKET => self.list_buckets(call, &request).await,
             BUCKET_VERSIONING => self.list_versioning(call, &request).await,
+            #[cfg(feature = "iam")]
+            IAM_ROLE | IAM_USER => self.list_iam(call, &request).await,
+            #[cfg(feature = "iam")]
+            IAM_ACCESS_KEY => self.list_access_keys(call, &request).await,
+            #[cfg(feature = "logs")]
+            LOG_GROUP => self.list_log_groups(call, &request).await,
             other => Err(unsupported("list", other)),
         }
     }
@@ -294,6 +376,14 @@ impl Provider for AwsProvider {
         match request.type_name.as_str() {
             BUCKET => self.create_bucket(call, &request).await,
             BUCKET_VERSIONING => self.create_versioning(call, &request).await,
+            #[cfg(feature = "iam")]
+            IAM_ROLE => self.create_role(call, &request).await,
+            #[cfg(feature = "iam")]
+            IAM_USER => self.create_user(call, &request).await,
+            #[cfg(feature = "iam")]
+            IAM_ACCESS_KEY => self.create_access_key(call, &request).await,
+            #[cfg(feature = "logs")]
+            LOG_GROUP => self.create_log_group(call, &request).await,
             other => Err(unsupported("create", other)),
         }
     }
@@ -307,6 +397,14 @@ impl Provider for AwsProvider {
         match request.type_name.as_str() {
             BUCKET => self.update_bucket(call, &request).await,
             BUCKET_VERSIONING => self.update_versioning(call, &request).await,
+            #[cfg(feature = "iam")]
+            IAM_ROLE => self.update_role(call, &request).await,
+            #[cfg(feature = "iam")]
+            IAM_USER => self.update_user(call, &request).await,
+            #[cfg(feature = "iam")]
+            IAM_ACCESS_KEY => self.update_access_key(call, &request).await,
+            #[cfg(feature = "logs")]
+            LOG_GROUP => self.update_log_group(call, &request).await,
             other => Err(unsupported("update", other)),
         }
     }
@@ -321,6 +419,14 @@ impl Provider for AwsProvider {
         match type_name {
             BUCKET => self.delete_bucket(call, id).await,
             BUCKET_VERSIONING => self.suspend_versioning(call, id).await,
+            #[cfg(feature = "iam")]
+            IAM_ROLE => self.delete_role(call, id).await,
+            #[cfg(feature = "iam")]
+            IAM_USER => self.delete_user(call, id).await,
+            #[cfg(feature = "iam")]
+            IAM_ACCESS_KEY => self.delete_access_key(call, id).await,
+            #[cfg(feature = "logs")]
+            LOG_GROUP => self.delete_log_group(call, id).await,
             other => Err(unsupported("delete", other)),
         }
     }
@@ -332,14 +438,23 @@ impl Provider for AwsProvider {
         type_name: &str,
         identity: &Identity,
     ) -> Result<Option<LiveObject>, ProviderError> {
+        #[cfg(feature = "iam")]
+        if type_name == IAM_ACCESS_KEY {
+            return self.read_access_key(call, identity).await;
+        }
+        // Every other type served is read by the one identity argument that is also its id.
+        let argument = match type_name {
+            BUCKET | BUCKET_VERSIONING => "bucket",
+            _ => "name",
+        };
         let name = match identity {
             Identity::Name(name) => Some(name.as_str()),
-            Identity::Composite(parts) => parts.get("bucket").map(String::as_str),
+            Identity::Composite(parts) => parts.get(argument).map(String::as_str),
         };
         let Some(name) = name else {
             return Err(invalid(
                 "read",
-                format!("{type_name} is identified by its bucket, not by {identity}"),
+                format!("{type_name} is identified by its {argument}, not by {identity}"),
             ));
         };
         self.read_by_id(call, type_name, name).await
@@ -355,6 +470,14 @@ impl Provider for AwsProvider {
         match type_name {
             BUCKET => self.read_bucket(call, id).await,
             BUCKET_VERSIONING => self.read_versioning(call, id).await,
+            #[cfg(feature = "iam")]
+            IAM_ROLE => self.read_role(call, id).await,
+            #[cfg(feature = "iam")]
+            IAM_USER => self.read_user(call, id).await,
+            #[cfg(feature = "iam")]
+            IAM_ACCESS_KEY => self.read_access_key_by_id(call, id).await,
+            #[cfg(feature = "logs")]
+            LOG_GROUP => self.read_log_group(call, id).await,
             other => Err(unsupported("read", other)),
         }
     }
@@ -383,6 +506,17 @@ impl Provider for AwsProvider {
                 "update_tags",
                 format!("{BUCKET_VERSIONING} carries no tags"),
             )),
+            #[cfg(feature = "iam")]
+            IAM_ROLE | IAM_USER => self.change_iam_tags(call, type_name, id, &change).await,
+            #[cfg(feature = "iam")]
+            IAM_ACCESS_KEY if change.is_empty() => Ok(()),
+            #[cfg(feature = "iam")]
+            IAM_ACCESS_KEY => Err(invalid(
+                "update_tags",
+                format!("{IAM_ACCESS_KEY} carries no tags"),
+            )),
+            #[cfg(feature = "logs")]
+            LOG_GROUP => self.change_log_group_tags(call, id, &change).await,
             other => Err(unsupported("update_tags", other)),
         }
     }

@@ -2,8 +2,9 @@
 //! filters and resource type filters sent to the API) with each ARN mapped back to the resource type and id
 //! the engine knows.
 //!
-//! Only the types this provider serves are asked for (`s3` for buckets); an ARN it cannot map (an S3 access
-//! point, a type it does not serve) is left out of the page, never guessed. This module must never filter
+//! Only the types this provider serves are asked for (`s3` for buckets, `logs` for log groups with the
+//! feature `logs`); an ARN it cannot map (an S3 access point, a log destination, a type it does not serve)
+//! is left out of the page, never guessed. This module must never filter
 //! by tags itself: the API does, and its index may lag (a deleted bucket can still be returned).
 
 use aws_sdk_resourcegroupstagging::types::TagFilter;
@@ -11,6 +12,15 @@ use provider::{Call, ProviderError, TagQuery, TaggedPage, TaggedResource};
 
 use super::error::from_sdk;
 use super::{AwsProvider, BUCKET};
+
+/// The tagging API's resource type filter of each served type the index covers. Log groups are asked for
+/// by service (`logs`): AWS spells the type `logs:log-group`, the emulator `logs:loggroup`, and both
+/// answer the service filter.
+const INDEXED: &[(&str, &str)] = &[
+    (BUCKET, "s3"),
+    #[cfg(feature = "logs")]
+    (super::LOG_GROUP, "logs"),
+];
 
 const GET_RESOURCES: &str = "tagging:GetResources";
 
@@ -36,7 +46,19 @@ fn resource_of_arn(arn: &str) -> Option<(&'static str, String)> {
         && account.is_empty()
         && !resource.is_empty()
         && !resource.contains('/');
-    is_bucket.then(|| (BUCKET, resource.to_owned()))
+    if is_bucket {
+        return Some((BUCKET, resource.to_owned()));
+    }
+    #[cfg(feature = "logs")]
+    if service == "logs"
+        && let Some(name) = resource.strip_prefix("log-group:")
+    {
+        // DescribeLogGroups' form ends in `:*`; log group names hold no colon.
+        let name = name.strip_suffix(":*").unwrap_or(name);
+        return (!name.is_empty() && !name.contains(':'))
+            .then(|| (super::LOG_GROUP, name.to_owned()));
+    }
+    None
 }
 
 impl AwsProvider {
@@ -46,8 +68,13 @@ impl AwsProvider {
         call: &Call<'_>,
         query: &TagQuery,
     ) -> Result<TaggedPage, ProviderError> {
-        // Buckets are the only type served that the tagging index covers.
-        if !query.type_names.is_empty() && !query.type_names.iter().any(|t| t == BUCKET) {
+        // Only the indexed types asked for (all of them when none is named); asking for none costs nothing.
+        let services: Vec<String> = INDEXED
+            .iter()
+            .filter(|(t, _)| query.type_names.is_empty() || query.type_names.iter().any(|q| q == t))
+            .map(|(_, service)| (*service).to_owned())
+            .collect();
+        if services.is_empty() {
             return Ok(TaggedPage::default());
         }
         let filters: Vec<TagFilter> = query
@@ -65,7 +92,7 @@ impl AwsProvider {
             .tagging
             .get_resources()
             .set_tag_filters((!filters.is_empty()).then_some(filters))
-            .resource_type_filters("s3")
+            .set_resource_type_filters(Some(services))
             .resources_per_page(RESOURCES_PER_PAGE)
             .set_pagination_token(query.page_token.clone())
             .send()

@@ -21,20 +21,20 @@ use staterecord::testkit::emulator::S3Emulator;
 use crate::cli::{Dir, Run, actions, codes};
 
 /// The key prefix every test gives its record store (each test has a record bucket of its own).
-const KEY_PREFIX: &str = "teams/e2e";
+pub(crate) const KEY_PREFIX: &str = "teams/e2e";
 
 /// What a converged plan prints.
-const NO_CHANGES: &str = "No changes. The live system matches the configuration.\n";
+pub(crate) const NO_CHANGES: &str = "No changes. The live system matches the configuration.\n";
 
 /// A runtime to drive the emulator's S3 client with, and a name no other test or process uses.
-struct Emulator {
-    runtime: tokio::runtime::Runtime,
-    name: String,
+pub(crate) struct Emulator {
+    pub(crate) runtime: tokio::runtime::Runtime,
+    pub(crate) name: String,
     client: aws_sdk_s3::Client,
 }
 
 impl Emulator {
-    fn connect(hint: &str) -> Emulator {
+    pub(crate) fn connect(hint: &str) -> Emulator {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -55,7 +55,7 @@ impl Emulator {
     }
 
     /// A fresh record bucket that meets the bucket contract, with versioning set to `versioning`.
-    fn record_bucket(&self, versioning: BucketVersioningStatus) -> String {
+    pub(crate) fn record_bucket(&self, versioning: BucketVersioningStatus) -> String {
         let client = &self.client;
         let bucket = format!("{}-rec", self.name);
         self.runtime.block_on(async {
@@ -180,7 +180,7 @@ impl Emulator {
 
 /// The `live` block of an estate whose records live in `bucket` under [`KEY_PREFIX`], with `extra` lines
 /// inside the `record_store` block.
-fn live_block(estate: &str, bucket: &str, extra: &str) -> String {
+pub(crate) fn live_block(estate: &str, bucket: &str, extra: &str) -> String {
     format!(
         r#"
 live {{

@@ -386,14 +386,16 @@ async fn aws_errors_bucket_listings_page_by_continuation_token() {
 }
 
 #[tokio::test]
-async fn aws_errors_tagging_pages_map_bucket_arns_and_skip_the_rest() {
+async fn aws_errors_tagging_pages_map_bucket_and_log_group_arns_and_skip_the_rest() {
     let fake = FakeAws::start(vec![Answer::json(
         200,
         r#"{"PaginationToken":"","ResourceTagMappingList":[
             {"ResourceARN":"arn:aws:s3:::acme-logs","Tags":[{"Key":"tofu-estate","Value":"acme"}]},
             {"ResourceARN":"arn:aws:s3:eu-west-1:123456789012:accesspoint/ap","Tags":[{"Key":"tofu-estate","Value":"acme"}]},
             {"ResourceARN":"arn:aws-cn:s3:::acme-china","Tags":[{"Key":"tofu-estate","Value":"acme"}]},
-            {"ResourceARN":"arn:aws:ec2:eu-west-1:123456789012:vpc/vpc-1","Tags":[{"Key":"tofu-estate","Value":"acme"}]}
+            {"ResourceARN":"arn:aws:ec2:eu-west-1:123456789012:vpc/vpc-1","Tags":[{"Key":"tofu-estate","Value":"acme"}]},
+            {"ResourceARN":"arn:aws:logs:eu-west-1:123456789012:log-group:/acme/app","Tags":[{"Key":"tofu-estate","Value":"acme"}]},
+            {"ResourceARN":"arn:aws:logs:eu-west-1:123456789012:destination:acme-dest","Tags":[{"Key":"tofu-estate","Value":"acme"}]}
         ]}"#,
     )])
     .await;
@@ -421,7 +423,8 @@ async fn aws_errors_tagging_pages_map_bucket_arns_and_skip_the_rest() {
         found,
         [
             ("aws_s3_bucket", "acme-logs"),
-            ("aws_s3_bucket", "acme-china")
+            ("aws_s3_bucket", "acme-china"),
+            ("aws_cloudwatch_log_group", "/acme/app")
         ]
     );
     let received = fake.received();
@@ -435,7 +438,7 @@ async fn aws_errors_tagging_pages_map_bucket_arns_and_skip_the_rest() {
         serde_json::json!({
             "TagFilters": [{"Key": "tofu-estate", "Values": ["acme"]}],
             "ResourcesPerPage": 100,
-            "ResourceTypeFilters": ["s3"]
+            "ResourceTypeFilters": ["s3", "logs"]
         })
     );
 
