@@ -34,7 +34,7 @@ use ::provider::Catalog;
 pub struct LintInput<'a> {
     /// The parsed configuration.
     pub config: &'a Config,
-    /// The value of every declared variable ([`resolve_variables`]).
+    /// The value of every declared variable ([`resolve_variables`](crate::resolve_variables)).
     pub variables: &'a BTreeMap<String, Value>,
     /// The resource types the provider and the engine know.
     pub catalog: &'a Catalog,

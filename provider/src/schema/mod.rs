@@ -22,7 +22,7 @@
 //! ```
 //!
 //! A nested block (`versioning_configuration { … }`) is an attribute whose [`BlockSchema`] says how its
-//! blocks nest and what they hold ([`block`]).
+//! blocks nest and what they hold ([`Nesting`], min and max items, its own attributes).
 //!
 //! This module holds data and pure functions over it; it must never talk to a live system.
 
