@@ -17,7 +17,7 @@ use provider::{LiveObject, Provider, ProviderErrorKind};
 use staterecord::testkit::emulator::S3Emulator;
 
 /// The emulator (failing, never skipping, when it is missing) and a provider talking to it.
-async fn setup() -> (S3Emulator, Counting<AwsProvider>) {
+pub(crate) async fn setup() -> (S3Emulator, Counting<AwsProvider>) {
     let emulator = S3Emulator::from_env()
         .await
         .expect("the AWS emulator is required: run the tests through scripts/test");
@@ -27,8 +27,8 @@ async fn setup() -> (S3Emulator, Counting<AwsProvider>) {
     (emulator, Counting::new(provider))
 }
 
-/// A bucket name no other test of any process uses.
-fn unique(hint: &str) -> String {
+/// A name no other test of any process uses (a bucket's, an IAM role's or user's, a log group's).
+pub(crate) fn unique(hint: &str) -> String {
     static NEXT: AtomicU32 = AtomicU32::new(0);
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)

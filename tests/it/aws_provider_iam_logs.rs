@@ -4,45 +4,23 @@
 //! shared by every test, so each test works on names of its own.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::aws_provider::unique;
 use admission::Value;
-use liveplan::aws::{AwsProvider, AwsProviderConfig};
+use liveplan::aws::AwsProvider;
 use provider::conformance::{Sample, check_object_lifecycle};
 use provider::{
     Call, Counting, CreateRequest, Identity, ListRequest, ParentScope, TagChange, TagFilter,
     TagQuery, UpdateRequest,
 };
 use provider::{LiveObject, Provider, ProviderErrorKind};
-use staterecord::testkit::emulator::S3Emulator;
 
 /// A trust policy that lets EC2 assume the role.
 pub const TRUST_EC2: &str = r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]}"#;
 
 /// The emulator (failing, never skipping, when it is missing) and a provider talking to it.
 async fn setup() -> Counting<AwsProvider> {
-    S3Emulator::from_env()
-        .await
-        .expect("the AWS emulator is required: run the tests through scripts/test");
-    let provider = AwsProvider::from_env(&AwsProviderConfig::default())
-        .await
-        .expect("AWS_REGION is set by scripts/test");
-    Counting::new(provider)
-}
-
-/// A name no other test of any process uses (IAM names allow `+=,.@_-`, log group names `/`).
-fn unique(hint: &str) -> String {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or_default();
-    format!(
-        "lp-{hint}-{}-{}-{nanos:08x}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    )
+    crate::aws_provider::setup().await.1
 }
 
 fn attrs<const N: usize>(pairs: [(&str, Value); N]) -> BTreeMap<String, Value> {
