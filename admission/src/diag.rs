@@ -65,8 +65,19 @@ macro_rules! codes {
 codes! {
     /// HCL does not parse.
     ConfigSyntax = "config-syntax", Error;
-    /// Valid HCL outside the supported subset.
+    /// Valid Terraform that liveplan does not implement (a construct, argument or block Terraform accepts).
     UnsupportedConstruct = "unsupported-construct", Error;
+    /// An expression error of the configuration's own: an operand of the wrong type, a missing attribute or
+    /// key, an index out of range, a division by zero, a local that refers to itself, a call to a function
+    /// that does not exist (the summary starts with Terraform's words: `Invalid operand`, `Unsupported
+    /// attribute`, `Invalid index`, ...).
+    InvalidExpression = "invalid-expression", Error;
+    /// An argument Terraform refuses where it is written, one with the wrong kind of value, or a required
+    /// argument left out (`Unsupported argument`, `Invalid value`, `Missing required argument`).
+    InvalidArgument = "invalid-argument", Error;
+    /// A block Terraform refuses where it is written, with the wrong number of labels, or without a block
+    /// it needs (`Unsupported block type`, `Missing name`, `Missing required block`).
+    InvalidBlock = "invalid-block", Error;
     /// A command-line option liveplan accepts from Terraform's spelling but cannot honour
     /// (`-refresh=false`, `-refresh-only`: a stateless plan always reads the live system).
     UnsupportedOption = "unsupported-option", Error;

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::for_expr::iteration_pairs;
-use super::{Bindings, EvalError, Evaluator, Instance, bad, primitive_text, quoted};
+use super::{Bindings, EvalError, Evaluator, Fault, Instance, bad, primitive_text, quoted};
 use crate::config::{DynamicBlock, Expr, Loc, NestedBlock};
 use crate::value::{Type, Value};
 
@@ -54,7 +54,11 @@ impl Evaluator<'_> {
                 let label = label.unwrap_or_default();
                 if map.contains_key(&label) {
                     let shown = quoted(&label, false);
-                    return Err(bad(loc, format!("two blocks have the label {shown}")));
+                    return Err(bad(
+                        loc,
+                        Fault::DuplicateKey,
+                        format!("two blocks have the label {shown}"),
+                    ));
                 }
                 map.insert(label, body);
             }
@@ -100,12 +104,14 @@ impl Evaluator<'_> {
             Value::Null => {
                 return Err(bad(
                     &dynamic.for_each.loc,
+                    Fault::NotIterable,
                     "a `dynamic` block's `for_each` is null",
                 ));
             }
             other => iteration_pairs(other).ok_or_else(|| {
                 bad(
                     &dynamic.for_each.loc,
+                    Fault::NotIterable,
                     "a `dynamic` block's `for_each` needs a list, set or map",
                 )
             })?,
@@ -141,8 +147,13 @@ impl Evaluator<'_> {
             match v.peel() {
                 Value::Unknown(_) => return Ok(None),
                 other => {
-                    let text = primitive_text(other)
-                        .ok_or_else(|| bad(&label.loc, "a block label must be a string"))?;
+                    let text = primitive_text(other).ok_or_else(|| {
+                        bad(
+                            &label.loc,
+                            Fault::InvalidKey,
+                            "a block label must be a string",
+                        )
+                    })?;
                     if i == 0 {
                         first = Some(text);
                     }

@@ -4,7 +4,7 @@
 //! What a failure means (an error, or a check's warning) is the caller's to decide; this module only
 //! says whether the condition holds, fails (with the message to show) or is not known yet.
 
-use super::{Bindings, EvalError, Evaluator, Instance, bad, to_bool};
+use super::{Bindings, EvalError, Evaluator, Fault, Instance, bad, to_bool};
 use crate::config::Condition;
 use crate::value::Value;
 
@@ -49,6 +49,7 @@ impl Evaluator<'_> {
         if v.is_null() {
             return Err(bad(
                 &c.condition.loc,
+                Fault::InvalidCondition,
                 format!(
                     "the {} condition is null; it must be true or false",
                     c.kind.as_str()

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use super::operators::binary;
 use super::{
-    Bindings, EvalError, Evaluator, Instance, bad, functions, primitive_text, to_bool, to_number,
+    Bindings, EvalError, Evaluator, Fault, Instance, bad, functions, primitive_text, to_bool,
+    to_number,
 };
 use crate::config::BinaryOp;
 use crate::config::{Expr, ExprKind, Loc, UnaryOp};
@@ -27,7 +28,11 @@ impl Evaluator<'_> {
     ) -> Result<Value, EvalError> {
         // Deeply nested input cannot exhaust the stack.
         if depth > MAX_EVAL_DEPTH {
-            return Err(bad(&expr.loc, "expression nested too deeply"));
+            return Err(bad(
+                &expr.loc,
+                Fault::TooComplex,
+                "expression nested too deeply",
+            ));
         }
         let d = depth + 1;
         let loc = &expr.loc;
@@ -109,10 +114,11 @@ impl Evaluator<'_> {
             marked |= key.contains_sensitive();
             match key.peel() {
                 Value::Unknown(_) => unknown_key = true,
-                Value::Null => return Err(bad(&k.loc, "an object key is null")),
+                Value::Null => return Err(bad(&k.loc, Fault::InvalidKey, "an object key is null")),
                 other => {
-                    let name = primitive_text(other)
-                        .ok_or_else(|| bad(&k.loc, "an object key must be a string"))?;
+                    let name = primitive_text(other).ok_or_else(|| {
+                        bad(&k.loc, Fault::InvalidKey, "an object key must be a string")
+                    })?;
                     out.insert(name, value);
                 }
             }
@@ -155,8 +161,9 @@ impl Evaluator<'_> {
             None => {
                 return Err(bad(
                     &c.loc,
+                    Fault::InconsistentConditional,
                     format!(
-                        "Inconsistent conditional result types: the true result is {tt} and the \
+                        "the true result is {tt} and the \
                          false result is {ft}, which have no type in common"
                     ),
                 ));
@@ -175,6 +182,7 @@ impl Evaluator<'_> {
         let converted = convert(chosen, &unified).map_err(|why| {
             bad(
                 at,
+                Fault::InconsistentConditional,
                 format!("the conditional's result does not convert to {unified}: {why}"),
             )
         })?;
@@ -208,7 +216,13 @@ fn expand_last(values: &mut Vec<Value>, loc: &Loc) -> Result<Option<Value>, Eval
             values.extend(items.iter().map(|x| x.clone().mark_sensitive_if(marked)))
         }
         Value::Unknown(_) => return Ok(Some(Value::unknown().mark_sensitive_if(marked))),
-        _ => return Err(bad(loc, "only a list can be expanded with `...`")),
+        _ => {
+            return Err(bad(
+                loc,
+                Fault::InvalidExpansion,
+                "only a list can be expanded with `...`",
+            ));
+        }
     }
     Ok(None)
 }

@@ -5,7 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use super::{Bindings, EvalError, Evaluator, Instance, bad, primitive_text, quoted, to_bool};
+use super::{
+    Bindings, EvalError, Evaluator, Fault, Instance, bad, primitive_text, quoted, to_bool,
+};
 use crate::config::{ForExpr, Loc};
 use crate::value::{Type, Value};
 
@@ -33,12 +35,14 @@ impl Evaluator<'_> {
             Value::Null => {
                 return Err(bad(
                     &fe.collection.loc,
+                    Fault::NotIterable,
                     "a `for` expression iterates over null",
                 ));
             }
             other => iteration_pairs(other).ok_or_else(|| {
                 bad(
                     &fe.collection.loc,
+                    Fault::NotIterable,
                     "a `for` expression needs a list, set or map",
                 )
             })?,
@@ -81,7 +85,11 @@ impl Evaluator<'_> {
                             Value::Unknown(_) => unknown = true,
                             other => {
                                 let key = primitive_text(other).ok_or_else(|| {
-                                    bad(&key_expr.loc, "a `for` key must be a string")
+                                    bad(
+                                        &key_expr.loc,
+                                        Fault::InvalidKey,
+                                        "a `for` key must be a string",
+                                    )
                                 })?;
                                 if fe.grouping {
                                     groups.entry(key).or_default().push(value);
@@ -89,6 +97,7 @@ impl Evaluator<'_> {
                                     let shown = quoted(&key, key_marked);
                                     return Err(bad(
                                         &key_expr.loc,
+                                        Fault::DuplicateKey,
                                         format!(
                                             "duplicate key {shown} in a `for` expression (add `...` to group)"
                                         ),

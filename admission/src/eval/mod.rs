@@ -156,13 +156,106 @@ impl EvalError {
     }
 }
 
-/// An expression whose operands have the wrong types or values (`unsupported-construct`).
-pub(crate) fn bad(loc: &Loc, summary: impl Into<String>) -> EvalError {
+/// What is wrong with an expression of the configuration, named as Terraform names it in the summary of
+/// its diagnostic (`invalid-expression`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fault {
+    /// An operator's operand of the wrong type or value.
+    InvalidOperand,
+    /// An attribute an object does not have, or of a value that is not an object.
+    UnsupportedAttribute,
+    /// An attribute of `null`.
+    NullAttribute,
+    /// An index or key a collection does not have, or a value that cannot be indexed.
+    InvalidIndex,
+    /// An index into `null`.
+    NullIndex,
+    /// Arithmetic that has no result (a division by zero, a number out of range).
+    OperationFailed,
+    /// A conditional whose two results have no type in common.
+    InconsistentConditional,
+    /// An object or `for` key that is null or not a string.
+    InvalidKey,
+    /// Two entries of one map with the same key.
+    DuplicateKey,
+    /// A `for` (expression, template directive or `dynamic` block) over `null` or over a value that is no
+    /// collection.
+    NotIterable,
+    /// A template interpolating a value that has no string form.
+    InvalidTemplateValue,
+    /// `...` after a value that is not a list.
+    InvalidExpansion,
+    /// A reference that is cut short (`var` alone) or a local that reads itself.
+    InvalidReference,
+    /// A condition whose result is not a bool.
+    InvalidCondition,
+    /// An expression past liveplan's bounds (nesting depth, chains of locals).
+    TooComplex,
+}
+
+impl Fault {
+    /// Terraform's summary words for this kind of error.
+    pub(crate) fn title(self) -> &'static str {
+        match self {
+            Fault::InvalidOperand => "Invalid operand",
+            Fault::UnsupportedAttribute => "Unsupported attribute",
+            Fault::NullAttribute => "Attempt to get attribute from null value",
+            Fault::InvalidIndex => "Invalid index",
+            Fault::NullIndex => "Attempt to index null value",
+            Fault::OperationFailed => "Operation failed",
+            Fault::InconsistentConditional => "Inconsistent conditional result types",
+            Fault::InvalidKey => "Invalid object key",
+            Fault::DuplicateKey => "Duplicate object key",
+            Fault::NotIterable => "Iteration over non-iterable value",
+            Fault::InvalidTemplateValue => "Invalid template interpolation value",
+            Fault::InvalidExpansion => "Invalid expanding argument value",
+            Fault::InvalidReference => "Invalid reference",
+            Fault::InvalidCondition => "Invalid condition result",
+            Fault::TooComplex => "Expression too complex",
+        }
+    }
+
+    /// What to do about it.
+    fn hint(self) -> &'static str {
+        match self {
+            Fault::InvalidOperand => {
+                "give the operator operands of the type it takes (`tonumber()`, `tobool()` convert strings)"
+            }
+            Fault::UnsupportedAttribute => "check the attribute's name against the value's type",
+            Fault::NullAttribute | Fault::NullIndex => {
+                "guard the value with a conditional or `try()` where it may be null"
+            }
+            Fault::InvalidIndex => {
+                "check the index or key, or use `lookup()` / `try()` with a fallback"
+            }
+            Fault::OperationFailed => "change the operands so that the operation has a result",
+            Fault::InconsistentConditional => {
+                "make both results the same type, or convert one with `tostring()`, `tolist()`, ..."
+            }
+            Fault::InvalidKey => "use a string (or a number or bool, converted) as the key",
+            Fault::DuplicateKey => {
+                "make the keys distinct, or add `...` after the value to group them"
+            }
+            Fault::NotIterable => "iterate over a list, set, map or object",
+            Fault::InvalidTemplateValue => {
+                "interpolate a string, number or bool (`jsonencode()` writes collections)"
+            }
+            Fault::InvalidExpansion => "expand a list or tuple with `...`",
+            Fault::InvalidReference => "finish the reference, and let no local read itself",
+            Fault::InvalidCondition => "write a condition that is true or false",
+            Fault::TooComplex => "split the expression into locals",
+        }
+    }
+}
+
+/// An error in an expression of the configuration (`invalid-expression`), its summary in Terraform's words
+/// (`fault`) followed by what exactly is wrong.
+pub(crate) fn bad(loc: &Loc, fault: Fault, summary: impl Into<String>) -> EvalError {
     EvalError::invalid(
-        Code::UnsupportedConstruct,
+        Code::InvalidExpression,
         loc,
-        format!("invalid expression: {}", summary.into()),
-        "fix the expression so that its operands have the types it needs",
+        format!("{}: {}", fault.title(), summary.into()),
+        fault.hint(),
     )
 }
 
@@ -398,13 +491,18 @@ impl<'a> Evaluator<'a> {
         if self.in_progress.borrow().len() >= MAX_LOCAL_CHAIN {
             return Err(bad(
                 loc,
+                Fault::TooComplex,
                 format!(
                     "local `{name}` sits at the end of a chain of over {MAX_LOCAL_CHAIN} locals"
                 ),
             ));
         }
         if !self.in_progress.borrow_mut().insert(name.to_string()) {
-            return Err(bad(loc, format!("local `{name}` refers to itself")));
+            return Err(bad(
+                loc,
+                Fault::InvalidReference,
+                format!("local `{name}` refers to itself"),
+            ));
         }
         let outer = self.read_resource.replace(false);
         let result = self.eval_in(&attr.expr, &Instance::Single, &mut Bindings::new(), depth);

@@ -3,7 +3,7 @@
 //!
 //! These are pure functions of their operands; none reads the configuration.
 
-use super::{EvalError, bad};
+use super::{EvalError, Fault, bad};
 use crate::config::{BinaryOp, Loc};
 use crate::value::{Number, Type, Value};
 
@@ -25,14 +25,19 @@ pub(crate) fn to_number(v: &Value, loc: &Loc) -> Result<Number, EvalError> {
             if v.contains_sensitive() {
                 bad(
                     loc,
+                    Fault::InvalidOperand,
                     "a number is required, found a (sensitive) string that is not one",
                 )
             } else {
-                bad(loc, format!("{s:?} is not a number"))
+                bad(loc, Fault::InvalidOperand, format!("{s:?} is not a number"))
             }
         }),
-        Value::Null => Err(bad(loc, "a number is required, found null")),
-        _ => Err(bad(loc, "a number is required")),
+        Value::Null => Err(bad(
+            loc,
+            Fault::InvalidOperand,
+            "a number is required, found null",
+        )),
+        _ => Err(bad(loc, Fault::InvalidOperand, "a number is required")),
     }
 }
 
@@ -42,8 +47,12 @@ pub(crate) fn to_bool(v: &Value, loc: &Loc) -> Result<bool, EvalError> {
         Value::Bool(b) => Ok(*b),
         Value::String(s) if s == "true" => Ok(true),
         Value::String(s) if s == "false" => Ok(false),
-        Value::Null => Err(bad(loc, "a bool is required, found null")),
-        _ => Err(bad(loc, "a bool is required")),
+        Value::Null => Err(bad(
+            loc,
+            Fault::InvalidOperand,
+            "a bool is required, found null",
+        )),
+        _ => Err(bad(loc, Fault::InvalidOperand, "a bool is required")),
     }
 }
 
@@ -102,12 +111,20 @@ pub(super) fn binary(
             let a = to_number(&l, lloc)?;
             let b = to_number(&r, rloc)?;
             // Terraform's result past the range is an infinity, which no value can hold.
-            let overflow = || bad(lloc, "the result is out of the range of numbers");
+            let overflow = || {
+                bad(
+                    lloc,
+                    Fault::OperationFailed,
+                    "the result is out of the range of numbers",
+                )
+            };
             match op {
                 BinaryOp::Add => Value::Number(a.checked_add(&b).ok_or_else(overflow)?),
                 BinaryOp::Sub => Value::Number(a.checked_sub(&b).ok_or_else(overflow)?),
                 BinaryOp::Mul => Value::Number(a.checked_mul(&b).ok_or_else(overflow)?),
-                BinaryOp::Div if b.is_zero() => return Err(bad(rloc, "division by zero")),
+                BinaryOp::Div if b.is_zero() => {
+                    return Err(bad(rloc, Fault::OperationFailed, "division by zero"));
+                }
                 BinaryOp::Div => Value::Number(a.checked_div(&b).ok_or_else(overflow)?),
                 // `x % 0` is `x`, as cty computes it.
                 BinaryOp::Mod => Value::Number(a.checked_rem(&b).ok_or_else(overflow)?),

@@ -6,7 +6,8 @@
 
 use super::steps::index;
 use super::{
-    Bindings, EvalError, Evaluator, Instance, ResourceResolver, bad, reserved_root, unknown_ref,
+    Bindings, EvalError, Evaluator, Fault, Instance, ResourceResolver, bad, reserved_root,
+    unknown_ref,
 };
 use crate::config::{Loc, Step};
 use crate::diag::Code;
@@ -79,7 +80,11 @@ impl Evaluator<'_> {
     fn var_root(&self, r: &Reference<'_>, b: &mut Bindings) -> Result<Value, EvalError> {
         let (loc, inst, d) = (r.loc, r.inst, r.d);
         let Some(var) = r.first_attr() else {
-            return Err(bad(loc, "`var` must be followed by a variable name"));
+            return Err(bad(
+                loc,
+                Fault::InvalidReference,
+                "`var` must be followed by a variable name",
+            ));
         };
         if self.config.variables().contains_key(var) && !self.vars.contains_key(var) {
             return Err(EvalError::invalid(
@@ -109,7 +114,11 @@ impl Evaluator<'_> {
     fn local_root(&self, r: &Reference<'_>, b: &mut Bindings) -> Result<Value, EvalError> {
         let (loc, inst, d) = (r.loc, r.inst, r.d);
         let Some(local) = r.first_attr() else {
-            return Err(bad(loc, "`local` must be followed by a local name"));
+            return Err(bad(
+                loc,
+                Fault::InvalidReference,
+                "`local` must be followed by a local name",
+            ));
         };
         let v = self.local_at(local, loc, d)?;
         self.apply_steps(v, r.rest(), loc, inst, b, d)

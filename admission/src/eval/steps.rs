@@ -3,7 +3,9 @@
 //!
 //! A step never reads a resource itself; the root of a traversal is resolved in [`super::roots`].
 
-use super::{Bindings, EvalError, Evaluator, Instance, bad, primitive_text, quoted, to_number};
+use super::{
+    Bindings, EvalError, Evaluator, Fault, Instance, bad, primitive_text, quoted, to_number,
+};
 use crate::config::{Loc, Step};
 use crate::value::{Type, Value};
 
@@ -86,12 +88,25 @@ fn get_attr(v: Value, name: &str, loc: &Loc) -> Result<Value, EvalError> {
         Value::Unknown(_) => Value::unknown(),
         Value::Map(mut entries) => match entries.remove(name) {
             Some(x) => x,
-            None => return Err(bad(loc, format!("this object has no attribute `{name}`"))),
+            None => {
+                return Err(bad(
+                    loc,
+                    Fault::UnsupportedAttribute,
+                    format!("this object has no attribute `{name}`"),
+                ));
+            }
         },
-        Value::Null => return Err(bad(loc, format!("attribute `{name}` of a null value"))),
+        Value::Null => {
+            return Err(bad(
+                loc,
+                Fault::NullAttribute,
+                format!("attribute `{name}` of a null value"),
+            ));
+        }
         _ => {
             return Err(bad(
                 loc,
+                Fault::UnsupportedAttribute,
                 format!("attribute `{name}` of a value that is not an object"),
             ));
         }
@@ -121,6 +136,7 @@ pub(super) fn index(v: Value, key: Value, loc: &Loc) -> Result<Value, EvalError>
             let i = n.as_u64().ok_or_else(|| {
                 bad(
                     loc,
+                    Fault::InvalidIndex,
                     format!(
                         "index {} is not a whole number of at least 0",
                         shown(n.to_string())
@@ -134,6 +150,7 @@ pub(super) fn index(v: Value, key: Value, loc: &Loc) -> Result<Value, EvalError>
                 .ok_or_else(|| {
                     bad(
                         loc,
+                        Fault::InvalidIndex,
                         format!(
                             "index {} is out of range for a list of {len} element(s)",
                             shown(i.to_string())
@@ -142,10 +159,12 @@ pub(super) fn index(v: Value, key: Value, loc: &Loc) -> Result<Value, EvalError>
                 })?
         }
         Value::Map(mut entries) => {
-            let k = primitive_text(&key).ok_or_else(|| bad(loc, "a map key must be a string"))?;
+            let k = primitive_text(&key)
+                .ok_or_else(|| bad(loc, Fault::InvalidIndex, "a map key must be a string"))?;
             entries.remove(&k).ok_or_else(|| {
                 bad(
                     loc,
+                    Fault::InvalidIndex,
                     format!("the map has no key {}", quoted(&k, key_marked)),
                 )
             })?
@@ -153,11 +172,18 @@ pub(super) fn index(v: Value, key: Value, loc: &Loc) -> Result<Value, EvalError>
         Value::Set(_) => {
             return Err(bad(
                 loc,
+                Fault::InvalidIndex,
                 "a set cannot be indexed; convert it with tolist()",
             ));
         }
-        Value::Null => return Err(bad(loc, "cannot index a null value")),
-        _ => return Err(bad(loc, "only lists and maps can be indexed")),
+        Value::Null => return Err(bad(loc, Fault::NullIndex, "cannot index a null value")),
+        _ => {
+            return Err(bad(
+                loc,
+                Fault::InvalidIndex,
+                "only lists and maps can be indexed",
+            ));
+        }
     };
     Ok(out.mark_sensitive_if(marked))
 }

@@ -5,7 +5,7 @@
 //! exception is HCL's unwrapping: a template of a single interpolation is that interpolation's value.
 
 use super::for_expr::iteration_pairs;
-use super::{Bindings, EvalError, Evaluator, Instance, bad, primitive_text, to_bool};
+use super::{Bindings, EvalError, Evaluator, Fault, Instance, bad, primitive_text, to_bool};
 use crate::config::{Loc, TemplatePart};
 use crate::value::{Type, Value};
 
@@ -101,7 +101,11 @@ impl Evaluator<'_> {
                             continue;
                         }
                         other => iteration_pairs(other).ok_or_else(|| {
-                            bad(&collection.loc, "a template `for` needs a list, set or map")
+                            bad(
+                                &collection.loc,
+                                Fault::NotIterable,
+                                "a template `for` needs a list, set or map",
+                            )
                         })?,
                     };
                     for (k, v) in pairs {
@@ -124,10 +128,15 @@ impl Evaluator<'_> {
 /// The text an interpolation adds: a known string, number or bool.
 fn template_text(v: &Value, loc: &Loc) -> Result<String, EvalError> {
     match v {
-        Value::Null => Err(bad(loc, "a template interpolates null")),
+        Value::Null => Err(bad(
+            loc,
+            Fault::InvalidTemplateValue,
+            "a template interpolates null",
+        )),
         other => primitive_text(other).ok_or_else(|| {
             bad(
                 loc,
+                Fault::InvalidTemplateValue,
                 "a template can interpolate only strings, numbers and bools",
             )
         }),

@@ -194,8 +194,8 @@ impl Lint<'_, '_> {
         let Some(n) = n else {
             self.push(
                 Diagnostic::new(
-                    Code::UnsupportedConstruct,
-                    format!("`count` of `{address}` must be a whole number of at least 0, not {v}"),
+                    Code::InvalidArgument,
+                    format!("Invalid count argument: `count` of `{address}` must be a whole number of at least 0, not {v}"),
                     "give count a non-negative whole number",
                 )
                 .with_address(address)
@@ -215,8 +215,8 @@ impl Lint<'_, '_> {
     fn for_each_keys(&mut self, v: Value, for_each: &Attr, address: &str) -> Option<Repetitions> {
         let bad = |what: &str| {
             Diagnostic::new(
-                Code::UnsupportedConstruct,
-                format!("`for_each` of `{address}` {what}"),
+                Code::InvalidArgument,
+                format!("Invalid for_each argument: `for_each` of `{address}` {what}"),
                 "give for_each a map, or a set of strings (toset([...]))",
             )
             .with_address(address)
@@ -324,7 +324,7 @@ impl Lint<'_, '_> {
             let v = match self.dynamic.eval(&attr.expr, &inst) {
                 Ok(v) => v,
                 Err(e) => {
-                    let d = e.into_diagnostic(Code::UnsupportedConstruct);
+                    let d = e.into_diagnostic(Code::InvalidExpression);
                     self.push(d.with_address(&address));
                     Value::unknown()
                 }
@@ -378,7 +378,7 @@ impl Lint<'_, '_> {
                     configured.insert(name.clone(), v);
                 }
                 Err(e) => {
-                    let d = e.into_diagnostic(Code::UnsupportedConstruct);
+                    let d = e.into_diagnostic(Code::InvalidExpression);
                     self.push(d.with_address(&text));
                     // An argument that fails to evaluate is still set.
                     configured.insert(name.clone(), Value::unknown());

@@ -234,7 +234,7 @@ pub fn lint(input: &LintInput<'_>) -> Linted {
     // Every local and output is evaluated as the plan will, referenced or not, so that their errors show.
     for (name, attr) in input.config.locals() {
         if let Err(e) = cx.dynamic.local(name, &attr.loc) {
-            cx.push(e.into_diagnostic(Code::UnsupportedConstruct));
+            cx.push(e.into_diagnostic(Code::InvalidExpression));
         }
     }
     for output in input.config.outputs().values() {
@@ -308,7 +308,7 @@ impl Lint<'_, '_> {
         match self.dynamic.eval(expr, inst) {
             Ok(v) => Some(v),
             Err(e) => {
-                let mut d = e.into_diagnostic(Code::UnsupportedConstruct);
+                let mut d = e.into_diagnostic(Code::InvalidExpression);
                 if let Some(a) = address {
                     d = d.with_address(a);
                 }

@@ -266,9 +266,9 @@ resource "aws_s3_bucket" "later" {
 }
 "#,
         expect![[r#"
+            invalid-argument main.tf:15:3 aws_s3_bucket.none: Unsupported argument: `aws_s3_bucket` has no argument `nope`
             invalid-function-argument main.tf:10:20 aws_s3_bucket.off: invalid function argument: upper(): takes 1 argument(s), 2 given
-            unknown-reference main.tf:19:14 aws_s3_bucket.later: local `missing` is not declared
-            unsupported-construct main.tf:15:3 aws_s3_bucket.none: `aws_s3_bucket` has no argument `nope`"#]],
+            unknown-reference main.tf:19:14 aws_s3_bucket.later: local `missing` is not declared"#]],
     );
 }
 
@@ -377,10 +377,10 @@ resource "aws_subnet" "s" {
 "#,
         &[],
         expect![[r#"
+            invalid-argument main.tf:26:29: Invalid value: `replace_triggered_by` entries must reference a managed resource or its attributes
             invalid-function-argument main.tf:13:48 aws_vpc.v: invalid function argument: length(): argument must be a string, a collection type, or a structural type
             unknown-reference main.tf:9:23 aws_vpc.v: variable `nope` is not declared
-            unknown-reference main.tf:16:29 aws_vpc.v: `replace_triggered_by` names `aws_subnet.gone`, which is not declared
-            unsupported-construct main.tf:26:29: `replace_triggered_by` entries must reference a managed resource or its attributes"#]],
+            unknown-reference main.tf:16:29 aws_vpc.v: `replace_triggered_by` names `aws_subnet.gone`, which is not declared"#]],
     );
 }
 
@@ -410,9 +410,9 @@ resource "aws_vpc" "v" {
 "#,
         &[],
         expect![[r#"
+            invalid-block main.tf:20:1: Missing required block: check `empty` has no `assert` block
             unknown-reference main.tf:16:21: local `missing` is not declared
-            unsupported-construct main.tf:12:3: a scoped `data` block in a `check` block is not supported
-            unsupported-construct main.tf:20:1: check `empty` has no `assert` block"#]],
+            unsupported-construct main.tf:12:3: a scoped `data` block in a `check` block is not supported"#]],
     );
 }
 
@@ -472,9 +472,9 @@ variable "d" {
 "#,
         &[],
         expect![[r#"
-            invalid-variable main.tf:20:21: the validation rule of variable `d` cannot be checked: invalid expression: a bool is required
-            unsupported-construct main.tf:6:10: `optional(...)` is allowed only for an attribute of an object type
-            unsupported-construct main.tf:9:23: `optional(...)` takes a type and an optional default
-            unsupported-construct main.tf:13:3: `validation` block has no `error_message`"#]],
+            invalid-argument main.tf:6:10: Invalid type specification: `optional(...)` is allowed only for an attribute of an object type
+            invalid-argument main.tf:9:23: Invalid type specification: `optional(...)` takes a type and an optional default
+            invalid-argument main.tf:13:3: Missing required argument: `validation` block has no `error_message`
+            invalid-variable main.tf:20:21: the validation rule of variable `d` cannot be checked: Invalid operand: a bool is required"#]],
     );
 }

@@ -401,7 +401,7 @@ fn config_files_liveplan_hcl_holds_the_live_block_and_only_it() {
             ("main.tf", "live {\n  estate = \"other\"\n}\n"),
         ],
         expect![[r#"
-            unsupported-construct liveplan.hcl:4:1 `locals` block in liveplan.hcl
+            invalid-block liveplan.hcl:4:1 Unsupported block type: `locals` block in liveplan.hcl
             duplicate-declaration main.tf:1:1 a second `live` block (the first is at liveplan.hcl:1:1)"#]],
     );
 }

@@ -179,16 +179,16 @@ output "o" {}
             unsupported-construct main.tf:1:1 `module` block is not supported
             unsupported-construct main.tf:4:1 `data` block is not supported
             unsupported-construct main.tf:5:1 `moved` block is not supported
-            unsupported-construct main.tf:10:1 unknown block type `whatever`
-            unsupported-construct main.tf:11:1 top-level attribute `top` is not supported
+            invalid-block main.tf:10:1 Unsupported block type: blocks of type `whatever` are not expected here
+            invalid-argument main.tf:11:1 Unsupported argument: an argument named `top` is not expected at the top level
             unsupported-construct main.tf:15:3 `provisioner` blocks are not supported
             invalid-dynamic-block main.tf:18:3 the `dynamic "ingress"` block needs `for_each` and a `content` block
-            unsupported-construct main.tf:25:1 resource `aws_vpc.v` is declared twice
-            unsupported-construct main.tf:28:3 resource `aws_vpc.w` sets both `count` and `for_each`
+            duplicate-declaration main.tf:25:1 Duplicate resource declaration: resource `aws_vpc.v` is declared twice
+            invalid-argument main.tf:28:3 Invalid value: resource `aws_vpc.w` sets both `count` and `for_each`
             unsupported-construct main.tf:29:17 provider-defined functions are not supported
             unsupported-provider main.tf:32:1 provider `google` is not supported
-            unsupported-construct main.tf:34:3 `validation` block has no `condition`
-            unsupported-construct main.tf:36:1 output `o` has no `value`"#]],
+            invalid-argument main.tf:34:3 Missing required argument: `validation` block has no `condition`
+            invalid-argument main.tf:36:1 Missing required argument: output `o` has no `value`"#]],
     );
 }
 
@@ -234,10 +234,10 @@ output "o" {
         })
         .collect();
     expect![[r#"
-        main.tf:3:1 variable `v` is declared twice: declare it once
-        main.tf:8:3 local `l` is declared twice: declare each local once
-        main.tf:11:1 resource `aws_vpc.r` is declared twice: give each resource block a unique name
-        main.tf:15:1 output `o` is declared twice: declare it once"#]]
+        main.tf:3:1 Duplicate variable declaration: variable `v` is declared twice: declare it once; to change a declaration of another file, write the block in an override file (`override.tf`, `*_override.tf`)
+        main.tf:8:3 Duplicate local declaration: local `l` is declared twice: declare each local once; to change a declaration of another file, write the block in an override file (`override.tf`, `*_override.tf`)
+        main.tf:11:1 Duplicate resource declaration: resource `aws_vpc.r` is declared twice: give each resource block a unique name; to change a declaration of another file, write the block in an override file (`override.tf`, `*_override.tf`)
+        main.tf:15:1 Duplicate output declaration: output `o` is declared twice: declare it once; to change a declaration of another file, write the block in an override file (`override.tf`, `*_override.tf`)"#]]
     .assert_eq(&text.join("\n"));
     // The first declaration of each name is kept.
     assert_eq!(config.resources().len(), 1);

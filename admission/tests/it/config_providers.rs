@@ -107,14 +107,14 @@ resource "aws_vpc" "v" {
     check_diags(
         &[("main.tf", text)],
         expect![[r#"
-            unsupported-construct main.tf:3:3 the aws provider has no argument `regoin`
+            invalid-argument main.tf:3:3 Unsupported argument: the aws provider has no argument `regoin`
             unsupported-construct main.tf:4:3 `version` in a provider block is not supported
-            unsupported-construct main.tf:5:3 `default_tags` in a provider block is a block, not an argument
-            unsupported-construct main.tf:7:5 `ignore_tags` has no argument `key_prefix`
+            invalid-argument main.tf:5:3 Unsupported argument: `default_tags` in a provider block is a block, not an argument
+            invalid-argument main.tf:7:5 Unsupported argument: `ignore_tags` has no argument `key_prefix`
             duplicate-declaration main.tf:10:1 a second `provider "aws"` block without an alias (the first is at main.tf:2:1)
             duplicate-declaration main.tf:16:1 a second `provider "aws"` block with alias `west` (the first is at main.tf:13:1)
-            unsupported-construct main.tf:20:3 alias "1st" is not a valid name
-            unsupported-construct main.tf:23:3 `provider "random"` has no argument `seed`
-            unsupported-construct main.tf:26:16 `provider` must name a provider configuration"#]],
+            invalid-name main.tf:20:3 Invalid name: alias "1st" is not a valid name
+            invalid-argument main.tf:23:3 Unsupported argument: `provider "random"` has no argument `seed`
+            invalid-argument main.tf:26:16 Invalid value: `provider` must name a provider configuration"#]],
     );
 }

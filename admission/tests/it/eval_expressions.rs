@@ -202,9 +202,9 @@ EOT"#,
             <<-EOT
               hello ${var.name}
               EOT  =>  "hello web\n"
-            1 / 0  =>  unsupported-construct: invalid expression: division by zero
-            1 + "a"  =>  unsupported-construct: invalid expression: "a" is not a number
-            null ? 1 : 2  =>  unsupported-construct: invalid expression: a bool is required, found null
+            1 / 0  =>  invalid-expression: Operation failed: division by zero
+            1 + "a"  =>  invalid-expression: Invalid operand: "a" is not a number
+            null ? 1 : 2  =>  invalid-expression: Invalid operand: a bool is required, found null
         "#]],
     );
 }
@@ -260,9 +260,9 @@ fn eval_references_count_each_and_splat() {
             var.missing  =>  unknown-reference: variable `missing` is not declared
             local.missing  =>  unknown-reference: local `missing` is not declared
             aws_vpc.nope.id  =>  unknown-reference: resource `aws_vpc.nope` is not declared
-            local.loop  =>  unsupported-construct: invalid expression: local `loop` refers to itself
-            aws_subnet.s[5].id  =>  unsupported-construct: invalid expression: index 5 is out of range for a list of 2 element(s)
-            aws_vpc.main.nope  =>  unsupported-construct: invalid expression: this object has no attribute `nope`
+            local.loop  =>  invalid-expression: Invalid reference: local `loop` refers to itself
+            aws_subnet.s[5].id  =>  invalid-expression: Invalid index: index 5 is out of range for a list of 2 element(s)
+            aws_vpc.main.nope  =>  invalid-expression: Unsupported attribute: this object has no attribute `nope`
             path.module  =>  "."
         "#]],
     );
@@ -350,7 +350,7 @@ fn eval_unknowns_propagate_through_every_operator() {
             var.tags[aws_vpc.pending.id]  =>  unknown(any)
             [for x in aws_vpc.pending.id : x]  =>  unknown(list(any))
             [for x in [1, 2] : x if x == aws_vpc.pending.id]  =>  unknown(any)
-            "a" + aws_vpc.pending.id  =>  unsupported-construct: invalid expression: "a" is not a number
+            "a" + aws_vpc.pending.id  =>  invalid-expression: Invalid operand: "a" is not a number
         "#]],
     );
 }
@@ -646,7 +646,7 @@ fn eval_a_member_reference_asks_for_the_member_before_the_block() {
         aws_subnet.s[1].id  =>  "subnet-one"
         aws_subnet.s[var.secret == "" ? 0 : 1].id  =>  sensitive("subnet-one")
         aws_subnet.s[0].id  =>  "subnet-0"
-        aws_subnet.s[5].id  =>  unsupported-construct: invalid expression: index 5 is out of range for a list of 2 element(s)
+        aws_subnet.s[5].id  =>  invalid-expression: Invalid index: index 5 is out of range for a list of 2 element(s)
         length(aws_subnet.s)  =>  2
     "#]].assert_eq(&(out.join("\n") + "\n"));
     expect![[r#"

@@ -434,10 +434,10 @@ locals {{
         expect![[r#"
             identity-not-set main.tf:9:1 aws_route.r: identity argument `destination_cidr_block` of `aws_route.r` is not set
             identity-not-set main.tf:9:1 aws_route.r: identity argument `route_table_id` of `aws_route.r` is not set
+            invalid-argument main.tf:7:3 aws_vpc.v[0]: Unsupported argument: `aws_vpc` has no argument `colour`
+            invalid-expression main.tf:6:20 aws_vpc.v[0]: Invalid operand: "x" is not a number
             invalid-function-argument main.tf:17:12: invalid function argument: upper(): a string is required
-            unknown-reference main.tf:13:16 aws_subnet.s: variable `nope` is not declared
-            unsupported-construct main.tf:6:20 aws_vpc.v[0]: invalid expression: "x" is not a number
-            unsupported-construct main.tf:7:3 aws_vpc.v[0]: `aws_vpc` has no argument `colour`"#]],
+            unknown-reference main.tf:13:16 aws_subnet.s: variable `nope` is not declared"#]],
     );
 }
 
@@ -533,12 +533,12 @@ resource "aws_s3_bucket_versioning" "v" {{
         VariableInputs::default(),
         None,
         expect![[r#"
+            invalid-argument main.tf:34:3 aws_s3_bucket_versioning.v: Invalid value: "versioning_configuration.status" is (sensitive); expected one of Enabled, Suspended
+            invalid-expression main.tf:30:35 terraform_data.dup: Duplicate object key: duplicate key (sensitive) in a `for` expression (add `...` to group)
+            invalid-expression main.tf:27:17 terraform_data.index: Invalid index: index (sensitive) is out of range for a list of 1 element(s)
+            invalid-expression main.tf:21:19 terraform_data.key: Invalid index: the map has no key (sensitive)
             invalid-function-argument main.tf:18:16 aws_vpc.v: invalid function argument: cidrsubnet() cannot use its (sensitive) arguments
-            invalid-function-argument main.tf:24:11 terraform_data.lookup: invalid function argument: lookup(): lookup failed to find the (sensitive) key
-            unsupported-construct main.tf:34:3 aws_s3_bucket_versioning.v: "versioning_configuration.status" is (sensitive); expected one of Enabled, Suspended
-            unsupported-construct main.tf:30:35 terraform_data.dup: invalid expression: duplicate key (sensitive) in a `for` expression (add `...` to group)
-            unsupported-construct main.tf:27:17 terraform_data.index: invalid expression: index (sensitive) is out of range for a list of 1 element(s)
-            unsupported-construct main.tf:21:19 terraform_data.key: invalid expression: the map has no key (sensitive)"#]],
+            invalid-function-argument main.tf:24:11 terraform_data.lookup: invalid function argument: lookup(): lookup failed to find the (sensitive) key"#]],
     );
 }
 
@@ -623,10 +623,10 @@ resource "aws_cloudwatch_log_group" "refused" {{
 "#
         ),
         expect![[r#"
-            unsupported-construct main.tf:25:3 aws_cloudwatch_log_group.refused: inappropriate value for `retention_in_days`: a number is required
-            unsupported-construct main.tf:26:3 aws_cloudwatch_log_group.refused: inappropriate value for `tags`: ["Owner"]: a list is not a string
-            unsupported-construct main.tf:20:3 aws_vpc.refused: inappropriate value for `enable_dns_support`: true or false is required
-            unsupported-construct main.tf:21:3 aws_vpc.refused: inappropriate value for `enable_dns_hostnames`: a number is not a bool"#]],
+            invalid-argument main.tf:25:3 aws_cloudwatch_log_group.refused: Incorrect attribute value type: inappropriate value for `retention_in_days`: a number is required
+            invalid-argument main.tf:26:3 aws_cloudwatch_log_group.refused: Incorrect attribute value type: inappropriate value for `tags`: ["Owner"]: a list is not a string
+            invalid-argument main.tf:20:3 aws_vpc.refused: Incorrect attribute value type: inappropriate value for `enable_dns_support`: true or false is required
+            invalid-argument main.tf:21:3 aws_vpc.refused: Incorrect attribute value type: inappropriate value for `enable_dns_hostnames`: a number is not a bool"#]],
     );
 }
 
@@ -660,7 +660,7 @@ resource "aws_vpc" "w" {{
     assert_eq!(
         codes,
         [
-            "unsupported-construct `count` of `aws_vpc.w` must be a whole number of at least 0, not \"two\""
+            "invalid-argument Invalid count argument: `count` of `aws_vpc.w` must be a whole number of at least 0, not \"two\""
         ]
     );
     let addresses: Vec<String> = linted

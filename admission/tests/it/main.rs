@@ -21,6 +21,7 @@ mod lint_cycles;
 mod lint_static_values;
 mod markers;
 mod nested_blocks;
+mod parser_suite;
 
 /// The catalog the lint judges the tests' configurations against: the AWS types, and the record-backed
 /// `random_id` and `terraform_data` as the engine serves them (written here: the engine depends on this

@@ -312,7 +312,7 @@ resource "aws_s3_bucket_versioning" "w" {{
         .collect();
     expect![[r#"
         block-count main.tf:5:1: at least 1 "versioning_configuration" block(s) required, 0 written | fix the arguments to match the resource type's schema
-        unsupported-construct main.tf:7:3: `aws_s3_bucket_versioning` has no argument `status` | `status` is an argument of the nested block `versioning_configuration`: write `versioning_configuration { status = "Enabled" }`
-        unsupported-construct main.tf:11:3: "versioning_configuration.mfa_delete" is "Sometimes"; expected one of Enabled, Disabled | fix the arguments to match the resource type's schema"#]]
+        invalid-argument main.tf:7:3: Unsupported argument: `aws_s3_bucket_versioning` has no argument `status` | `status` is an argument of the nested block `versioning_configuration`: write `versioning_configuration { status = "Enabled" }`
+        invalid-argument main.tf:11:3: Invalid value: "versioning_configuration.mfa_delete" is "Sometimes"; expected one of Enabled, Disabled | fix the arguments to match the resource type's schema"#]]
     .assert_eq(&lines.join("\n"));
 }

@@ -17,6 +17,7 @@
 //! cancellation, never aborts one in flight, and never writes a record without naming the version it
 //! replaces.
 
+mod conditions;
 mod eval;
 mod events;
 mod outputs;

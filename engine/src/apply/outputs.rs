@@ -16,7 +16,8 @@ use crate::graph;
 use crate::refs;
 
 impl Executor {
-    /// Evaluates the outputs with the final values and writes the changed ones.
+    /// Judges the conditions left to apply ([`Executor::judge_conditions`]), then evaluates the outputs
+    /// with the final values and writes the changed ones.
     pub(super) async fn write_outputs(
         &self,
         diagnostics: &mut Vec<Diagnostic>,
@@ -30,10 +31,22 @@ impl Executor {
                 diagnostics.push(to_diagnostic(e.diagnostic(&address)));
             }
         }
-        if self.ctx.config.outputs().is_empty() {
+        let config = &self.ctx.config;
+        let conditions = !config.checks().is_empty()
+            || config
+                .resources()
+                .iter()
+                .any(|r| !r.lifecycle.postconditions.is_empty());
+        if config.outputs().is_empty() && !conditions {
             return BTreeMap::new();
         }
         let values = self.final_blocks();
+        if conditions {
+            self.judge_conditions(&values, diagnostics);
+        }
+        if config.outputs().is_empty() {
+            return BTreeMap::new();
+        }
         let mut out = BTreeMap::new();
         for (name, value, sensitive) in self.evaluate_outputs(&values, diagnostics) {
             let value = value.mark_sensitive_if(sensitive);

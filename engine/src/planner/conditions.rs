@@ -34,8 +34,9 @@ pub(crate) fn top_condition_blocks(config: &admission::Config) -> BTreeSet<Block
     out
 }
 
-/// A condition's failure (or evaluation problem) as the diagnostic `code` gives.
-fn failure(
+/// A condition's failure (or evaluation problem) as the diagnostic `code` gives; `None` when it holds or
+/// cannot be judged yet. Apply judges the conditions again with the same words.
+pub(crate) fn failure(
     code: Code,
     c: &Condition,
     outcome: Result<ConditionOutcome, admission::EvalError>,

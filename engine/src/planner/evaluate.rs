@@ -348,7 +348,7 @@ impl Planner<'_> {
                     }
                 }
                 Err(e) => problems.push(
-                    e.into_diagnostic(Code::UnsupportedConstruct)
+                    e.into_diagnostic(Code::InvalidExpression)
                         .with_address(d.address.to_string()),
                 ),
             }

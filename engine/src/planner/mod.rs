@@ -15,7 +15,7 @@
 //! - `reports`: what the plan takes from the projection besides bindings.
 //! - `slot_marks`: the slot high-water marks an apply raises before it changes anything.
 
-mod conditions;
+pub(crate) mod conditions;
 mod declared;
 mod diff;
 mod evaluate;

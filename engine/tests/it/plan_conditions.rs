@@ -259,3 +259,60 @@ resource "aws_s3_bucket" "logs" {
             change.action, change.reason, change.tag_change.set, change.tag_change.remove
         ));
 }
+
+#[tokio::test]
+async fn apply_conditions_a_postcondition_on_a_value_known_after_apply_is_judged_by_apply() {
+    // The first postcondition and the check read the id the cloud mints, unknown at plan: the plan is
+    // clean, the apply creates the VPC and then reports the false postcondition (an error naming it) and
+    // the false assertion (a warning), and leaves the subnet's postcondition, which holds, silent.
+    let world = Bench::empty();
+    let config = r#"
+live {
+  estate = "acme"
+}
+
+resource "aws_vpc" "main" {
+  cidr_block = "10.0.0.0/16"
+
+  lifecycle {
+    postcondition {
+      condition     = startswith(self.id, "vpc-9")
+      error_message = "expected a vpc-9 id, got ${self.id}."
+    }
+  }
+}
+
+resource "aws_subnet" "a" {
+  vpc_id     = aws_vpc.main.id
+  cidr_block = "10.0.1.0/24"
+
+  lifecycle {
+    postcondition {
+      condition     = self.vpc_id == aws_vpc.main.id
+      error_message = "the subnet is in another VPC."
+    }
+  }
+}
+
+check "ids" {
+  assert {
+    condition     = aws_vpc.main.id == "vpc-00000042"
+    error_message = "the VPC is not the expected one."
+  }
+}
+"#;
+    let plan = world.plan(config).await;
+    assert_eq!(plan_diagnostics(&plan), "");
+    let outcome = world.apply(plan).await;
+    expect![[r#"
+        error [condition-failed]: expected a vpc-9 id, got vpc-00000001. (main.tf:10:5) aws_vpc.main
+        warning [check-failed]: the VPC is not the expected one. (main.tf:30:3) 
+    "#]]
+    .assert_eq(&diagnostics(&outcome));
+    // The object exists as the cloud made it, and the next plan judges the postcondition again (it plans
+    // nothing for the VPC, so the check that reads it is not judged).
+    assert_eq!(outcome.objects.len(), 2);
+    let again = world.plan(config).await;
+    expect![[r#"error condition-failed aws_vpc.main: expected a vpc-9 id, got vpc-00000001."#]]
+        .assert_eq(&plan_diagnostics(&again));
+}

@@ -9,8 +9,8 @@
 
 use std::collections::BTreeMap;
 
-use super::Parser;
 use super::raw::{RawAttr, RawBlock, RawBody, RawItem};
+use super::{Parser, Refusal};
 use crate::config::expr::{ExprKind, Loc};
 use crate::config::files::LIVEPLAN_FILE;
 use crate::config::{Attr, BlockLabels, Config, LiveBlock, RecordStoreBlock, RecordStoreKind};
@@ -63,9 +63,13 @@ impl<'a> Parser<'a> {
     /// Attributes written outside any block, refused.
     pub(super) fn top_level_attrs(&mut self, attrs: &[RawAttr<'a>]) {
         for a in attrs {
-            self.unsupported(
+            self.refuse(
+                Refusal::UnsupportedArgument,
                 &a.loc,
-                format!("top-level attribute `{}` is not supported", a.name),
+                format!(
+                    "an argument named `{}` is not expected at the top level",
+                    a.name
+                ),
                 "declare values in a `locals` or `variable` block",
             );
         }
@@ -77,7 +81,7 @@ impl<'a> Parser<'a> {
         let mut rest = Vec::new();
         for block in blocks {
             if &*block.loc.file == LIVEPLAN_FILE && block.ident != "live" {
-                self.unsupported(
+                self.refuse(Refusal::UnsupportedBlock,
                     &block.loc,
                     format!("`{}` block in {LIVEPLAN_FILE}", block.ident),
                     "liveplan.hcl holds only the `live` block; declare everything else in `.tf` files",
@@ -104,7 +108,8 @@ impl<'a> Parser<'a> {
         if block.labels.len() == n {
             return true;
         }
-        self.unsupported(
+        self.refuse(
+            Refusal::WrongLabels,
             loc,
             format!(
                 "`{}` block needs {n} label(s), found {}",
@@ -149,25 +154,72 @@ impl<'a> Parser<'a> {
                 config,
             ),
             kind @ ("module" | "data" | "moved" | "import" | "removed") => {
-                let what = match kind {
-                    "module" => "modules are",
-                    "data" => "data sources are",
-                    "moved" => "`moved` blocks are (use `liveplan mv`)",
-                    "import" => "`import` blocks are (use `liveplan adopt`)",
-                    _ => "`removed` blocks are",
+                let (what, instead) = match kind {
+                    "module" => (
+                        "module calls",
+                        "declare the module's resources in the root module",
+                    ),
+                    "data" => ("data sources", "pass the value in as a variable"),
+                    "moved" => ("`moved` blocks", "rename with `liveplan mv FROM TO`"),
+                    "import" => (
+                        "`import` blocks",
+                        "adopt the object with `liveplan adopt ADDRESS ID`",
+                    ),
+                    _ => (
+                        "`removed` blocks",
+                        "remove the block from the configuration",
+                    ),
                 };
                 self.unsupported(
                     &loc,
                     format!("`{kind}` block is not supported"),
-                    &format!("{what} outside the supported configuration subset"),
+                    &format!("liveplan does not implement {what} yet: {instead}"),
                 );
             }
-            other => self.unsupported(
+            "ephemeral" => self.unsupported(
                 &loc,
-                format!("unknown block type `{other}`"),
-                "the supported blocks are terraform, live, provider, variable, locals, resource, \
-                 output and check",
+                "`ephemeral` block is not supported".into(),
+                "liveplan does not implement ephemeral resources",
             ),
+            other => {
+                let detail = match other {
+                    "required_providers" | "backend" | "cloud" | "required_version" => format!(
+                        "`{other}` belongs inside the `terraform` block: `terraform {{ {other} ... }}`"
+                    ),
+                    _ => "the top-level blocks are terraform, provider, variable, locals, resource, \
+                          data, module, output, check, moved, import, removed (and liveplan's `live`)"
+                        .to_owned(),
+                };
+                self.refuse(
+                    Refusal::UnsupportedBlock,
+                    &loc,
+                    format!("blocks of type `{other}` are not expected here"),
+                    &detail,
+                );
+            }
+        }
+    }
+
+    /// An argument `name` that a `what` block does not take: an argument of newer Terraform or OpenTofu
+    /// releases that liveplan does not implement (`unsupported-construct`), else Terraform's own
+    /// "Unsupported argument".
+    pub(super) fn unexpected_argument(&mut self, loc: &Loc, name: &str, what: &str, detail: &str) {
+        if NEWER_ARGUMENTS.contains(&name) {
+            self.unsupported(
+                loc,
+                format!("argument `{name}` of `{what}` is not implemented by liveplan"),
+                &format!(
+                    "`{name}` belongs to a Terraform or OpenTofu release newer than the language level \
+                     liveplan implements: remove it"
+                ),
+            );
+        } else {
+            self.refuse(
+                Refusal::UnsupportedArgument,
+                loc,
+                format!("`{what}` has no argument `{name}`"),
+                detail,
+            );
         }
     }
 
@@ -180,10 +232,18 @@ impl<'a> Parser<'a> {
         what: Declaration,
     ) -> bool {
         if taken {
-            self.unsupported(
-                loc,
-                format!("{} `{name}` is declared twice", what.noun()),
-                what.detail(),
+            let noun = what.noun();
+            self.diags.push(
+                Diagnostic::new(
+                    Code::DuplicateDeclaration,
+                    format!("Duplicate {noun} declaration: {noun} `{name}` is declared twice"),
+                    format!(
+                        "{}; to change a declaration of another file, write the block in an \
+                         override file (`override.tf`, `*_override.tf`)",
+                        what.detail()
+                    ),
+                )
+                .at(loc.to_pos()),
             );
         }
         !taken
@@ -231,7 +291,8 @@ impl<'a> Parser<'a> {
                     }
                 }
                 RawItem::Block(b) => {
-                    self.unsupported(
+                    self.refuse(
+                        Refusal::UnsupportedBlock,
                         &b.loc,
                         format!("block `{}` inside `locals`", b.ident),
                         "locals hold only `name = value` lines",
@@ -295,15 +356,17 @@ impl<'a> Parser<'a> {
                 RawItem::Attr(a) => {
                     let name = a.name.as_str();
                     if !allowed.contains(&name) {
-                        self.unsupported(
+                        self.unexpected_argument(
                             &a.loc,
-                            format!("argument `{name}` is not supported in `{what}`"),
-                            &format!("the supported arguments are: {}", allowed.join(", ")),
+                            name,
+                            what,
+                            &format!("the arguments of `{what}` are: {}", allowed.join(", ")),
                         );
                         continue;
                     }
                     if out.iter().any(|x| x.name == name) {
-                        self.unsupported(
+                        self.refuse(
+                            Refusal::DuplicateArgument,
                             &a.loc,
                             format!("argument `{name}` is set twice"),
                             "set it once",
@@ -313,9 +376,10 @@ impl<'a> Parser<'a> {
                     out.push(a);
                 }
                 RawItem::Block(b) => {
-                    self.unsupported(
+                    self.refuse(
+                        Refusal::UnsupportedBlock,
                         &b.loc,
-                        format!("block `{}` is not supported in `{what}`", b.ident),
+                        format!("`{what}` has no block type `{}`", b.ident),
                         &format!("the supported arguments are: {}", allowed.join(", ")),
                     );
                 }
@@ -335,13 +399,15 @@ impl<'a> Parser<'a> {
             match item {
                 RawItem::Attr(a) => {
                     if a.name != "estate" {
-                        self.unsupported(
+                        self.refuse(
+                            Refusal::UnsupportedArgument,
                             &a.loc,
-                            format!("argument `{}` is not supported in `live`", a.name),
+                            format!("`live` has no argument `{}`", a.name),
                             "`live` takes `estate` and a `record_store` block",
                         );
                     } else if live.estate.is_some() {
-                        self.unsupported(
+                        self.refuse(
+                            Refusal::DuplicateArgument,
                             &a.loc,
                             "argument `estate` is set twice".into(),
                             "set it once",
@@ -352,13 +418,15 @@ impl<'a> Parser<'a> {
                 }
                 RawItem::Block(b) => {
                     if b.ident != "record_store" {
-                        self.unsupported(
+                        self.refuse(
+                            Refusal::UnsupportedBlock,
                             &b.loc,
-                            format!("block `{}` is not supported in `live`", b.ident),
+                            format!("`live` has no block type `{}`", b.ident),
                             "`live` takes `estate` and a `record_store` block",
                         );
                     } else if live.record_store.is_some() {
-                        self.unsupported(
+                        self.refuse(
+                            Refusal::DuplicateBlock,
                             &b.loc,
                             "a second `record_store` block".into(),
                             "declare one",
@@ -394,9 +462,10 @@ impl<'a> Parser<'a> {
                 &["key_prefix", "region", "tier", "kms_key_id"],
             ),
             other => {
-                self.unsupported(
+                self.refuse(
+                    Refusal::InvalidValue,
                     &bloc,
-                    format!("record store `{other}` is not supported"),
+                    format!("there is no record store `{other}`"),
                     "use `record_store \"local\"`, `record_store \"s3\"` or `record_store \"ssm\"`",
                 );
                 return None;
@@ -419,7 +488,8 @@ impl<'a> Parser<'a> {
     pub(super) fn literal_string(&mut self, attr: &Attr) -> Option<String> {
         let s = attr.expr.as_literal_str();
         if s.is_none() {
-            self.unsupported(
+            self.refuse(
+                Refusal::InvalidValue,
                 &attr.expr.loc,
                 format!("`{}` must be a literal string", attr.name),
                 "write a quoted string with no interpolation",
@@ -433,7 +503,8 @@ impl<'a> Parser<'a> {
         match attr.expr.kind {
             ExprKind::Bool(b) => Some(b),
             _ => {
-                self.unsupported(
+                self.refuse(
+                    Refusal::InvalidValue,
                     &attr.expr.loc,
                     format!("`{}` must be `true` or `false`", attr.name),
                     "write a literal boolean",
@@ -443,3 +514,7 @@ impl<'a> Parser<'a> {
         }
     }
 }
+
+/// Arguments of Terraform or OpenTofu releases newer than the language level liveplan implements (or of
+/// their experiments), which liveplan refuses as not implemented rather than as unknown.
+const NEWER_ARGUMENTS: &[&str] = &["ephemeral", "const", "deprecated", "enabled", "type"];

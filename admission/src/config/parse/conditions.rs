@@ -4,12 +4,12 @@
 //! Nothing here evaluates an expression: a condition is evaluated where its block is checked (variable
 //! resolution, the lint, the plan, the apply).
 
-use super::Parser;
 use super::raw::{RawBlock, RawItem};
 use super::value::Mode;
+use super::{Parser, Refusal};
 use crate::config::Output;
 use crate::config::conditions::{Check, Condition, ConditionKind};
-use crate::config::expr::{ExprKind, Loc};
+use crate::config::expr::{ExprKind, Loc, Step};
 
 impl<'a> Parser<'a> {
     /// A block of `condition` and `error_message`, both required.
@@ -30,7 +30,7 @@ impl<'a> Parser<'a> {
             _ => None,
         };
         if let Some(arg) = missing {
-            self.unsupported(
+            self.refuse(Refusal::MissingArgument,
                 &b.loc,
                 format!("`{what}` block has no `{arg}`"),
                 "a condition block needs `condition = <bool expression>` and `error_message = \"...\"`",
@@ -76,7 +76,8 @@ impl<'a> Parser<'a> {
                         out.preconditions.push(c);
                     }
                 }
-                RawItem::Block(b) => self.unsupported(
+                RawItem::Block(b) => self.refuse(
+                    Refusal::UnsupportedBlock,
                     &b.loc,
                     format!("block `{}` is not supported in `output`", b.ident),
                     "an output takes value, description, sensitive, depends_on and `precondition` \
@@ -111,7 +112,8 @@ impl<'a> Parser<'a> {
             }
         }
         let Some(value) = value else {
-            self.unsupported(
+            self.refuse(
+                Refusal::MissingArgument,
                 &out.loc,
                 format!("output `{}` has no `value`", out.name),
                 "set `value = ...`",
@@ -128,7 +130,8 @@ impl<'a> Parser<'a> {
         expr: &crate::config::Expr,
     ) -> Option<Vec<(Vec<String>, Loc)>> {
         let ExprKind::List(items) = &expr.kind else {
-            self.unsupported(
+            self.refuse(
+                Refusal::InvalidValue,
                 &expr.loc,
                 "`depends_on` must be a list of resource references".into(),
                 "write `depends_on = [aws_vpc.main]`",
@@ -139,9 +142,20 @@ impl<'a> Parser<'a> {
         for item in items {
             match item.as_static_path() {
                 Some(path) if path.len() >= 2 && path[0] != "var" && path[0] != "local" => {
+                    if names_an_attribute(item) {
+                        self.refuse(
+                            Refusal::InvalidValue,
+                            &item.loc,
+                            "`depends_on` entries must name a whole resource, not one of its attributes"
+                                .into(),
+                            &format!("write `depends_on = [{}.{}]`", path[0], path[1]),
+                        );
+                        continue;
+                    }
                     out.push((path[..2].to_vec(), item.loc.clone()))
                 }
-                _ => self.unsupported(
+                _ => self.refuse(
+                    Refusal::InvalidValue,
                     &item.loc,
                     "`depends_on` entries must name a resource block".into(),
                     "write `depends_on = [aws_vpc.main]`",
@@ -175,12 +189,14 @@ impl<'a> Parser<'a> {
                     "liveplan reads no data sources; write the assertions over resources, \
                      variables and locals",
                 ),
-                RawItem::Block(b) => self.unsupported(
+                RawItem::Block(b) => self.refuse(
+                    Refusal::UnsupportedBlock,
                     &b.loc,
                     format!("block `{}` is not supported in `check`", b.ident),
                     "a check holds `assert` blocks",
                 ),
-                RawItem::Attr(a) => self.unsupported(
+                RawItem::Attr(a) => self.refuse(
+                    Refusal::UnsupportedArgument,
                     &a.loc,
                     format!("argument `{}` is not supported in `check`", a.name),
                     "a check holds `assert` blocks",
@@ -188,7 +204,8 @@ impl<'a> Parser<'a> {
             }
         }
         if check.asserts.is_empty() {
-            self.unsupported(
+            self.refuse(
+                Refusal::MissingBlock,
                 &check.loc,
                 format!("check `{}` has no `assert` block", check.name),
                 "add `assert { condition = ..., error_message = \"...\" }`",
@@ -197,4 +214,13 @@ impl<'a> Parser<'a> {
         }
         Some(check)
     }
+}
+
+/// Whether a `depends_on` entry reads past its resource (`aws_vpc.a.id`): Terraform takes a resource,
+/// or one of its instances (`aws_vpc.a[0]`), as a whole only.
+fn names_an_attribute(item: &crate::config::Expr) -> bool {
+    let ExprKind::Traversal(_, steps) = &item.kind else {
+        return false;
+    };
+    !matches!(steps.as_slice(), [_] | [_, Step::Index(_)])
 }

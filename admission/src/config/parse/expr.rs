@@ -9,6 +9,7 @@ use hcl_edit::template as ht;
 
 use super::{MAX_EXPR_DEPTH, Parser, heredoc};
 use crate::config::expr::{BinaryOp, Expr, ExprKind, ForExpr, Loc, Step, TemplatePart, UnaryOp};
+use crate::diag::{Code, Diagnostic};
 use crate::value::Number;
 
 /// A number literal as written, read at Terraform's precision (the parser's own value is a 64-bit float);
@@ -46,10 +47,13 @@ impl Parser<'_> {
     ) -> Option<Expr> {
         if self.depth >= MAX_EXPR_DEPTH {
             let loc = loc(self);
-            self.unsupported(
-                &loc,
-                "expression nested too deeply".into(),
-                "split it into locals",
+            self.diags.push(
+                Diagnostic::new(
+                    Code::InvalidExpression,
+                    "Expression too complex: expression nested too deeply",
+                    "split it into locals",
+                )
+                .at(loc.to_pos()),
             );
             return None;
         }
@@ -68,7 +72,7 @@ impl Parser<'_> {
             hx::Expression::Number(n) => match literal_number(n) {
                 Some(n) => ExprKind::Number(n),
                 None => {
-                    self.unsupported(&loc, "number out of range".into(), "write a smaller number");
+                    self.number_out_of_range(&loc);
                     return None;
                 }
             },

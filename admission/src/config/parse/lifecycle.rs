@@ -3,9 +3,9 @@
 //!
 //! Nothing here evaluates an expression or judges what `ignore_changes` covers (the lint does).
 
-use super::Parser;
 use super::raw::{RawAttr, RawBlock, RawItem};
 use super::value::Mode;
+use super::{Parser, Refusal};
 use crate::config::conditions::ConditionKind;
 use crate::config::expr::{Expr, ExprKind, Loc, Step};
 use crate::config::{IgnoreChanges, Lifecycle};
@@ -32,18 +32,21 @@ impl<'a> Parser<'a> {
                     lc.postconditions
                         .extend(self.condition(b, ConditionKind::Postcondition));
                 }
-                RawItem::Block(b) => self.unsupported(
+                RawItem::Block(b) => self.refuse(
+                    Refusal::UnsupportedBlock,
                     &b.loc,
                     format!("block `{}` is not supported in `lifecycle`", b.ident),
                     "a lifecycle takes create_before_destroy, prevent_destroy, ignore_changes, \
                      replace_triggered_by and `precondition`/`postcondition` blocks",
                 ),
-                RawItem::Attr(a) if !LIFECYCLE_ARGS.contains(&a.name.as_str()) => self.unsupported(
+                RawItem::Attr(a) if !LIFECYCLE_ARGS.contains(&a.name.as_str()) => self.refuse(
+                    Refusal::UnsupportedArgument,
                     &a.loc,
                     format!("argument `{}` is not supported in `lifecycle`", a.name),
                     &format!("the supported arguments are: {}", LIFECYCLE_ARGS.join(", ")),
                 ),
-                RawItem::Attr(a) if attrs.iter().any(|x| x.name == a.name) => self.unsupported(
+                RawItem::Attr(a) if attrs.iter().any(|x| x.name == a.name) => self.refuse(
+                    Refusal::DuplicateArgument,
                     &a.loc,
                     format!("argument `{}` is set twice", a.name),
                     "set it once",
@@ -82,7 +85,7 @@ impl<'a> Parser<'a> {
                 for item in items {
                     match item.as_static_path() {
                         Some(p) => paths.push((p, item.loc.clone())),
-                        None => self.unsupported(
+                        None => self.refuse(Refusal::InvalidValue,
                             &item.loc,
                             "`ignore_changes` entries must be attribute paths".into(),
                             "write attribute names as bare paths: `ignore_changes = [tags[\"Name\"]]`, \
@@ -93,7 +96,8 @@ impl<'a> Parser<'a> {
                 IgnoreChanges::Paths(paths)
             }
             _ => {
-                self.unsupported(
+                self.refuse(
+                    Refusal::InvalidValue,
                     &expr.loc,
                     "`ignore_changes` must be `all` or a list of attribute paths".into(),
                     "write `ignore_changes = all` or `ignore_changes = [tags[\"Name\"]]`",
@@ -107,7 +111,8 @@ impl<'a> Parser<'a> {
     /// resources, instances or their attributes, as Terraform requires.
     fn triggers(&mut self, expr: &Expr) -> Vec<(Vec<String>, Loc)> {
         let ExprKind::List(items) = &expr.kind else {
-            self.unsupported(
+            self.refuse(
+                Refusal::InvalidValue,
                 &expr.loc,
                 "`replace_triggered_by` must be a list of resource references".into(),
                 "write `replace_triggered_by = [aws_vpc.main.id]`",
@@ -126,7 +131,8 @@ impl<'a> Parser<'a> {
                 {
                     out.push((path, item.loc.clone()))
                 }
-                _ => self.unsupported(
+                _ => self.refuse(
+                    Refusal::InvalidValue,
                     &item.loc,
                     "`replace_triggered_by` entries must reference a managed resource or its \
                      attributes"

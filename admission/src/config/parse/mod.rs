@@ -325,9 +325,72 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Reports a construct outside the supported subset (`unsupported-construct`) at `loc`.
+    /// Reports valid Terraform that liveplan does not implement (`unsupported-construct`) at `loc`.
     fn unsupported(&mut self, loc: &Loc, summary: String, detail: &str) {
         self.diags
             .push(Diagnostic::new(Code::UnsupportedConstruct, summary, detail).at(loc.to_pos()));
+    }
+
+    /// Reports a number literal beyond the numbers' range (`invalid-expression`) at `loc`.
+    fn number_out_of_range(&mut self, loc: &Loc) {
+        self.diags.push(
+            Diagnostic::new(
+                Code::InvalidExpression,
+                "Invalid number literal: number out of range",
+                "write a smaller number",
+            )
+            .at(loc.to_pos()),
+        );
+    }
+
+    /// Reports a fault Terraform refuses too, at `loc`: its code, and a summary that starts with
+    /// Terraform's words for it.
+    fn refuse(&mut self, fault: Refusal, loc: &Loc, summary: String, detail: &str) {
+        let (code, title) = fault.code_and_title();
+        self.diags
+            .push(Diagnostic::new(code, format!("{title}: {summary}"), detail).at(loc.to_pos()));
+    }
+}
+
+/// A fault of the configuration that Terraform refuses as well, named as Terraform names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refusal {
+    /// An argument not expected where it is written.
+    UnsupportedArgument,
+    /// A block type not expected where it is written.
+    UnsupportedBlock,
+    /// An argument written twice in one body.
+    DuplicateArgument,
+    /// A block that may appear once, written again.
+    DuplicateBlock,
+    /// A required argument left out.
+    MissingArgument,
+    /// A required block left out.
+    MissingBlock,
+    /// An argument whose value is not of the kind it takes.
+    InvalidValue,
+    /// A block with the wrong number of labels.
+    WrongLabels,
+    /// A type constraint that is not one.
+    InvalidType,
+    /// A name that is not an identifier.
+    InvalidName,
+}
+
+impl Refusal {
+    /// The diagnostic code and Terraform's summary words.
+    fn code_and_title(self) -> (Code, &'static str) {
+        match self {
+            Refusal::UnsupportedArgument => (Code::InvalidArgument, "Unsupported argument"),
+            Refusal::UnsupportedBlock => (Code::InvalidBlock, "Unsupported block type"),
+            Refusal::DuplicateArgument => (Code::DuplicateDeclaration, "Duplicate argument"),
+            Refusal::DuplicateBlock => (Code::DuplicateDeclaration, "Duplicate block"),
+            Refusal::MissingArgument => (Code::InvalidArgument, "Missing required argument"),
+            Refusal::MissingBlock => (Code::InvalidBlock, "Missing required block"),
+            Refusal::InvalidValue => (Code::InvalidArgument, "Invalid value"),
+            Refusal::WrongLabels => (Code::InvalidBlock, "Wrong block labels"),
+            Refusal::InvalidType => (Code::InvalidArgument, "Invalid type specification"),
+            Refusal::InvalidName => (Code::InvalidName, "Invalid name"),
+        }
     }
 }

@@ -7,9 +7,9 @@
 //! schema tells them apart), so it reaches the model as an object or array expression; `dynamic` and its
 //! `content` are blocks in both syntaxes.
 
-use super::Parser;
 use super::raw::{RawAttr, RawBlock, RawBody, RawItem};
 use super::value::Mode;
+use super::{Parser, Refusal};
 use crate::config::expr::{Expr, ExprKind, Loc};
 use crate::config::{BlockBody, DynamicBlock, NestedBlock};
 use crate::diag::{Code, Diagnostic};
@@ -55,7 +55,8 @@ impl<'a> Parser<'a> {
     pub(super) fn block_arguments(&mut self, groups: BlockGroups, attrs: &mut Vec<(String, Expr)>) {
         for (name, loc, blocks) in groups {
             if attrs.iter().any(|(n, _)| *n == name) {
-                self.unsupported(
+                self.refuse(
+                    Refusal::DuplicateArgument,
                     &loc,
                     format!("`{name}` is set both as an argument and as blocks"),
                     "write it one way: as blocks for a nested block type",
@@ -78,7 +79,8 @@ impl<'a> Parser<'a> {
             match item {
                 RawItem::Attr(a) => {
                     if attrs.iter().any(|(n, _)| *n == a.name) {
-                        self.unsupported(
+                        self.refuse(
+                            Refusal::DuplicateArgument,
                             &a.loc,
                             format!("argument `{}` is set twice", a.name),
                             "set it once",

@@ -7,8 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use super::Parser;
 use super::raw::{RawBlock, RawBody, RawItem};
+use super::{Parser, Refusal};
 use crate::config::expr::Loc;
 use crate::config::{
     Attr, Config, ProviderArgUse, ProviderBlock, ProviderKind, ProviderNested, RequiredSource,
@@ -123,7 +123,8 @@ impl<'a> Parser<'a> {
                         || (attr.name == "alias" && provider.alias.is_some())
                         || (attr.name == "region" && provider.region.is_some())
                     {
-                        self.unsupported(
+                        self.refuse(
+                            Refusal::DuplicateArgument,
                             &attr.loc,
                             format!("argument `{}` is set twice", attr.name),
                             "set it once",
@@ -146,7 +147,8 @@ impl<'a> Parser<'a> {
                     }
                     let repeats = b.ident == "assume_role";
                     if !repeats && provider.nested(&b.ident).is_some() {
-                        self.unsupported(
+                        self.refuse(
+                            Refusal::DuplicateBlock,
                             &b.loc,
                             format!("a second `{}` block", b.ident),
                             "write the block once",
@@ -172,7 +174,7 @@ impl<'a> Parser<'a> {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
         if !valid {
-            self.unsupported(
+            self.refuse(Refusal::InvalidName,
                 &attr.loc,
                 format!("alias {text:?} is not a valid name"),
                 "an alias starts with a letter or underscore and holds letters, digits, `_` and `-`",
@@ -207,7 +209,8 @@ impl<'a> Parser<'a> {
                 ProviderKind::Random => "the random provider takes no arguments but `alias`",
                 _ => "`provider \"sim\"` takes `region` and `alias`",
             };
-            self.unsupported(
+            self.refuse(
+                Refusal::UnsupportedArgument,
                 loc,
                 format!("`provider \"{}\"` has no {what} `{arg}`", provider.name),
                 detail,
@@ -226,7 +229,8 @@ impl<'a> Parser<'a> {
                 } else {
                     ("an argument", "a block")
                 };
-                self.unsupported(
+                self.refuse(
+                    Refusal::UnsupportedArgument,
                     loc,
                     format!("`{arg}` in a provider block is {is}, not {not}"),
                     &how,
@@ -245,7 +249,13 @@ impl<'a> Parser<'a> {
                 _ => true,
             },
             None => {
-                self.unsupported(
+                let fault = if is_block {
+                    Refusal::UnsupportedBlock
+                } else {
+                    Refusal::UnsupportedArgument
+                };
+                self.refuse(
+                    fault,
                     loc,
                     format!("the aws provider has no {what} `{arg}`"),
                     "see the arguments of the AWS provider v5; a typo here would otherwise go unnoticed",
@@ -270,7 +280,8 @@ impl<'a> Parser<'a> {
                     };
                     // `endpoints` takes one argument per AWS service; every other block has a fixed list.
                     if ident != "endpoints" && !allowed.contains(&attr.name.as_str()) {
-                        self.unsupported(
+                        self.refuse(
+                            Refusal::UnsupportedArgument,
                             &attr.loc,
                             format!("`{ident}` has no argument `{}`", attr.name),
                             &format!("its arguments are: {}", allowed.join(", ")),
@@ -278,7 +289,8 @@ impl<'a> Parser<'a> {
                         continue;
                     }
                     if nested.args.contains_key(&attr.name) {
-                        self.unsupported(
+                        self.refuse(
+                            Refusal::DuplicateArgument,
                             &attr.loc,
                             format!("argument `{}` is set twice", attr.name),
                             "set it once",
@@ -287,7 +299,8 @@ impl<'a> Parser<'a> {
                     }
                     nested.args.insert(attr.name.clone(), attr);
                 }
-                RawItem::Block(b) => self.unsupported(
+                RawItem::Block(b) => self.refuse(
+                    Refusal::UnsupportedBlock,
                     &b.loc,
                     format!("`{ident}` has no block `{}`", b.ident),
                     "write its settings as arguments",

@@ -6,10 +6,10 @@
 
 use std::collections::BTreeMap;
 
-use super::Parser;
 use super::nested::BlockGroups;
 use super::raw::{RawBlock, RawItem};
 use super::value::Mode;
+use super::{Parser, Refusal};
 use crate::config::expr::Loc;
 use crate::config::{Attr, Lifecycle, ProviderRef, Repetition, Resource};
 
@@ -56,7 +56,8 @@ impl<'a> Parser<'a> {
                         || (key == "count" && count.is_some())
                         || (key == "for_each" && for_each.is_some())
                     {
-                        self.unsupported(
+                        self.refuse(
+                            Refusal::DuplicateArgument,
                             &aloc,
                             format!("argument `{key}` is set twice"),
                             "set it once",
@@ -92,7 +93,8 @@ impl<'a> Parser<'a> {
                         seen_lifecycle = true;
                         res.lifecycle = self.lifecycle(b);
                     } else if ident == "lifecycle" {
-                        self.unsupported(
+                        self.refuse(
+                            Refusal::DuplicateBlock,
                             &bloc,
                             "a second `lifecycle` block".into(),
                             "declare one `lifecycle` block",
@@ -120,7 +122,8 @@ impl<'a> Parser<'a> {
         self.block_arguments(groups, &mut blocks);
         for (name, expr) in blocks {
             if res.attrs.contains_key(&name) {
-                self.unsupported(
+                self.refuse(
+                    Refusal::DuplicateArgument,
                     &expr.loc,
                     format!("`{name}` is set both as an argument and as blocks"),
                     "write it one way: as blocks for a nested block type",
@@ -141,7 +144,8 @@ impl<'a> Parser<'a> {
                 alias: Some(alias.clone()),
             },
             _ => {
-                self.unsupported(
+                self.refuse(
+                    Refusal::InvalidValue,
                     &attr.expr.loc,
                     "`provider` must name a provider configuration".into(),
                     "write `provider = aws` or `provider = aws.ALIAS`, without quotes",
@@ -161,7 +165,8 @@ impl<'a> Parser<'a> {
     ) -> Option<Repetition> {
         Some(match (count, for_each) {
             (Some(_), Some(fe)) => {
-                self.unsupported(
+                self.refuse(
+                    Refusal::InvalidValue,
                     &fe.loc,
                     format!(
                         "resource `{}` sets both `count` and `for_each`",

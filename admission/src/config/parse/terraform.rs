@@ -5,9 +5,9 @@
 //!
 //! All settings are literal, as Terraform requires; nothing here evaluates an expression.
 
-use super::Parser;
 use super::raw::{RawAttr, RawBlock, RawItem};
 use super::value::Mode;
+use super::{Parser, Refusal};
 use crate::config::expr::{Expr, ExprKind, Loc};
 use crate::config::files::Dialect;
 use crate::config::version::{VersionConstraint, implemented_version};
@@ -35,7 +35,8 @@ impl<'a> Parser<'a> {
                         "`experiments` is not supported".into(),
                         "liveplan implements none of Terraform's language experiments: remove it",
                     ),
-                    other => self.unsupported(
+                    other => self.refuse(
+                        Refusal::UnsupportedArgument,
                         &a.loc,
                         format!("argument `{other}` is not supported in `terraform`"),
                         TERRAFORM_SETTINGS,
@@ -55,7 +56,8 @@ impl<'a> Parser<'a> {
                         "they encrypt OpenTofu's state and plan files, and liveplan keeps neither: \
                          remove it (an S3 record store is protected by its bucket's encryption)",
                     ),
-                    other => self.unsupported(
+                    other => self.refuse(
+                        Refusal::UnsupportedBlock,
                         &b.loc,
                         format!("block `{other}` is not supported in `terraform`"),
                         TERRAFORM_SETTINGS,
@@ -149,9 +151,10 @@ impl<'a> Parser<'a> {
         for item in &block.body.items {
             match item {
                 RawItem::Attr(a) => out.push(a),
-                RawItem::Block(b) => self.unsupported(
+                RawItem::Block(b) => self.refuse(
+                    Refusal::UnsupportedBlock,
                     &b.loc,
-                    format!("block `{}` is not supported in `{what}`", b.ident),
+                    format!("`{what}` has no block type `{}`", b.ident),
                     "write `aws = { source = \"hashicorp/aws\", version = \"~> 5.0\" }`",
                 ),
             }
@@ -184,7 +187,8 @@ impl<'a> Parser<'a> {
                                 self.constraint(&setting, &format!("version of provider `{name}`"))
                         }
                         "configuration_aliases" => aliases = self.aliases(value)?,
-                        other => self.unsupported(
+                        other => self.refuse(
+                            Refusal::UnsupportedArgument,
                             &key.loc,
                             format!("`{other}` is not a setting of a required provider"),
                             "a required provider takes source, version and configuration_aliases",
@@ -193,7 +197,8 @@ impl<'a> Parser<'a> {
                 }
             }
             _ => {
-                self.unsupported(
+                self.refuse(
+                    Refusal::InvalidValue,
                     &attr.expr.loc,
                     format!("required provider `{name}` is not an object"),
                     "write `aws = { source = \"hashicorp/aws\", version = \"~> 5.0\" }`",
@@ -229,7 +234,8 @@ impl<'a> Parser<'a> {
     /// `configuration_aliases = [aws.west]` (in JSON, strings such as `"aws.west"`).
     fn aliases(&mut self, value: &Expr) -> Option<Vec<String>> {
         let bad = |p: &mut Self, loc: &Loc| {
-            p.unsupported(
+            p.refuse(
+                Refusal::InvalidValue,
                 loc,
                 "`configuration_aliases` must list provider references".into(),
                 "write `configuration_aliases = [aws.west]`",

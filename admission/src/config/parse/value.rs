@@ -67,7 +67,7 @@ impl<'a> Parser<'a> {
             JsonKind::Number(n) => match Number::from_f64(*n) {
                 Some(n) => ExprKind::Number(n),
                 None => {
-                    self.unsupported(&loc, "number out of range".into(), "write a smaller number");
+                    self.number_out_of_range(&loc);
                     return None;
                 }
             },

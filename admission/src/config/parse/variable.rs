@@ -7,9 +7,9 @@
 
 use std::collections::BTreeMap;
 
-use super::Parser;
 use super::raw::{RawBlock, RawItem};
 use super::value::Mode;
+use super::{Parser, Refusal};
 use crate::config::Variable;
 use crate::config::conditions::ConditionKind;
 use crate::config::expr::{Expr, ExprKind, Loc};
@@ -102,9 +102,10 @@ impl<'a> Parser<'a> {
                     continue;
                 }
                 RawItem::Block(b) => {
-                    self.unsupported(
+                    self.refuse(
+                        Refusal::UnsupportedBlock,
                         &b.loc,
-                        format!("block `{}` is not supported in `variable`", b.ident),
+                        format!("`variable` has no block type `{}`", b.ident),
                         "a variable takes type, default, description, sensitive, nullable and \
                          `validation` blocks",
                     );
@@ -114,15 +115,17 @@ impl<'a> Parser<'a> {
             };
             let key = a.name.as_str();
             if !["type", "default", "description", "sensitive", "nullable"].contains(&key) {
-                self.unsupported(
+                self.unexpected_argument(
                     &a.loc,
-                    format!("argument `{key}` is not supported in `variable`"),
-                    "the supported arguments are: type, default, description, sensitive, nullable",
+                    key,
+                    "variable",
+                    "the arguments of `variable` are: type, default, description, sensitive, nullable",
                 );
                 continue;
             }
             if seen.contains(&key) {
-                self.unsupported(
+                self.refuse(
+                    Refusal::DuplicateArgument,
                     &a.loc,
                     format!("argument `{key}` is set twice"),
                     "set it once",
@@ -160,7 +163,7 @@ impl<'a> Parser<'a> {
     /// A variable's `type`, written as Terraform writes type constraints.
     pub(super) fn type_constraint(&mut self, expr: &Expr) -> Option<TypeConstraint> {
         let bad = |p: &mut Self, what: String| {
-            p.unsupported(&expr.loc, what, TYPE_HINT);
+            p.refuse(Refusal::InvalidType, &expr.loc, what, TYPE_HINT);
             None
         };
         let (name, args) = match &expr.kind {
@@ -181,6 +184,14 @@ impl<'a> Parser<'a> {
                 args,
                 expand: false,
             } => (name.as_str(), args),
+            ExprKind::String(s) => {
+                return bad(
+                    self,
+                    format!(
+                        "quoted type constraints are not allowed: remove the quotes and write `{s}`"
+                    ),
+                );
+            }
             _ => return bad(self, "invalid type constraint".into()),
         };
         if name == "optional" {
@@ -258,7 +269,8 @@ impl<'a> Parser<'a> {
                 default: Some(default.clone()),
             }),
             _ => {
-                self.unsupported(
+                self.refuse(
+                    Refusal::InvalidType,
                     &expr.loc,
                     "`optional(...)` takes a type and an optional default".into(),
                     "write `optional(string)` or `optional(string, \"default\")`",

@@ -140,22 +140,41 @@ pub(super) fn call(ctx: &Ctx<'_>, args: Vec<Value>) -> Result<Value, EvalError> 
     call_marked(ctx, &args).map_err(|e| unquoted(ctx.name, e, &args))
 }
 
-/// The message for a name that is no built-in function.
+/// The message for a name that is no built-in function: `unsupported-construct` for the functions
+/// Terraform has and liveplan does not implement, `invalid-expression` for a name Terraform does not know
+/// either (its "Call to unknown function").
 fn unknown_function(ctx: &Ctx<'_>) -> EvalError {
-    let why = match ctx.name {
-        "type" => "`type` exists only in `terraform console`",
-        "rsadecrypt" => "`rsadecrypt` is not implemented",
-        "list" | "map" => "it was removed in Terraform 0.15; use `tolist` or `tomap`",
-        n if n.contains("::") => "provider-defined functions are not supported",
-        _ => "there is no built-in function of that name",
+    let (code, summary, detail) = match ctx.name {
+        "rsadecrypt" => (
+            Code::UnsupportedConstruct,
+            "function `rsadecrypt` is not implemented by liveplan".to_owned(),
+            "decrypt the value outside the configuration and pass it in as a sensitive variable",
+        ),
+        n if n.contains("::") => (
+            Code::UnsupportedConstruct,
+            format!(
+                "function `{n}` is provider-defined, and liveplan does not implement provider-defined functions"
+            ),
+            "compute the value with Terraform's built-in functions, or pass it in as a variable",
+        ),
+        "type" => (
+            Code::InvalidExpression,
+            "Call to unknown function: `type` exists only in `terraform console`".to_owned(),
+            "remove the call; `type()` is not available in configuration files",
+        ),
+        n @ ("list" | "map") => (
+            Code::InvalidExpression,
+            format!("Call to unknown function: `{n}` was removed in Terraform 0.15"),
+            "use `tolist()` or `tomap()`",
+        ),
+        n => (
+            Code::InvalidExpression,
+            format!("Call to unknown function: there is no function named `{n}`"),
+            "check the name against Terraform's built-in functions",
+        ),
     };
     EvalError::Invalid(Box::new(
-        Diagnostic::new(
-            Code::UnsupportedConstruct,
-            format!("function `{}` is not supported: {why}", ctx.name),
-            "use one of Terraform's built-in functions (README: the configuration subset)",
-        )
-        .at(ctx.loc.to_pos()),
+        Diagnostic::new(code, summary, detail).at(ctx.loc.to_pos()),
     ))
 }
 

@@ -41,8 +41,8 @@ impl Lint<'_, '_> {
             let (code, summary) = match &problem {
                 P::Missing(a) if schema.identity_arguments().contains(a) => continue, // the identity rules judge it
                 P::Missing(a) => (
-                    Code::UnsupportedConstruct,
-                    format!("required argument `{a}` is not set"),
+                    Code::InvalidArgument,
+                    format!("Missing required argument: `{a}` is required"),
                 ),
                 P::Unknown(a) if written_as_blocks(attr.map(|a| &a.expr), a) => (
                     Code::UnsupportedBlockType,
@@ -53,24 +53,33 @@ impl Lint<'_, '_> {
                         detail = hint;
                     }
                     (
-                        Code::UnsupportedConstruct,
-                        format!("`{}` has no argument `{a}`", res.type_name),
+                        Code::InvalidArgument,
+                        format!(
+                            "Unsupported argument: `{}` has no argument `{a}`",
+                            res.type_name
+                        ),
                     )
                 }
                 P::Computed(a) => (
-                    Code::UnsupportedConstruct,
-                    format!("`{a}` is computed by the provider and cannot be set"),
+                    Code::InvalidArgument,
+                    format!(
+                        "Value for unconfigurable attribute: `{a}` is computed by the provider and cannot be set"
+                    ),
                 ),
                 P::WrongType { name, why } => (
-                    Code::UnsupportedConstruct,
-                    format!("inappropriate value for `{name}`: {why}"),
+                    Code::InvalidArgument,
+                    format!(
+                        "Incorrect attribute value type: inappropriate value for `{name}`: {why}"
+                    ),
                 ),
                 P::NotABlock(name) => (
                     Code::BlockAsArgument,
                     format!("`{name}` is a nested block type and takes blocks"),
                 ),
                 P::BlockCount { .. } => (Code::BlockCount, format!("{problem}")),
-                other => (Code::UnsupportedConstruct, format!("{other}")),
+                P::NotAllowed { .. } => {
+                    (Code::InvalidArgument, format!("Invalid value: {problem}"))
+                }
             };
             self.push(
                 Diagnostic::new(code, summary, &detail)

@@ -85,7 +85,7 @@ impl Lint<'_, '_> {
             Vec::new()
         };
         if let Err(e) = self.dynamic.condition_with(c, inst, &bound) {
-            let mut d = e.into_diagnostic(Code::UnsupportedConstruct);
+            let mut d = e.into_diagnostic(Code::InvalidExpression);
             if let Some(a) = address {
                 d = d.with_address(a);
             }

@@ -52,8 +52,8 @@ impl<'a> Lint<'_, 'a> {
             Err(e) => {
                 self.push(
                     Diagnostic::new(
-                        Code::UnsupportedConstruct,
-                        e.to_string(),
+                        Code::InvalidName,
+                        format!("Invalid resource name: {e}"),
                         "use identifiers for type and name",
                     )
                     .at(res.loc.to_pos()),
