@@ -59,7 +59,6 @@ fn checkov(args: &[&str], dir: &Dir) -> (BTreeSet<String>, u64) {
         .args(["--skip-download", "--compact", "--output", "json"])
         .current_dir(dir.path())
         .env("BC_SKIP_MAPPING", "TRUE")
-        .env("CHECKOV_RUN_SCA_PACKAGE_SCAN_V2", "false")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

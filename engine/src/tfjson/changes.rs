@@ -107,12 +107,11 @@ fn resource_change(config: &Config, destroy: bool, c: &ResourceChange) -> Json {
     }
     let (before, before_sensitive) = side(c.before.as_ref());
     let (after, after_sensitive) = side(c.after.as_ref());
-    let after_unknown = c
-        .after
-        .as_ref()
-        .map_or(Json::Object(serde_json::Map::new()), |a| {
-            unknown_mask(&object(a))
-        });
+    let known = Json::Object(serde_json::Map::new());
+    let after_unknown = match &c.after {
+        Some(a) => unknown_mask(&object(a), known),
+        None => known,
+    };
     let mut change = json!({
         "actions": actions(c),
         "before": before,

@@ -112,7 +112,9 @@ pub(crate) fn output_changes(plan: &Plan) -> Json {
         };
         let (before_json, before_sensitive) = side(&before);
         let (after_json, after_sensitive) = side(&after);
-        let after_unknown = after.as_ref().map_or(Json::Bool(false), unknown_mask);
+        let after_unknown = after
+            .as_ref()
+            .map_or(Json::Bool(false), |v| unknown_mask(v, Json::Bool(false)));
         out.insert(
             name.clone(),
             json!({

