@@ -142,6 +142,9 @@ codes! {
     /// The directory holds no configuration files (`*.tf`, `*.tf.json`, `*.tofu`, `*.tofu.json`), or
     /// cannot be read.
     NoConfiguration = "no-configuration", Error;
+    /// A saved plan file (`plan -out FILE`) that cannot be read: missing, not a liveplan plan file, or
+    /// written in a format version this liveplan does not read.
+    InvalidPlanFile = "invalid-plan-file", Error;
     /// One thing declared twice where it may be declared once: a `live` block in `liveplan.hcl` and a
     /// `.tf` file, two `live` blocks, two backends, a provider required twice.
     DuplicateDeclaration = "duplicate-declaration", Error;

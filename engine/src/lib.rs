@@ -7,6 +7,8 @@
 //!   diffs: a [`Plan`] with every change, report and diagnostic.
 //! - [`render`] turns a plan into the human text and the `--json` document, byte-identical for the same
 //!   inputs.
+//! - [`tfjson`] writes a plan as Terraform's JSON plan representation (`show -json`), and what it read
+//!   as Terraform's state representation.
 //! - [`graph`] builds the execution graph of a plan.
 //! - [`Engine::apply`] runs a [`ReviewedPlan`] through the provider with a parallelism limit and
 //!   cancellation, writing create intents, markers and records with compare-and-swap, and reporting
@@ -33,7 +35,9 @@ mod refs;
 mod release;
 mod rename;
 pub mod render;
+mod saved;
 mod summary;
+pub mod tfjson;
 
 pub use admission::Sources;
 pub use adopt::OwnershipOutcome;
@@ -49,4 +53,5 @@ pub use model::{
 };
 pub use planner::{PlanMode, PlanOptions, Target};
 pub use projection::{Backoff, RetryConfig, Retrying};
+pub use saved::{SAVED_PLAN_FORMAT, SAVED_PLAN_VERSION, SavedFile, SavedPlan, SavedPlanError};
 pub use summary::Summary;

@@ -220,6 +220,10 @@ pub(crate) struct PlanContext {
     pub records: projection::RecordSet,
     /// The record key prefix (empty, or ending with `/`).
     pub key_prefix: String,
+    /// Whether the plan destroys everything the estate owns (`-destroy`).
+    pub destroy: bool,
+    /// Whether `-target` restricted the plan, so that it may leave changes out.
+    pub targeted: bool,
 }
 
 impl PlanContext {

@@ -157,6 +157,7 @@ pub async fn plan(
     common: &Common,
     term: &Terminal,
     detailed_exitcode: bool,
+    out: Option<&std::path::Path>,
 ) -> anyhow::Result<Exit> {
     let inputs = match Inputs::read(common).and_then(|inputs| {
         inputs.require_configuration()?;
@@ -181,6 +182,9 @@ pub async fn plan(
     };
     let planned = make_plan(common, &inputs, Access::Read).await?;
     show_plan(common, term, &planned.plan);
+    if let Some(out) = out {
+        super::show::write_plan_file(&super::show::plan_file_path(common, out), &planned, &inputs)?;
+    }
     Ok(if !planned.plan.applicable() {
         Exit::Failure
     } else if detailed_exitcode && !planned.plan.summary().is_empty() {

@@ -10,6 +10,7 @@ mod commands;
 mod live;
 pub mod logging;
 mod progress;
+mod show;
 pub mod spelling;
 mod stores;
 mod target;
@@ -53,6 +54,20 @@ pub enum Command {
         /// interrupted one may be retried included), 1 on error.
         #[arg(long)]
         detailed_exitcode: bool,
+        /// Also save the plan in FILE (owner-only; relative to the configuration directory), for `show
+        /// FILE` and `show -json FILE`; a plan with errors is saved too, marked errored.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Show a saved plan (`plan -out FILE`), or with no file what the estate owns.
+    ///
+    /// `show FILE` prints the plan as `plan` printed it, with no live read; `show -json FILE` prints it as
+    /// Terraform's JSON plan representation (for policy checkers and pull-request tools), on one line.
+    /// With no FILE, `show` lists the instances the estate owns (address and id) and `show -json` prints
+    /// them as Terraform's state representation, both found by reading the live system.
+    Show {
+        /// The saved plan file.
+        file: Option<PathBuf>,
     },
     /// Plan, ask for confirmation, then make the changes.
     ///
@@ -278,9 +293,11 @@ pub async fn run(cli: Cli) -> Exit {
         return Exit::Failure;
     }
     let result = match &cli.command {
-        Command::Plan { detailed_exitcode } => {
-            commands::plan(&cli.common, &term, *detailed_exitcode).await
-        }
+        Command::Plan {
+            detailed_exitcode,
+            out,
+        } => commands::plan(&cli.common, &term, *detailed_exitcode, out.as_deref()).await,
+        Command::Show { file } => show::show(&cli.common, &term, file.as_deref()).await,
         Command::Apply { auto_approve } => apply::run(&cli.common, &term, *auto_approve).await,
         Command::Destroy { auto_approve } => {
             let common = Common {

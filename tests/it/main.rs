@@ -25,12 +25,14 @@ mod cli_module_context;
 mod cli_ownership;
 mod cli_plan_options;
 mod cli_providers;
+mod cli_saved_plans;
 mod cli_spelling;
 #[cfg(feature = "ssm")]
 mod cli_ssm;
 mod cli_terminal;
 mod cli_variables;
 mod damaged_records;
+mod ecosystem;
 mod embed_configuration;
 mod embed_example;
 mod fuzz_inputs;

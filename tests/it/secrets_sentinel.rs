@@ -161,6 +161,18 @@ fn secrets_sentinel_never_shows_in_any_cli_output_or_trace_log() {
         out.expect_code(0);
         assert_hidden(&args.join(" "), &out, &sentinel);
     }
+    // A saved plan holds no secret, and neither does what `show` prints of it.
+    run(&estate, &["plan", "-out=sentinel.plan"], SENTINEL, true).expect_code(0);
+    let file = std::fs::read_to_string(estate.path().join("sentinel.plan")).expect("the plan file");
+    assert!(!file.contains(SENTINEL), "the plan file shows the secret");
+    for args in [
+        &["show", "sentinel.plan"][..],
+        &["show", "-json", "sentinel.plan"],
+    ] {
+        let out = run(&estate, args, SENTINEL, true);
+        out.expect_code(0);
+        assert_hidden(&args.join(" "), &out, &sentinel);
+    }
     let plan = run(&estate, &["plan", "--json"], SENTINEL, false).json();
     let bucket = plan["resource_changes"]
         .as_array()

@@ -161,6 +161,8 @@ pub(crate) async fn plan(
         changes,
         withheld: withheld.into_values().collect(),
         bound,
+        destroy: request.options.mode == PlanMode::Destroy,
+        targeted: !request.options.targets.is_empty(),
     };
     Ok(assemble_plan(planned, projected, request.key_prefix))
 }
@@ -193,6 +195,10 @@ struct Planned {
     withheld: Vec<WithheldChange>,
     /// Instances bound to a live object.
     bound: BTreeMap<InstanceAddress, LiveObject>,
+    /// Whether this is a destroy plan (`-destroy`).
+    destroy: bool,
+    /// Whether `-target` restricted the plan.
+    targeted: bool,
 }
 
 /// The plan of what the planner and the projection found: changes in address order, diagnostics sorted
@@ -233,6 +239,8 @@ fn assemble_plan(planned: Planned, projected: Projected, key_prefix: &str) -> Pl
         settled_intents,
         slot_marks,
         blocks: planned.blocks,
+        destroy: planned.destroy,
+        targeted: planned.targeted,
     };
     let report = projected.reports;
     Plan {
