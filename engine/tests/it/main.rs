@@ -17,6 +17,7 @@ mod ownership_races;
 mod plan_blocks;
 mod plan_conditions;
 mod plan_dependencies;
+mod plan_inline_sets;
 mod plan_secrets;
 mod plan_shapes;
 mod record_lineage;
