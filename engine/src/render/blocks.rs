@@ -137,7 +137,6 @@ pub(super) type Notes<'v> = [(&'v BTreeMap<String, Value>, String)];
 /// blocks by label, set elements by content): added, removed and changed blocks shown, unchanged ones
 /// counted into `hidden`. `forces` marks a change that forces replacement; a removed block found in
 /// `notes` carries its note.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn changed_blocks(
     out: &mut String,
     at: At,
