@@ -2,7 +2,7 @@
 //! security group's `ingress` and `egress` blocks are the object's whole set when declared (an entry not
 //! declared is removed, and the plan says why) and not managed when unset; a security group left unnamed
 //! is named by the provider, and a new group loses AWS's allow-all outbound rule as the provider revokes
-//! it.
+//! it. A foreign group is offered for adoption only when its name and VPC are both configured.
 
 use expect_test::expect;
 use serde_json::json;
@@ -334,4 +334,46 @@ async fn plan_inline_sets_a_group_without_a_vpc_is_refused_where_there_is_no_def
     let outcome = world.apply(plan).await;
     let shown = diagnostics(&outcome);
     assert!(shown.contains("VPCIdNotSpecified"), "{shown}");
+}
+
+#[tokio::test]
+async fn plan_inline_sets_a_foreign_group_is_a_bind_candidate_only_when_name_and_vpc_are_configured()
+ {
+    let world = Bench::new(
+        r#"{ "resources": [
+          { "type": "aws_vpc", "id": "vpc-00000001", "attributes": { "cidr_block": "10.0.0.0/16" },
+            "tags": { "tofu-estate": "acme", "tofu-address": "aws_vpc.main" } },
+          { "type": "aws_security_group", "id": "sg-00000007",
+            "attributes": { "name": "web", "vpc_id": "vpc-00000001" } }
+        ] }"#,
+    );
+    let vpc = "live {\n  estate = \"acme\"\n}\n\nresource \"aws_vpc\" \"main\" {\n  cidr_block = \"10.0.0.0/16\"\n}\n";
+    let named = format!(
+        "{vpc}\nresource \"aws_security_group\" \"web\" {{\n  name   = \"web\"\n  vpc_id = aws_vpc.main.id\n}}\n"
+    );
+    let plan = world.plan(&named).await;
+    let offered: Vec<(String, &str)> = plan
+        .bind_candidates
+        .iter()
+        .map(|b| (b.address.to_string(), b.id.as_str()))
+        .collect();
+    assert_eq!(
+        offered,
+        [("aws_security_group.web".to_owned(), "sg-00000007")]
+    );
+    // Without a name the group's name is the provider's to choose: nothing to match on.
+    let unnamed = format!(
+        "{vpc}\nresource \"aws_security_group\" \"web\" {{\n  vpc_id = aws_vpc.main.id\n}}\n"
+    );
+    let plan = world.plan(&unnamed).await;
+    assert!(
+        plan.bind_candidates.is_empty(),
+        "{:?}",
+        plan.bind_candidates
+    );
+    assert!(
+        text(&plan).contains("aws_security_group.web will be created"),
+        "{}",
+        text(&plan)
+    );
 }
