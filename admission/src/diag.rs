@@ -91,6 +91,10 @@ codes! {
     BlockAsArgument = "block-as-argument", Error;
     /// Fewer or more blocks of a nested block type than its schema allows (its min/max items).
     BlockCount = "block-count", Error;
+    /// A resource whose inline set (a route table's `route` blocks, a security group's `ingress` or
+    /// `egress` blocks) is declared, and a standalone resource of this configuration managing an entry of
+    /// the same set (an `aws_route` in that table): each would remove what the other adds.
+    InlineAndStandalone = "inline-and-standalone", Error;
     /// A `dynamic` block without `for_each` or `content`, with an unknown argument, or an invalid
     /// `iterator`.
     InvalidDynamicBlock = "invalid-dynamic-block", Error;

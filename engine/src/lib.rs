@@ -47,9 +47,9 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use error::{Error, kms_denied};
 pub use handle::{Engine, MvOptions, Validation, full_catalog, validate};
 pub use model::{
-    Action, BindCandidate, Cost, ForeignObject, OwnedUndeclared, Plan, RenameHint, RenameTarget,
-    ReplaceOrder, ResourceChange, ReviewedPlan, UndeclaredAction, UnownedObject, UnownedVerdict,
-    WithheldCause, WithheldChange,
+    Action, BindCandidate, Cost, ForeignObject, OwnedUndeclared, Plan, RemovalCause, RenameHint,
+    RenameTarget, ReplaceOrder, ResourceChange, ReviewedPlan, SetRemoval, UndeclaredAction,
+    UnownedObject, UnownedVerdict, WithheldCause, WithheldChange,
 };
 pub use planner::{PlanMode, PlanOptions, Target};
 pub use projection::{Backoff, RetryConfig, Retrying};

@@ -102,6 +102,46 @@ pub struct ResourceChange {
     /// The attributes that are nested block types (sorted), which the text shows as blocks
     /// (`versioning_configuration { … }`).
     pub blocks: Vec<String>,
+    /// The entries of inline sets (a route table's `route` blocks, a security group's `ingress`) that
+    /// the object has and the change removes, each with its cause, in attribute then entry order.
+    pub set_removals: Vec<SetRemoval>,
+}
+
+/// One entry of an inline set that a change removes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetRemoval {
+    /// The block type (`route`).
+    pub block: String,
+    /// The entry as the object has it.
+    pub entry: Value,
+    /// Why it is removed.
+    pub cause: RemovalCause,
+}
+
+/// Why a change removes an entry of an inline set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemovalCause {
+    /// The configuration declares the block type, and declared blocks are the whole set: an entry it
+    /// does not write is removed (as the AWS provider does with inline routes and rules).
+    NotDeclared,
+}
+
+impl RemovalCause {
+    /// The name plan JSON gives the cause.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RemovalCause::NotDeclared => "not-declared",
+        }
+    }
+
+    /// The cause as the plan text says it, for an entry of the block type `block`.
+    pub fn explain(self, block: &str) -> String {
+        match self {
+            RemovalCause::NotDeclared => {
+                format!("not declared: the configured `{block}` blocks are the whole set")
+            }
+        }
+    }
 }
 
 impl ResourceChange {

@@ -148,9 +148,7 @@ fn attr_lines(c: &ResourceChange, out: &mut String) {
             Action::NoOp => hidden += 1,
             Action::Update | Action::Replace => {
                 let changed = c.changed.contains(name)
-                    || (c.action == Action::Replace
-                        && a.is_some_and(Value::is_unknown)
-                        && b.is_some());
+                    || (c.action == Action::Replace && a.is_some_and(Value::is_unknown));
                 if name == "id" && !changed {
                     let _ = writeln!(out, "        {name:<width$} = {}", show(b));
                 } else if changed {
@@ -200,16 +198,22 @@ fn block_lines(
         );
         let whole = |sign, v: &Value, out: &mut String| {
             for (label, body) in blocks::blocks_of(v).unwrap_or_default() {
-                blocks::whole_block(out, at, sign, name, label, body);
+                blocks::whole_block(out, at, sign, (name, label), body, None);
             }
         };
+        let notes: Vec<(&BTreeMap<String, Value>, String)> = c
+            .set_removals
+            .iter()
+            .filter(|r| r.block == **name)
+            .filter_map(|r| Some((r.entry.as_map()?, r.cause.explain(&r.block))))
+            .collect();
         match c.action {
             Action::Create => whole(blocks::Sign::Add, a, out),
             Action::Delete => whole(blocks::Sign::Remove, b, out),
             Action::NoOp => hidden += blocks::blocks_of(a).map_or(0, |v| v.len()),
             Action::Update | Action::Replace if c.changed.contains(*name) => {
                 let forces = c.forces.contains(*name);
-                blocks::changed_blocks(out, at, name, b, a, forces, &mut hidden);
+                blocks::changed_blocks(out, at, name, (b, a), forces, &notes, &mut hidden);
             }
             Action::Update | Action::Replace => {
                 hidden += blocks::blocks_of(a).map_or(0, |v| v.len());
@@ -511,6 +515,23 @@ pub fn json(plan: &Plan, options: RenderOptions) -> String {
                 && let Some(map) = o.as_object_mut()
             {
                 map.insert("deposed".to_owned(), json!(d));
+            }
+            if !c.set_removals.is_empty()
+                && let Some(map) = o.as_object_mut()
+            {
+                let removed: Vec<Json> = c
+                    .set_removals
+                    .iter()
+                    .map(|r| {
+                        json!({
+                            "block": r.block,
+                            "entry": r.entry.to_plan_json(),
+                            "cause": r.cause.as_str(),
+                            "reason": r.cause.explain(&r.block),
+                        })
+                    })
+                    .collect();
+                map.insert("removed_entries".to_owned(), json!(removed));
             }
             o
         })

@@ -15,6 +15,7 @@ mod functions_robust;
 mod functions_string;
 mod functions_table;
 mod fuzz_parse_lint;
+mod inline_sets;
 mod lint_codes;
 mod lint_count_index;
 mod lint_cycles;

@@ -370,6 +370,7 @@ fn change_to_apply(c: &ResourceChange) -> ResourceChange {
         deposed: c.deposed.clone(),
         depends_on: Vec::new(),
         blocks: c.blocks.clone(),
+        set_removals: c.set_removals.clone(),
     }
 }
 

@@ -10,11 +10,11 @@ use admission::marker;
 use admission::{IgnoreChanges, Lifecycle, Resource};
 use admission::{InstanceAddress, Value};
 use provider::LiveObject;
-use provider::schema::{AttributeMode, ResourceTypeSchema};
+use provider::schema::{AttributeMode, AttributeSchema, Nesting, ResourceTypeSchema};
 
 use super::evaluate::Planner;
 use super::tags::{tags_value, text_values};
-use crate::model::{Action, ReplaceOrder, ResourceChange};
+use crate::model::{Action, RemovalCause, ReplaceOrder, ResourceChange, SetRemoval};
 
 /// What `ignore_changes` keeps as the object has it.
 struct Ignored {
@@ -134,6 +134,26 @@ fn keep_live(want: &mut Value, have: &Value, path: &[String]) {
     }
 }
 
+/// The entries of the inline set `name` that the object has and the configuration does not declare: a
+/// declared set of blocks is the whole set, so each is removed, and the plan says why.
+fn set_removals(name: &str, attr: &AttributeSchema, want: &Value, have: &Value) -> Vec<SetRemoval> {
+    let is_set = attr
+        .block
+        .as_ref()
+        .is_some_and(|b| b.nesting == Nesting::Set);
+    let (true, Value::Set(want), Value::Set(have)) = (is_set, want.peel(), have.peel()) else {
+        return Vec::new();
+    };
+    have.iter()
+        .filter(|entry| !want.iter().any(|w| w.same_as(entry)))
+        .map(|entry| SetRemoval {
+            block: name.to_owned(),
+            entry: entry.clone(),
+            cause: RemovalCause::NotDeclared,
+        })
+        .collect()
+}
+
 impl Planner<'_> {
     /// The change of one instance.
     pub(super) fn diff(
@@ -225,6 +245,12 @@ impl Planner<'_> {
         ignored: &Ignored,
     ) -> BTreeMap<String, Value> {
         let mut after = desired;
+        // What the live system chooses when unset (a minted name, the default VPC) is known after apply.
+        for attr in schema.attributes.values() {
+            if attr.is_optional_computed() && !after.contains_key(&attr.name) {
+                after.insert(attr.name.clone(), Value::Unknown(attr.value_type.clone()));
+            }
+        }
         if schema.taggable {
             after.insert(
                 "tags".to_owned(),
@@ -276,6 +302,11 @@ impl Planner<'_> {
                 continue;
             }
             let Some(mut want) = desired.get(name).cloned() else {
+                // Unset, what the live system chose (or the object's entries of an inline set) stays:
+                // it is not managed.
+                if let (true, Some(v)) = (attr.is_optional_computed() || attr.is_block(), live) {
+                    after.insert(name.clone(), v);
+                }
                 continue;
             };
             let have = if attr.residue {
@@ -300,6 +331,9 @@ impl Planner<'_> {
                 if attr.force_new {
                     change.forces.push(name.clone());
                 }
+                change
+                    .set_removals
+                    .extend(set_removals(name, attr, &want, &have));
             }
             after.insert(name.clone(), want);
         }
@@ -358,7 +392,11 @@ impl Planner<'_> {
                 format!("{} forces replacement", change.forces.join(", "))
             });
             for (name, attr) in &schema.attributes {
-                if matches!(attr.mode, AttributeMode::Computed) {
+                // What the live system chooses, and the entries of an unset inline set, are the new
+                // object's own.
+                let chosen = (attr.is_optional_computed() || attr.is_block())
+                    && !configured.contains_key(name);
+                if matches!(attr.mode, AttributeMode::Computed) || chosen {
                     after.insert(name.clone(), Value::Unknown(attr.value_type.clone()));
                 }
             }

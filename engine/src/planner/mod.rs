@@ -305,6 +305,7 @@ impl ResourceChange {
             deposed: None,
             depends_on: Vec::new(),
             blocks: Vec::new(),
+            set_removals: Vec::new(),
         }
     }
 }

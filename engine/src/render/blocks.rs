@@ -95,14 +95,15 @@ fn opener(name: &str, label: Option<&str>) -> String {
     }
 }
 
-/// Every attribute of one block added or removed, then its nested blocks, `indent` spaces in.
+/// Every attribute of one block added or removed, then its nested blocks, `indent` spaces in; `note`
+/// (why a set entry is removed) follows the opening brace as a comment.
 pub(super) fn whole_block(
     out: &mut String,
     at: At,
     sign: Sign,
-    name: &str,
-    label: Option<&str>,
+    (name, label): (&str, Option<&str>),
     body: &BTreeMap<String, Value>,
+    note: Option<&str>,
 ) {
     let At { indent, blank } = at;
     if blank {
@@ -110,7 +111,8 @@ pub(super) fn whole_block(
     }
     let pad = " ".repeat(indent);
     let s = sign.as_str();
-    let _ = writeln!(out, "{pad}{s} {} {{", opener(name, label));
+    let note = note.map(|n| format!(" # {n}")).unwrap_or_default();
+    let _ = writeln!(out, "{pad}{s} {} {{{note}", opener(name, label));
     let (nested, attrs): (Vec<_>, Vec<_>) = body.iter().partition(|(_, v)| holds_blocks(v));
     let width = attrs
         .iter()
@@ -122,22 +124,26 @@ pub(super) fn whole_block(
     }
     for (n, v) in nested {
         for (l, b) in blocks_of(v).unwrap_or_default() {
-            whole_block(out, at.inner(), sign, n, l, b);
+            whole_block(out, at.inner(), sign, (n, l), b, None);
         }
     }
     let _ = writeln!(out, "{pad}  }}");
 }
 
+/// Why removed set entries go: each entry body with the note its removed block carries.
+pub(super) type Notes<'v> = [(&'v BTreeMap<String, Value>, String)];
+
 /// The blocks of type `name` as they change from `before` to `after` (list elements by position, labelled
 /// blocks by label, set elements by content): added, removed and changed blocks shown, unchanged ones
-/// counted into `hidden`. `forces` marks a change that forces replacement.
+/// counted into `hidden`. `forces` marks a change that forces replacement; a removed block found in
+/// `notes` carries its note.
 pub(super) fn changed_blocks(
     out: &mut String,
     at: At,
     name: &str,
-    before: &Value,
-    after: &Value,
+    (before, after): (&Value, &Value),
     forces: bool,
+    notes: &Notes<'_>,
     hidden: &mut usize,
 ) {
     let (Some(b), Some(a)) = (blocks_of(before), blocks_of(after)) else {
@@ -178,8 +184,11 @@ pub(super) fn changed_blocks(
         match (old, new) {
             (Some(o), Some(n)) if o == n => *hidden += 1,
             (Some(o), Some(n)) => changed_block(out, at, name, label, (o, n), forces),
-            (Some(o), None) => whole_block(out, at, Sign::Remove, name, label, o),
-            (None, Some(n)) => whole_block(out, at, Sign::Add, name, label, n),
+            (Some(o), None) => {
+                let note = notes.iter().find(|(b, _)| *b == o).map(|(_, n)| n.as_str());
+                whole_block(out, at, Sign::Remove, (name, label), o, note);
+            }
+            (None, Some(n)) => whole_block(out, at, Sign::Add, (name, label), n, None),
             (None, None) => {}
         }
     }
@@ -226,7 +235,7 @@ fn changed_block(
     let mut hidden_blocks = 0;
     for n in nested {
         let (o, v) = (old.get(n).unwrap_or(&null), new.get(n).unwrap_or(&null));
-        changed_blocks(out, at.inner(), n, o, v, false, &mut hidden_blocks);
+        changed_blocks(out, at.inner(), n, (o, v), false, &[], &mut hidden_blocks);
     }
     hidden_lines(out, indent + 4, unchanged, hidden_blocks);
     let _ = writeln!(out, "{pad}  }}");

@@ -117,7 +117,10 @@ fn force_new_attributes_follow_the_contract() {
         ("aws_cloudwatch_log_group", &["name"]),
         ("aws_vpc", &["cidr_block"]),
         ("aws_subnet", &["availability_zone", "cidr_block", "vpc_id"]),
-        ("aws_security_group", &["description", "name", "vpc_id"]),
+        (
+            "aws_security_group",
+            &["description", "name", "name_prefix", "vpc_id"],
+        ),
         ("aws_internet_gateway", &[]),
         ("aws_route_table", &["vpc_id"]),
         ("aws_eip", &["domain"]),
@@ -155,7 +158,7 @@ fn defaults_follow_the_contract() {
         (
             "aws_security_group",
             "description",
-            Value::from("Managed by liveplan"),
+            Value::from("Managed by Terraform"),
         ),
         ("aws_internet_gateway", "vpc_id", Value::Null),
         ("aws_eip", "domain", Value::from("vpc")),
@@ -426,4 +429,52 @@ fn json_documents_compare_by_content() {
     let name = c.get("aws_iam_role").unwrap().attribute("name").unwrap();
     assert!(!name.values_match(&a, &b));
     assert!(name.values_match(&Value::from("r").sensitive(), &Value::from("r")));
+}
+
+#[test]
+fn inline_sets_and_values_the_provider_chooses_follow_the_contract() {
+    let c = contract();
+    let block = |ty: &str, name: &str| {
+        c.get(ty)
+            .unwrap()
+            .attribute(name)
+            .and_then(|a| a.block.as_deref())
+            .cloned()
+            .unwrap_or_else(|| panic!("{ty}.{name}"))
+    };
+    let route = block("aws_route_table", "route");
+    assert_eq!(route.nesting, provider::schema::Nesting::Set);
+    assert!(route.attributes_as_blocks);
+    assert_eq!(route.standalone.as_deref(), Some("aws_route"));
+    assert_eq!(
+        route.attributes.keys().collect::<Vec<_>>(),
+        ["cidr_block", "gateway_id", "network_interface_id"]
+    );
+    assert!(route.refused.contains_key("nat_gateway_id"));
+    for rules in ["ingress", "egress"] {
+        let rule = block("aws_security_group", rules);
+        assert_eq!(rule.nesting, provider::schema::Nesting::Set, "{rules}");
+        assert!(rule.attributes_as_blocks, "{rules}");
+        let required: Vec<&str> = rule
+            .attributes
+            .values()
+            .filter(|a| a.is_required())
+            .map(|a| a.name.as_str())
+            .collect();
+        assert_eq!(required, ["from_port", "protocol", "to_port"], "{rules}");
+    }
+    let group = c.get("aws_security_group").unwrap();
+    for chosen in ["name", "name_prefix", "vpc_id"] {
+        let a = group.attribute(chosen).unwrap();
+        assert!(a.is_optional_computed() && a.force_new, "{chosen}");
+        assert_eq!(a.default_in("eu-west-1"), None, "{chosen}");
+    }
+    // Unset, what the provider chooses is not in the desired value (not managed); set, it is.
+    let desired = group.desired(&BTreeMap::new(), "eu-west-1");
+    assert!(!desired.contains_key("name") && !desired.contains_key("ingress"));
+    let named = BTreeMap::from([("name".to_owned(), Value::from("web"))]);
+    assert_eq!(
+        group.desired(&named, "eu-west-1")["name"],
+        Value::from("web")
+    );
 }

@@ -18,6 +18,7 @@ mod plan_blocks;
 mod plan_conditions;
 mod plan_dependencies;
 mod plan_document;
+mod plan_inline_sets;
 mod plan_secrets;
 mod plan_shapes;
 mod record_lineage;

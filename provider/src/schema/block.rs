@@ -69,6 +69,15 @@ pub struct BlockSchema {
     pub max_items: Option<usize>,
     /// The block's attributes and nested blocks (a nested block is an attribute with a block schema).
     pub attributes: BTreeMap<String, AttributeSchema>,
+    /// Arguments the provider documents for the block but that are not served, by name, each with a note
+    /// saying why (`nat_gateway_id`: NAT gateways are not served); writing one is refused by name.
+    pub refused: BTreeMap<String, String>,
+    /// Terraform's attributes-as-blocks mode (a security group's `ingress`, a route table's `route`): the
+    /// blocks may also be written as a list argument, `ingress = []` being the way to say "none".
+    pub attributes_as_blocks: bool,
+    /// The resource type that manages one entry of this set on its own (`aws_route` for a route table's
+    /// `route` blocks): declaring both on one parent is an error, since declared blocks are the whole set.
+    pub standalone: Option<String>,
 }
 
 impl BlockSchema {
@@ -82,7 +91,28 @@ impl BlockSchema {
                 _ => None,
             },
             attributes: BTreeMap::new(),
+            refused: BTreeMap::new(),
+            attributes_as_blocks: false,
+            standalone: None,
         }
+    }
+
+    /// The same block type, whose entries the resource type `type_name` may also manage one by one.
+    pub fn standalone(mut self, type_name: impl Into<String>) -> BlockSchema {
+        self.standalone = Some(type_name.into());
+        self
+    }
+
+    /// The same block type with the documented argument `name` refused, `note` saying why.
+    pub fn refuse(mut self, name: impl Into<String>, note: impl Into<String>) -> BlockSchema {
+        self.refused.insert(name.into(), note.into());
+        self
+    }
+
+    /// The same block type in Terraform's attributes-as-blocks mode: also written as a list argument.
+    pub fn as_attributes(mut self) -> BlockSchema {
+        self.attributes_as_blocks = true;
+        self
     }
 
     /// The same block type with its item limits set.
@@ -220,7 +250,16 @@ impl BlockSchema {
         for (_, body) in written {
             match body.peel() {
                 Value::Map(body) => {
-                    super::check_attributes(&self.attributes, body, Some(name), problems)
+                    let mut served = body.clone();
+                    for (arg, note) in &self.refused {
+                        if served.remove(arg).is_some() {
+                            problems.push(AttributeProblem::NotServed {
+                                name: format!("{name}.{arg}"),
+                                note: note.clone(),
+                            });
+                        }
+                    }
+                    super::check_attributes(&self.attributes, &served, Some(name), problems)
                 }
                 Value::Unknown(_) => {}
                 _ => problems.push(AttributeProblem::NotABlock(name.to_owned())),

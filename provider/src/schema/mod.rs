@@ -44,6 +44,9 @@ pub enum DefaultValue {
     Fixed(Value),
     /// The region name followed by a suffix: `availability_zone` defaults to `<region>a`.
     RegionSuffix(String),
+    /// Chosen by the live system or the provider when unset (a security group's minted name, the default
+    /// VPC): unknown until the object exists, and not managed on an existing object while unset.
+    Computed,
 }
 
 impl DefaultValue {
@@ -52,6 +55,7 @@ impl DefaultValue {
         match self {
             DefaultValue::Fixed(v) => v.clone(),
             DefaultValue::RegionSuffix(suffix) => Value::String(format!("{region}{suffix}")),
+            DefaultValue::Computed => Value::unknown(),
         }
     }
 }
@@ -167,6 +171,21 @@ impl AttributeSchema {
         )
     }
 
+    /// An optional attribute that the live system or the provider chooses when the configuration leaves it
+    /// unset (Terraform's optional and computed): unset, it is unknown at create and not managed after.
+    pub fn optional_computed(name: impl Into<String>, value_type: Type) -> AttributeSchema {
+        AttributeSchema::with_mode(
+            name,
+            value_type,
+            AttributeMode::Optional(DefaultValue::Computed),
+        )
+    }
+
+    /// Whether it is optional and chosen by the live system when unset.
+    pub fn is_optional_computed(&self) -> bool {
+        self.mode == AttributeMode::Optional(DefaultValue::Computed)
+    }
+
     /// A computed attribute.
     pub fn computed(name: impl Into<String>, value_type: Type) -> AttributeSchema {
         AttributeSchema::with_mode(name, value_type, AttributeMode::Computed)
@@ -237,9 +256,11 @@ impl AttributeSchema {
         desired.same_as(live)
     }
 
-    /// The default for an object in `region`, for an optional attribute.
+    /// The default for an object in `region`, for an optional attribute whose default is known before
+    /// the object exists (not one the live system chooses).
     pub fn default_in(&self, region: &str) -> Option<Value> {
         match &self.mode {
+            AttributeMode::Optional(DefaultValue::Computed) => None,
             AttributeMode::Optional(d) => Some(d.value_in(region)),
             _ => None,
         }
@@ -461,8 +482,13 @@ impl ResourceTypeSchema {
                 (None, AttributeMode::Optional(_)) if attr.name == "tags" && self.taggable => {
                     continue;
                 }
-                // An unset block type is not managed: the object keeps whatever blocks it has.
-                (None, AttributeMode::Optional(_)) if attr.is_block() => continue,
+                // An unset block type is not managed: the object keeps whatever blocks it has; likewise
+                // an unset attribute the live system chooses (it is unknown only for a create).
+                (None, AttributeMode::Optional(_))
+                    if attr.is_block() || attr.is_optional_computed() =>
+                {
+                    continue;
+                }
                 (None, AttributeMode::Optional(d)) => d.value_in(region),
                 (None, AttributeMode::Required) => continue,
                 (_, AttributeMode::Computed) => Value::Unknown(attr.value_type.clone()),
@@ -593,6 +619,14 @@ pub enum AttributeProblem {
         /// How many were written.
         found: usize,
     },
+    /// An argument the provider documents for a nested block but liveplan does not implement
+    /// (`route.nat_gateway_id`).
+    NotServed {
+        /// The argument's path.
+        name: String,
+        /// Why it is not served, and what to do instead.
+        note: String,
+    },
     /// The value is not one the live system accepts.
     NotAllowed {
         /// The attribute.
@@ -613,6 +647,7 @@ impl AttributeProblem {
             | AttributeProblem::Missing(n)
             | AttributeProblem::NotABlock(n) => n,
             AttributeProblem::NotAllowed { name, .. }
+            | AttributeProblem::NotServed { name, .. }
             | AttributeProblem::BlockCount { name, .. }
             | AttributeProblem::WrongType { name, .. } => name,
         }
@@ -652,6 +687,12 @@ impl std::fmt::Display for AttributeProblem {
             },
             AttributeProblem::WrongType { name, why } => {
                 write!(f, "inappropriate value for argument {name:?}: {why}")
+            }
+            AttributeProblem::NotServed { name, note } => {
+                write!(
+                    f,
+                    "liveplan does not implement the argument {name:?}: {note}"
+                )
             }
             AttributeProblem::NotAllowed {
                 name,

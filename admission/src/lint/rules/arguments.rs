@@ -80,6 +80,16 @@ impl Lint<'_, '_> {
                 P::NotAllowed { .. } => {
                     (Code::InvalidArgument, format!("Invalid value: {problem}"))
                 }
+                P::NotServed { name, note } => {
+                    detail = note.clone();
+                    (
+                        Code::UnsupportedConstruct,
+                        format!(
+                            "liveplan does not implement the argument `{name}` of `{}`",
+                            res.type_name
+                        ),
+                    )
+                }
             };
             self.push(
                 Diagnostic::new(code, summary, &detail)
@@ -104,7 +114,9 @@ impl Lint<'_, '_> {
         let schema = attributes.get(name);
         let block = schema.and_then(|a| a.block.as_deref());
         let ExprKind::Blocks(blocks) = &expr.kind else {
-            if block.is_some() && !expr.loc.file.ends_with(".json") {
+            // Attributes-as-blocks types may be written as a list (`ingress = []`), as Terraform allows.
+            let as_list = block.is_some_and(|b| b.attributes_as_blocks);
+            if block.is_some() && !as_list && !expr.loc.file.ends_with(".json") {
                 self.push(
                     Diagnostic::new(
                         Code::BlockAsArgument,

@@ -10,6 +10,7 @@ pub(crate) mod count_index;
 pub(crate) mod cycles;
 mod estate;
 mod identity;
+mod inline;
 mod lifecycle;
 mod references;
 mod settings;
