@@ -20,6 +20,10 @@ pub(crate) fn schemas() -> Vec<ResourceTypeSchema> {
             .with_attribute(req("cidr_block", string()).force_new())
             .with_attribute(opt("enable_dns_support", Type::Bool, Value::Bool(true)))
             .with_attribute(opt("enable_dns_hostnames", Type::Bool, Value::Bool(false)))
+            .with_attribute(
+                opt("instance_tenancy", string(), Value::from("default"))
+                    .one_of(["default", "dedicated"]),
+            )
             .with_attribute(arn()),
         ResourceTypeSchema::new("aws_subnet", Some(Marker))
             .taggable(true)
@@ -63,6 +67,7 @@ pub(crate) fn schemas() -> Vec<ResourceTypeSchema> {
             .server_ids("eipalloc-", 8)
             .bind_match(BindMatch::Never)
             .with_attribute(opt("domain", string(), Value::from("vpc")).force_new())
+            .with_attribute(opt("network_interface", string(), Value::Null))
             .with_attribute(AttributeSchema::computed("public_ip", string())),
         ResourceTypeSchema::new("aws_route", Some(ParentDerived))
             .identity(["route_table_id", "destination_cidr_block"])
@@ -78,7 +83,8 @@ pub(crate) fn schemas() -> Vec<ResourceTypeSchema> {
             .with_attribute(req("destination_cidr_block", string()).force_new())
             .with_attribute(
                 opt("gateway_id", string(), Value::Null).references("aws_internet_gateway"),
-            ),
+            )
+            .with_attribute(opt("network_interface_id", string(), Value::Null)),
         ResourceTypeSchema::new("aws_route_table_association", Some(ParentDerived))
             .identity(["subnet_id", "route_table_id"])
             .parent("route_table_id", "aws_route_table", true)

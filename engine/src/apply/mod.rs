@@ -369,6 +369,7 @@ fn change_to_apply(c: &ResourceChange) -> ResourceChange {
         deposed: c.deposed.clone(),
         depends_on: Vec::new(),
         blocks: c.blocks.clone(),
+        destroy: c.destroy,
     }
 }
 

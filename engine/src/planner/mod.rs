@@ -297,6 +297,7 @@ impl ResourceChange {
             deposed: None,
             depends_on: Vec::new(),
             blocks: Vec::new(),
+            destroy: provider::schema::DestroyMode::Delete,
         }
     }
 }
