@@ -22,6 +22,7 @@ use provider::{
 
 use super::error::from_sdk;
 use super::{AwsProvider, IAM_ROLE, IAM_USER, check_names, invalid, string_attribute};
+use role_policies::{DEFAULT_SESSION_DURATION, boundary, session_duration};
 
 /// The page size asked of `ListRoles` and `ListUsers`: IAM's largest.
 const LIST_PAGE: i32 = 1000;
@@ -83,9 +84,6 @@ fn optional_string<'a>(
     }
 }
 
-/// The maximum session duration IAM gives a role created without one (one hour).
-const DEFAULT_SESSION_DURATION: i32 = 3600;
-
 /// What a new role is created with besides its name and tags.
 struct RoleArguments<'a> {
     policy: &'a str,
@@ -93,51 +91,6 @@ struct RoleArguments<'a> {
     path: &'a str,
     max_session_duration: i32,
     permissions_boundary: Option<&'a str>,
-}
-
-/// The requested `max_session_duration` in seconds, `None` when the request does not set it.
-fn session_duration(
-    operation: &str,
-    attributes: &BTreeMap<String, Value>,
-) -> Result<Option<i32>, ProviderError> {
-    match attributes.get("max_session_duration").map(Value::peel) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => n
-            .as_i64()
-            .and_then(|s| i32::try_from(s).ok())
-            .filter(|s| (3600..=43200).contains(s))
-            .map(Some)
-            .ok_or_else(|| {
-                invalid(
-                    operation,
-                    format!(
-                        "{IAM_ROLE}.max_session_duration must be a whole number of seconds from 3600 to 43200, not {n}"
-                    ),
-                )
-            }),
-        Some(other) => Err(invalid(
-            operation,
-            format!("{IAM_ROLE}.max_session_duration must be a number, not {other}"),
-        )),
-    }
-}
-
-/// The requested permissions boundary: `None` when the request does not set it, `Some(None)` to have
-/// none.
-fn boundary<'a>(
-    operation: &str,
-    attributes: &'a BTreeMap<String, Value>,
-) -> Result<Option<Option<&'a str>>, ProviderError> {
-    match attributes.get("permissions_boundary").map(Value::peel) {
-        None => Ok(None),
-        Some(Value::Null) => Ok(Some(None)),
-        Some(Value::String(s)) if s.is_empty() => Ok(Some(None)),
-        Some(Value::String(s)) => Ok(Some(Some(s))),
-        Some(other) => Err(invalid(
-            operation,
-            format!("{IAM_ROLE}.permissions_boundary must be a policy ARN, not {other}"),
-        )),
-    }
 }
 
 /// IAM answers policy documents URL-encoded (`%7B%22Version%22...`); a document that is plain JSON

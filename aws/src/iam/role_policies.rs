@@ -2,25 +2,76 @@
 //! true (as the AWS provider does): its attached managed policies (`ListAttachedRolePolicies`, then
 //! `DetachRolePolicy` each) and its inline policies (`ListRolePolicies`, then `DeleteRolePolicy` each);
 //! then the role is deleted. Its permissions boundary, set with `PutRolePermissionsBoundary` and removed
-//! with `DeleteRolePermissionsBoundary`, is an argument of the role and changed here too.
+//! with `DeleteRolePermissionsBoundary`, is an argument of the role and changed here too, and so is the
+//! reading of the role's settings a request carries (its session duration and boundary).
 //!
 //! This module must never detach or delete a policy of any role but the one it is given, and never
 //! delete a managed policy itself (only its attachment).
 
-use provider::{Call, ProviderError};
+use std::collections::BTreeMap;
 
-use super::super::AwsProvider;
+use provider::{Call, ProviderError, Value};
+
 use super::super::error::from_sdk;
+use super::super::{AwsProvider, IAM_ROLE, invalid};
 
 const LIST_ATTACHED_ROLE_POLICIES: &str = "iam:ListAttachedRolePolicies";
 const DETACH_ROLE_POLICY: &str = "iam:DetachRolePolicy";
 const LIST_ROLE_POLICIES: &str = "iam:ListRolePolicies";
 const DELETE_ROLE_POLICY: &str = "iam:DeleteRolePolicy";
-pub(super) const PUT_ROLE_PERMISSIONS_BOUNDARY: &str = "iam:PutRolePermissionsBoundary";
+const PUT_ROLE_PERMISSIONS_BOUNDARY: &str = "iam:PutRolePermissionsBoundary";
 const DELETE_ROLE_PERMISSIONS_BOUNDARY: &str = "iam:DeleteRolePermissionsBoundary";
 
 /// The page size asked of the policy listings: IAM's largest.
 const PAGE: i32 = 1000;
+
+/// The maximum session duration IAM gives a role created without one (one hour).
+pub(super) const DEFAULT_SESSION_DURATION: i32 = 3600;
+
+/// The requested `max_session_duration` in seconds, `None` when the request does not set it.
+pub(super) fn session_duration(
+    operation: &str,
+    attributes: &BTreeMap<String, Value>,
+) -> Result<Option<i32>, ProviderError> {
+    match attributes.get("max_session_duration").map(Value::peel) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n
+            .as_i64()
+            .and_then(|s| i32::try_from(s).ok())
+            .filter(|s| (3600..=43200).contains(s))
+            .map(Some)
+            .ok_or_else(|| {
+                invalid(
+                    operation,
+                    format!(
+                        "{IAM_ROLE}.max_session_duration must be a whole number of seconds from 3600 to 43200, not {n}"
+                    ),
+                )
+            }),
+        Some(other) => Err(invalid(
+            operation,
+            format!("{IAM_ROLE}.max_session_duration must be a number, not {other}"),
+        )),
+    }
+}
+
+/// The requested permissions boundary: `None` when the request does not set it, `Some(None)` to have
+/// none.
+pub(super) fn boundary<'a>(
+    operation: &str,
+    attributes: &'a BTreeMap<String, Value>,
+) -> Result<Option<Option<&'a str>>, ProviderError> {
+    match attributes.get("permissions_boundary").map(Value::peel) {
+        None => Ok(None),
+        Some(Value::Null) => Ok(Some(None)),
+        Some(Value::String(s)) if s.is_empty() => Ok(Some(None)),
+        Some(Value::String(s)) => Ok(Some(Some(s))),
+        Some(other) => Err(invalid(
+            operation,
+            format!("{IAM_ROLE}.permissions_boundary must be a policy ARN, not {other}"),
+        )),
+    }
+}
 
 impl AwsProvider {
     /// One page of the ARNs of the managed policies attached to the role, and the marker of the next.
