@@ -10,6 +10,7 @@
 //! as an absence except on a read, where IAM's `NoSuchEntity` means the object is not there.
 
 mod access_keys;
+mod role_policies;
 
 use std::collections::BTreeMap;
 
@@ -21,6 +22,7 @@ use provider::{
 
 use super::error::from_sdk;
 use super::{AwsProvider, IAM_ROLE, IAM_USER, check_names, invalid, string_attribute};
+use role_policies::{DEFAULT_SESSION_DURATION, boundary, session_duration};
 
 /// The page size asked of `ListRoles` and `ListUsers`: IAM's largest.
 const LIST_PAGE: i32 = 1000;
@@ -82,6 +84,15 @@ fn optional_string<'a>(
     }
 }
 
+/// What a new role is created with besides its name and tags.
+struct RoleArguments<'a> {
+    policy: &'a str,
+    description: &'a str,
+    path: &'a str,
+    max_session_duration: i32,
+    permissions_boundary: Option<&'a str>,
+}
+
 /// IAM answers policy documents URL-encoded (`%7B%22Version%22...`); a document that is plain JSON
 /// already (as some emulators answer in listings) is kept as it is.
 fn decoded_document(document: &str) -> String {
@@ -131,8 +142,9 @@ fn check_rename(
 }
 
 impl AwsProvider {
-    /// A role as a read returns it: `id` and `name` (its name), `assume_role_policy`, `description` and
-    /// `arn`, and the tags the answer carries (`ListRoles` carries none).
+    /// A role as a read returns it: `id` and `name` (its name), `assume_role_policy`, `description`,
+    /// `path`, `max_session_duration`, `permissions_boundary` and `arn`, and the tags the answer carries
+    /// (`ListRoles` carries neither tags nor the permissions boundary).
     fn role_object(&self, role: &Role) -> LiveObject {
         let name = role.role_name();
         let policy = decoded_document(role.assume_role_policy_document().unwrap_or_default());
@@ -147,6 +159,20 @@ impl AwsProvider {
                 (
                     "description".to_owned(),
                     Value::from(role.description().unwrap_or_default()),
+                ),
+                ("path".to_owned(), Value::from(role.path())),
+                (
+                    "max_session_duration".to_owned(),
+                    Value::from(i64::from(
+                        role.max_session_duration()
+                            .unwrap_or(DEFAULT_SESSION_DURATION),
+                    )),
+                ),
+                (
+                    "permissions_boundary".to_owned(),
+                    role.permissions_boundary()
+                        .and_then(|b| b.permissions_boundary_arn())
+                        .map_or(Value::Null, Value::from),
                 ),
                 ("arn".to_owned(), Value::from(role.arn())),
             ]),
@@ -196,7 +222,7 @@ impl AwsProvider {
         &self,
         call: &Call<'_>,
         name: &str,
-        (policy, description): (&str, &str),
+        role: &RoleArguments<'_>,
         tags: &BTreeMap<String, String>,
     ) -> Result<LiveObject, ProviderError> {
         call.attempt(CREATE_ROLE);
@@ -205,8 +231,11 @@ impl AwsProvider {
             .iam
             .create_role()
             .role_name(name)
-            .assume_role_policy_document(policy)
-            .set_description((!description.is_empty()).then(|| description.to_owned()))
+            .assume_role_policy_document(role.policy)
+            .set_description((!role.description.is_empty()).then(|| role.description.to_owned()))
+            .path(role.path)
+            .max_session_duration(role.max_session_duration)
+            .set_permissions_boundary(role.permissions_boundary.map(str::to_owned))
             .set_tags((!tags.is_empty()).then_some(tags))
             .send()
             .await
@@ -226,13 +255,14 @@ impl AwsProvider {
         &self,
         call: &Call<'_>,
         name: &str,
-        description: &str,
+        (description, max_session_duration): (&str, i32),
     ) -> Result<(), ProviderError> {
         call.attempt(UPDATE_ROLE);
         self.iam
             .update_role()
             .role_name(name)
             .description(description)
+            .max_session_duration(max_session_duration)
             .send()
             .await
             .map_err(|e| from_sdk(UPDATE_ROLE, e))?;
@@ -524,9 +554,15 @@ impl AwsProvider {
         let attributes = &request.attributes;
         check_names(CREATE_ROLE, IAM_ROLE, attributes)?;
         let name = string_attribute(CREATE_ROLE, IAM_ROLE, attributes, "name")?;
-        let policy = string_attribute(CREATE_ROLE, IAM_ROLE, attributes, "assume_role_policy")?;
-        let description = optional_string(CREATE_ROLE, IAM_ROLE, attributes, "description", "")?;
-        self.call_create_role(call, name, (policy, description), &request.tags)
+        let role = RoleArguments {
+            policy: string_attribute(CREATE_ROLE, IAM_ROLE, attributes, "assume_role_policy")?,
+            description: optional_string(CREATE_ROLE, IAM_ROLE, attributes, "description", "")?,
+            path: optional_string(CREATE_ROLE, IAM_ROLE, attributes, "path", "/")?,
+            max_session_duration: session_duration(CREATE_ROLE, attributes)?
+                .unwrap_or(DEFAULT_SESSION_DURATION),
+            permissions_boundary: boundary(CREATE_ROLE, attributes)?.flatten(),
+        };
+        self.call_create_role(call, name, &role, &request.tags)
             .await
     }
 
@@ -547,13 +583,8 @@ impl AwsProvider {
                 format!("the role {name} does not exist"),
             ));
         };
-        let description = optional_string(UPDATE_ROLE, IAM_ROLE, attributes, "description", "")?;
-        if current.attribute_str("description") != Some(description) {
-            self.call_update_role(call, name, description).await?;
-            current
-                .attributes
-                .insert("description".to_owned(), Value::from(description));
-        }
+        self.update_role_settings(call, &mut current, attributes)
+            .await?;
         if let Some(policy) = attributes.get("assume_role_policy").map(Value::peel) {
             let policy = policy.as_str().ok_or_else(|| {
                 invalid(
@@ -573,6 +604,53 @@ impl AwsProvider {
             .await?;
         current.tags = request.tags.applied_to(&current.tags);
         Ok(current)
+    }
+
+    /// Changes the description and maximum session duration (one `UpdateRole`, which is given both:
+    /// some emulators reset what it is not given) and the permissions boundary, where the request sets
+    /// them and they differ from `current`, which is updated to match.
+    async fn update_role_settings(
+        &self,
+        call: &Call<'_>,
+        current: &mut LiveObject,
+        attributes: &BTreeMap<String, Value>,
+    ) -> Result<(), ProviderError> {
+        let name = current.id.clone();
+        let have_description = current
+            .attribute_str("description")
+            .unwrap_or_default()
+            .to_owned();
+        let have_duration = current
+            .attribute("max_session_duration")
+            .and_then(|v| v.peel().as_number())
+            .and_then(|n| n.as_i64())
+            .and_then(|n| i32::try_from(n).ok())
+            .unwrap_or(DEFAULT_SESSION_DURATION);
+        let description = match attributes.get("description") {
+            Some(_) => optional_string(UPDATE_ROLE, IAM_ROLE, attributes, "description", "")?,
+            None => have_description.as_str(),
+        };
+        let duration = session_duration(UPDATE_ROLE, attributes)?.unwrap_or(have_duration);
+        if description != have_description || duration != have_duration {
+            self.call_update_role(call, &name, (description, duration))
+                .await?;
+            let attrs = &mut current.attributes;
+            attrs.insert("description".to_owned(), Value::from(description));
+            attrs.insert(
+                "max_session_duration".to_owned(),
+                Value::from(i64::from(duration)),
+            );
+        }
+        if let Some(arn) = boundary(UPDATE_ROLE, attributes)?
+            && current.attribute_str("permissions_boundary") != arn
+        {
+            self.set_permissions_boundary(call, &name, arn).await?;
+            current.attributes.insert(
+                "permissions_boundary".to_owned(),
+                arn.map_or(Value::Null, Value::from),
+            );
+        }
+        Ok(())
     }
 
     pub(super) async fn delete_role(

@@ -30,14 +30,16 @@
 //! | create a bucket | `s3:HeadBucket` in `us-east-1` only, `s3:CreateBucket`, and `s3:PutBucketTagging` when tags are set after the create |
 //! | tags-only update of a bucket | `s3:GetBucketTagging`, then `s3:PutBucketTagging` (or `s3:DeleteBucketTagging` when no tag is left) |
 //! | delete a bucket | `s3:DeleteBucket` |
+//! | delete a bucket with `force_destroy` | `s3:ListObjectVersions` and `s3:DeleteObjects` a page of 1000 at a time until none is left, then `s3:DeleteBucket` |
 //! | read a versioning configuration (or list it under its bucket) | `s3:GetBucketVersioning` |
 //! | create, update, delete a versioning configuration | `s3:PutBucketVersioning` |
 //! | read a role (by name or id) | `iam:GetRole` |
 //! | list roles (one page of 1000, no tags) | `iam:ListRoles` |
 //! | create a role, a user | `iam:CreateRole`, `iam:CreateUser` (their tags in the call) |
-//! | update a role | `iam:GetRole`, then `iam:UpdateRole` when the description differs and `iam:UpdateAssumeRolePolicy` when the trust policy does, and the tag change as below |
+//! | update a role | `iam:GetRole`, then `iam:UpdateRole` when the description or maximum session duration differs, `iam:PutRolePermissionsBoundary` (or `iam:DeleteRolePermissionsBoundary`) when the permissions boundary does, `iam:UpdateAssumeRolePolicy` when the trust policy does, and the tag change as below |
 //! | tags-only update of a role, a user | `iam:TagRole` / `iam:TagUser` for keys set, `iam:UntagRole` / `iam:UntagUser` for keys removed |
 //! | delete a role | `iam:DeleteRole` |
+//! | delete a role with `force_detach_policies` | `iam:ListAttachedRolePolicies` and `iam:DetachRolePolicy` for each, `iam:ListRolePolicies` and `iam:DeleteRolePolicy` for each, then `iam:DeleteRole` |
 //! | read a user (by name or id) | `iam:GetUser` |
 //! | list users (one page of 1000, no tags) | `iam:ListUsers` |
 //! | update a user | `iam:GetUser`, the tag change; when the path differs, `iam:UpdateUser` and `iam:GetUser` again (the ARN carries the path) |
@@ -50,7 +52,7 @@
 //! | list log groups (one page of 50, no tags) | `logs:DescribeLogGroups` |
 //! | read a log group (by name or id) | `logs:DescribeLogGroups` with the name as prefix (one call a page until the name shows), then `logs:ListTagsForResource` |
 //! | create a log group | `logs:CreateLogGroup` (its tags in the call), `logs:PutRetentionPolicy` when a retention is set, then `logs:DescribeLogGroups` for its ARN |
-//! | update a log group | a read, then `logs:PutRetentionPolicy` (or `logs:DeleteRetentionPolicy` for 0) when the retention differs, `logs:TagResource` / `logs:UntagResource` for the tag change |
+//! | update a log group | a read, then `logs:AssociateKmsKey` (or `logs:DisassociateKmsKey`) when the KMS key differs, `logs:PutRetentionPolicy` (or `logs:DeleteRetentionPolicy` for 0) when the retention differs, `logs:TagResource` / `logs:UntagResource` for the tag change |
 //! | tags-only update of a log group | `logs:DescribeLogGroups` (its ARN), `logs:TagResource` for keys set, `logs:UntagResource` for keys removed |
 //! | delete a log group | `logs:DeleteLogGroup` |
 //!
@@ -92,8 +94,10 @@
 //! device's code to change it, which the provider's `mfa` argument would carry: not implemented).
 //!
 //! `force_destroy` is residue: it is accepted at create, kept by the engine, and never returned by a read.
-//! The protocol's delete carries no attributes, so deleting a non-empty bucket fails with a dependency
-//! violation (`BucketNotEmpty`) whatever it says.
+//! A destroy of a bucket whose applied `force_destroy` is true comes as
+//! [`Provider::delete_with_contents`], which deletes every object version and delete marker first
+//! (governance-mode locks bypassed, as the AWS provider does); a plain delete of a non-empty bucket fails
+//! with a dependency violation (`BucketNotEmpty`).
 //!
 //! This crate talks to AWS and translates; it must never keep state between calls beyond its clients and
 //! its call counts, never retry on its own, and never return an absence for a look that failed.
@@ -428,6 +432,21 @@ impl Provider for AwsProvider {
             #[cfg(feature = "logs")]
             LOG_GROUP => self.delete_log_group(call, id).await,
             other => Err(unsupported("delete", other)),
+        }
+    }
+
+    #[tracing::instrument(skip_all, fields(type_name = %type_name, id = %id), err)]
+    async fn delete_with_contents(
+        &self,
+        call: &Call<'_>,
+        type_name: &str,
+        id: &str,
+    ) -> Result<(), ProviderError> {
+        match type_name {
+            BUCKET => self.delete_bucket_with_contents(call, id).await,
+            #[cfg(feature = "iam")]
+            IAM_ROLE => self.delete_role_with_policies(call, id).await,
+            _ => self.delete(call, type_name, id).await,
         }
     }
 

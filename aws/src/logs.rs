@@ -1,8 +1,11 @@
 //! The CloudWatch Logs side of the AWS provider: log groups, client-named and taggable, in the tagging
 //! index. Read with `DescribeLogGroups` (the name as prefix, paged until the exact name) and
 //! `ListTagsForResource`; created with their tags in the `CreateLogGroup` call itself, so a log group never
-//! exists unmarked; a retention set with `PutRetentionPolicy` (cleared with `DeleteRetentionPolicy`); tags
-//! changed with `TagResource` / `UntagResource`; deleted with `DeleteLogGroup`.
+//! exists unmarked, with its KMS key and log class; a retention set with `PutRetentionPolicy` (cleared with
+//! `DeleteRetentionPolicy`); a KMS key changed with `AssociateKmsKey` / `DisassociateKmsKey` (the class
+//! cannot change: it forces a new group); tags changed with `TagResource` / `UntagResource`; deleted with
+//! `DeleteLogGroup`. `skip_destroy` never reaches this module: the engine releases such a group (takes its
+//! markers off) instead of deleting it.
 //!
 //! Each API operation is one private method that counts the attempt, opens a span named after the operation
 //! and turns an SDK failure into a [`ProviderError`]. This module must never read an error as an absence
@@ -10,7 +13,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use aws_sdk_cloudwatchlogs::types::LogGroup;
+use aws_sdk_cloudwatchlogs::types::{LogGroup, LogGroupClass};
 use provider::{
     Call, CreateRequest, ListPage, ListRequest, LiveObject, ProviderError, ProviderErrorKind,
     TagChange, UpdateRequest, Value,
@@ -30,6 +33,11 @@ const DELETE_RETENTION_POLICY: &str = "logs:DeleteRetentionPolicy";
 const LIST_TAGS_FOR_RESOURCE: &str = "logs:ListTagsForResource";
 const TAG_RESOURCE: &str = "logs:TagResource";
 const UNTAG_RESOURCE: &str = "logs:UntagResource";
+const ASSOCIATE_KMS_KEY: &str = "logs:AssociateKmsKey";
+const DISASSOCIATE_KMS_KEY: &str = "logs:DisassociateKmsKey";
+
+/// The class of a log group created without one, and of one whose answer names none.
+const STANDARD_CLASS: &str = "STANDARD";
 
 /// A log group's ARN without the `:*` that `DescribeLogGroups` puts after it (the form tags are read and
 /// written by, and the form the tagging API answers with).
@@ -40,6 +48,23 @@ fn group_arn(group: &LogGroup) -> Option<String> {
     group
         .arn()
         .map(|a| a.strip_suffix(":*").unwrap_or(a).to_owned())
+}
+
+/// The requested KMS key: `None` when the request does not set it, `Some(None)` to have none.
+fn desired_kms_key<'a>(
+    operation: &str,
+    attributes: &'a BTreeMap<String, Value>,
+) -> Result<Option<Option<&'a str>>, ProviderError> {
+    match attributes.get("kms_key_id").map(Value::peel) {
+        None => Ok(None),
+        Some(Value::Null) => Ok(Some(None)),
+        Some(Value::String(s)) if s.is_empty() => Ok(Some(None)),
+        Some(Value::String(s)) => Ok(Some(Some(s))),
+        Some(other) => Err(invalid(
+            operation,
+            format!("{LOG_GROUP}.kms_key_id must be a KMS key ARN, not {other}"),
+        )),
+    }
 }
 
 /// The desired retention in days, 0 (never expire) when none is given.
@@ -70,14 +95,18 @@ fn desired_retention(
 
 impl AwsProvider {
     /// A log group as a read returns it: `id` and `name` (its name), `retention_in_days` (0 for never
-    /// expire) and `arn`, with `tags`.
+    /// expire), `kms_key_id` (null without one), `log_group_class` and `arn`, with `tags`.
     fn log_group_object(
         &self,
+        group: &LogGroup,
         name: &str,
-        retention: i32,
         arn: &str,
         tags: BTreeMap<String, String>,
     ) -> LiveObject {
+        let retention = group.retention_in_days().unwrap_or(0);
+        let class = group
+            .log_group_class()
+            .map_or(STANDARD_CLASS, LogGroupClass::as_str);
         LiveObject {
             type_name: LOG_GROUP.to_owned(),
             id: name.to_owned(),
@@ -89,6 +118,11 @@ impl AwsProvider {
                     "retention_in_days".to_owned(),
                     Value::from(i64::from(retention)),
                 ),
+                (
+                    "kms_key_id".to_owned(),
+                    group.kms_key_id().map_or(Value::Null, Value::from),
+                ),
+                ("log_group_class".to_owned(), Value::from(class)),
                 ("arn".to_owned(), Value::from(arn)),
             ]),
             tags,
@@ -121,12 +155,7 @@ impl AwsProvider {
             .filter_map(|g| {
                 let name = g.log_group_name()?;
                 let arn = group_arn(g).unwrap_or_default();
-                Some(self.log_group_object(
-                    name,
-                    g.retention_in_days().unwrap_or(0),
-                    &arn,
-                    BTreeMap::new(),
-                ))
+                Some(self.log_group_object(g, name, &arn, BTreeMap::new()))
             })
             .collect();
         let next = out
@@ -141,6 +170,7 @@ impl AwsProvider {
         &self,
         call: &Call<'_>,
         name: &str,
+        (kms_key_id, class): (Option<&str>, &str),
         tags: &BTreeMap<String, String>,
     ) -> Result<(), ProviderError> {
         call.attempt(CREATE_LOG_GROUP);
@@ -149,6 +179,8 @@ impl AwsProvider {
         self.logs
             .create_log_group()
             .log_group_name(name)
+            .set_kms_key_id(kms_key_id.map(str::to_owned))
+            .log_group_class(LogGroupClass::from(class))
             .set_tags((!tags.is_empty()).then_some(tags))
             .send()
             .await
@@ -169,6 +201,39 @@ impl AwsProvider {
             .send()
             .await
             .map_err(|e| from_sdk(DELETE_LOG_GROUP, e))?;
+        Ok(())
+    }
+
+    /// Associates the KMS key `key` with the log group (`AssociateKmsKey`), or disassociates its key for
+    /// `None` (`DisassociateKmsKey`).
+    #[tracing::instrument(skip_all, fields(name = %name), err)]
+    async fn call_set_kms_key(
+        &self,
+        call: &Call<'_>,
+        name: &str,
+        key: Option<&str>,
+    ) -> Result<(), ProviderError> {
+        match key {
+            Some(key) => {
+                call.attempt(ASSOCIATE_KMS_KEY);
+                self.logs
+                    .associate_kms_key()
+                    .log_group_name(name)
+                    .kms_key_id(key)
+                    .send()
+                    .await
+                    .map_err(|e| from_sdk(ASSOCIATE_KMS_KEY, e))?;
+            }
+            None => {
+                call.attempt(DISASSOCIATE_KMS_KEY);
+                self.logs
+                    .disassociate_kms_key()
+                    .log_group_name(name)
+                    .send()
+                    .await
+                    .map_err(|e| from_sdk(DISASSOCIATE_KMS_KEY, e))?;
+            }
+        }
         Ok(())
     }
 
@@ -346,7 +411,18 @@ impl AwsProvider {
         check_names(CREATE_LOG_GROUP, LOG_GROUP, attributes)?;
         let name = string_attribute(CREATE_LOG_GROUP, LOG_GROUP, attributes, "name")?;
         let retention = desired_retention(PUT_RETENTION_POLICY, attributes)?;
-        self.call_create_log_group(call, name, &request.tags)
+        let kms_key_id = desired_kms_key(CREATE_LOG_GROUP, attributes)?.flatten();
+        let class = match attributes.get("log_group_class").map(Value::peel) {
+            None | Some(Value::Null) => STANDARD_CLASS,
+            Some(Value::String(s)) => s.as_str(),
+            Some(other) => {
+                return Err(invalid(
+                    CREATE_LOG_GROUP,
+                    format!("{LOG_GROUP}.log_group_class must be a string, not {other}"),
+                ));
+            }
+        };
+        self.call_create_log_group(call, name, (kms_key_id, class), &request.tags)
             .await?;
         if retention != 0 {
             self.call_put_retention_policy(call, name, retention)
@@ -362,8 +438,9 @@ impl AwsProvider {
         Ok(group)
     }
 
-    /// Changes the retention when it differs from the group's (after one `DescribeLogGroups`) and applies
-    /// the request's tag change.
+    /// Changes the KMS key and the retention where the request sets them and they differ from the group's
+    /// (after one read), and applies the request's tag change; what the request does not set is left as it
+    /// is.
     pub(super) async fn update_log_group(
         &self,
         call: &Call<'_>,
@@ -382,22 +459,46 @@ impl AwsProvider {
                 ),
             ));
         }
-        let retention = desired_retention(PUT_RETENTION_POLICY, attributes)?;
         let Some(mut group) = self.read_log_group(call, name).await? else {
             return Err(ProviderError::not_found(
                 DESCRIBE_LOG_GROUPS,
                 format!("the log group {name} does not exist"),
             ));
         };
+        if let Some(key) = desired_kms_key(ASSOCIATE_KMS_KEY, attributes)?
+            && group.attribute_str("kms_key_id") != key
+        {
+            self.call_set_kms_key(call, name, key).await?;
+            let value = key.map_or(Value::Null, Value::from);
+            group.attributes.insert("kms_key_id".to_owned(), value);
+        }
+        if attributes.contains_key("retention_in_days") {
+            self.set_retention(call, &mut group, attributes).await?;
+        }
+        let arn = group.attribute_str("arn").unwrap_or_default().to_owned();
+        self.apply_log_group_tags(call, &arn, &request.tags).await?;
+        group.tags = request.tags.applied_to(&group.tags);
+        Ok(group)
+    }
+
+    /// Sets the retention the request asks when it differs from `group`'s, which is updated to match.
+    async fn set_retention(
+        &self,
+        call: &Call<'_>,
+        group: &mut LiveObject,
+        attributes: &BTreeMap<String, Value>,
+    ) -> Result<(), ProviderError> {
+        let name = group.id.clone();
+        let retention = desired_retention(PUT_RETENTION_POLICY, attributes)?;
         let current = group
             .attribute("retention_in_days")
             .and_then(|v| v.peel().as_number())
             .and_then(|n| n.as_i64());
         if current != Some(i64::from(retention)) {
             if retention == 0 {
-                self.call_delete_retention_policy(call, name).await?;
+                self.call_delete_retention_policy(call, &name).await?;
             } else {
-                self.call_put_retention_policy(call, name, retention)
+                self.call_put_retention_policy(call, &name, retention)
                     .await?;
             }
             group.attributes.insert(
@@ -405,10 +506,7 @@ impl AwsProvider {
                 Value::from(i64::from(retention)),
             );
         }
-        let arn = group.attribute_str("arn").unwrap_or_default().to_owned();
-        self.apply_log_group_tags(call, &arn, &request.tags).await?;
-        group.tags = request.tags.applied_to(&group.tags);
-        Ok(group)
+        Ok(())
     }
 
     /// Applies a tag change to the log group `arn`: `TagResource` for the keys set, `UntagResource` for

@@ -6,6 +6,8 @@
 //! must never call an operation without counting it, and never read an error as an absence except where S3
 //! says so (`NoSuchBucket`, `NoSuchTagSet`).
 
+mod contents;
+
 use std::collections::BTreeMap;
 
 use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};
@@ -510,6 +512,16 @@ impl AwsProvider {
         call: &Call<'_>,
         name: &str,
     ) -> Result<(), ProviderError> {
+        self.call_delete_bucket(call, name).await
+    }
+
+    /// Deletes every object version of the bucket, then the bucket (`force_destroy`).
+    pub(super) async fn delete_bucket_with_contents(
+        &self,
+        call: &Call<'_>,
+        name: &str,
+    ) -> Result<(), ProviderError> {
+        self.empty_bucket(call, name).await?;
         self.call_delete_bucket(call, name).await
     }
 

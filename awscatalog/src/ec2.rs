@@ -22,6 +22,10 @@ pub(crate) fn schemas() -> Vec<ResourceTypeSchema> {
             .with_attribute(req("cidr_block", string()).force_new())
             .with_attribute(opt("enable_dns_support", Type::Bool, Value::Bool(true)))
             .with_attribute(opt("enable_dns_hostnames", Type::Bool, Value::Bool(false)))
+            .with_attribute(
+                opt("instance_tenancy", string(), Value::from("default"))
+                    .one_of(["default", "dedicated"]),
+            )
             .with_attribute(arn()),
         ResourceTypeSchema::new("aws_subnet", Some(Marker))
             .taggable(true)
@@ -73,6 +77,7 @@ pub(crate) fn schemas() -> Vec<ResourceTypeSchema> {
             .server_ids("eipalloc-", 8)
             .bind_match(BindMatch::Never)
             .with_attribute(opt("domain", string(), Value::from("vpc")).force_new())
+            .with_attribute(opt("network_interface", string(), Value::Null))
             .with_attribute(AttributeSchema::computed("public_ip", string())),
         ResourceTypeSchema::new("aws_route", Some(ParentDerived))
             .identity(["route_table_id", "destination_cidr_block"])

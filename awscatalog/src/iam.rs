@@ -1,7 +1,7 @@
 //! The IAM types: roles and users (client-named) and access keys (list-and-match under their user).
 
-use provider::schema::{AttributeSchema, ResourceTypeSchema};
-use provider::{AdmissionPath, Value};
+use provider::schema::{AttributeSchema, DestroyArguments, ResourceTypeSchema};
+use provider::{AdmissionPath, Type, Value};
 
 use crate::{arn, string};
 
@@ -17,7 +17,15 @@ pub(crate) fn schemas() -> Vec<ResourceTypeSchema> {
             .with_attribute(req("name", string()).force_new())
             .with_attribute(req("assume_role_policy", string()).json_document())
             .with_attribute(opt("description", string(), Value::from("")))
-            .with_attribute(arn()),
+            .with_attribute(opt("path", string(), Value::from("/")).force_new())
+            .with_attribute(opt("max_session_duration", Type::Number, Value::from(3600)))
+            .with_attribute(opt("permissions_boundary", string(), Value::Null))
+            .with_attribute(opt("force_detach_policies", Type::Bool, Value::Bool(false)).residue())
+            .with_attribute(arn())
+            .destroy_arguments(DestroyArguments {
+                with_contents: Some("force_detach_policies".to_owned()),
+                release: None,
+            }),
         ResourceTypeSchema::new("aws_iam_user", Some(ClientNamed))
             .identity(["name"])
             .taggable(false)

@@ -11,16 +11,25 @@
 //! assert!(!catalog.contains("random_id"));
 //! ```
 //!
+//! Every served type has a checked-in list of the AWS provider v5's documented arguments, attributes and
+//! blocks with what liveplan does with each ([`argument_list`], files `arguments/<type>.tsv`): the
+//! catalog refuses by name each one it does not implement.
+//!
 //! This crate is data: it depends on `provider` alone, and must never depend on which live system serves
 //! the types, nor do any I/O.
 
+mod arguments;
 mod ec2;
 mod iam;
 mod logs;
 mod s3;
 
-use provider::schema::{AttributeSchema, BindMatch};
+use provider::schema::{AttributeSchema, BindMatch, ResourceTypeSchema};
 use provider::{Catalog, Type};
+
+pub use arguments::{
+    ArgumentEntry, ArgumentList, EntryKind, EntryStatus, ListError, argument_list, listed_types,
+};
 
 /// The AWS types an AWS-like provider serves (the contract's table), `aws_eip_association` included.
 pub fn catalog() -> Catalog {
@@ -28,7 +37,21 @@ pub fn catalog() -> Catalog {
     types.extend(iam::schemas());
     types.extend(logs::schemas());
     types.extend(ec2::schemas());
-    Catalog::new(types)
+    Catalog::new(types.into_iter().map(with_refusals))
+}
+
+/// `schema` refusing by name the top-level entries its argument list refuses. A list that breaks the
+/// format refuses nothing (its arguments stay unknown ones); the crate's tests fail on it.
+fn with_refusals(schema: ResourceTypeSchema) -> ResourceTypeSchema {
+    let Some(Ok(list)) = argument_list(&schema.type_name) else {
+        return schema;
+    };
+    list.entries
+        .iter()
+        .filter(|e| e.status.is_refused() && e.is_top_level())
+        .fold(schema, |s, e| {
+            s.refuse(e.name, e.status == EntryStatus::DeprecatedRefused, e.note)
+        })
 }
 
 fn string() -> Type {

@@ -1,6 +1,6 @@
-//! The CloudWatch Logs types: log groups (client-named).
+//! The CloudWatch Logs types: log groups (client-named), which `skip_destroy` leaves in place on destroy.
 
-use provider::schema::{AttributeSchema, ResourceTypeSchema};
+use provider::schema::{AttributeSchema, DestroyArguments, ResourceTypeSchema};
 use provider::{AdmissionPath, Type, Value};
 
 use crate::{arn, string};
@@ -16,6 +16,17 @@ pub(crate) fn schemas() -> Vec<ResourceTypeSchema> {
             .taggable(true)
             .with_attribute(req("name", string()).force_new())
             .with_attribute(opt("retention_in_days", Type::Number, Value::from(0)))
-            .with_attribute(arn()),
+            .with_attribute(opt("kms_key_id", string(), Value::Null))
+            .with_attribute(
+                opt("log_group_class", string(), Value::from("STANDARD"))
+                    .force_new()
+                    .one_of(["STANDARD", "INFREQUENT_ACCESS"]),
+            )
+            .with_attribute(opt("skip_destroy", Type::Bool, Value::Bool(false)).residue())
+            .with_attribute(arn())
+            .destroy_arguments(DestroyArguments {
+                with_contents: None,
+                release: Some("skip_destroy".to_owned()),
+            }),
     ]
 }

@@ -1,7 +1,9 @@
 //! The S3 types: buckets (client-named) and their versioning (parent-derived, inside its bucket), whose
 //! configuration is the AWS provider v5's `versioning_configuration { status, mfa_delete }` block.
 
-use provider::schema::{AttributeSchema, BlockSchema, IdScheme, Nesting, ResourceTypeSchema};
+use provider::schema::{
+    AttributeSchema, BlockSchema, DestroyArguments, IdScheme, Nesting, ResourceTypeSchema,
+};
 use provider::{AdmissionPath, Type, Value};
 
 use crate::{arn, string};
@@ -17,7 +19,11 @@ pub(crate) fn schemas() -> Vec<ResourceTypeSchema> {
             .taggable(true)
             .with_attribute(req("bucket", string()).force_new())
             .with_attribute(opt("force_destroy", Type::Bool, Value::Bool(false)).residue())
-            .with_attribute(arn()),
+            .with_attribute(arn())
+            .destroy_arguments(DestroyArguments {
+                with_contents: Some("force_destroy".to_owned()),
+                release: None,
+            }),
         ResourceTypeSchema::new("aws_s3_bucket_versioning", Some(ParentDerived))
             .identity(["bucket"])
             .parent("bucket", "aws_s3_bucket", false)

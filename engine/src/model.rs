@@ -10,6 +10,7 @@ use std::sync::Arc;
 use admission::Config;
 use admission::{BlockAddress, Diagnostic, InstanceAddress, Severity, Slot, Value};
 use provider::TagChange;
+use provider::schema::DestroyMode;
 use provider::{AdmissionPath, Catalog, LiveObject};
 
 use crate::summary::Summary;
@@ -102,6 +103,9 @@ pub struct ResourceChange {
     /// The attributes that are nested block types (sorted), which the text shows as blocks
     /// (`versioning_configuration { … }`).
     pub blocks: Vec<String>,
+    /// What the delete of a delete or replace does, as the object's applied destroy arguments ask
+    /// (`force_destroy`, `skip_destroy`): a delete, a delete of what it holds first, or a release.
+    pub destroy: DestroyMode,
     /// The entries of inline sets (a route table's `route` blocks, a security group's `ingress`) that
     /// the object has and the change removes, each with its cause, in attribute then entry order.
     pub set_removals: Vec<SetRemoval>,

@@ -226,7 +226,7 @@ fn has_errors(diagnostics: &[Diagnostic]) -> bool {
 
 /// `liveplan version` (also `-version`, `--version`, `-v`): liveplan's version and the language level it
 /// implements, the Terraform release (and the OpenTofu one, which `.tofu` files' `required_version`
-/// names) whose configurations it plans.
+/// names) whose configurations it plans, and the AWS provider release whose resource arguments it takes.
 pub fn version(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
     let ours = env!("CARGO_PKG_VERSION");
     if common.json {
@@ -239,6 +239,7 @@ pub fn version(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
             "liveplan_version": ours,
             "opentofu_version": admission::OPENTOFU_VERSION,
             "language_additions": admission::LANGUAGE_ADDITIONS,
+            "aws_provider_version": admission::AWS_PROVIDER_VERSION,
         });
         term.line(&serde_json::to_string_pretty(&doc)?);
     } else {
@@ -251,6 +252,10 @@ pub fn version(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
         for addition in admission::LANGUAGE_ADDITIONS {
             term.line(&format!("beyond that level: {addition}"));
         }
+        term.line(&format!(
+            "resource arguments: hashicorp/aws v{}",
+            admission::AWS_PROVIDER_VERSION
+        ));
     }
     Ok(Exit::Success)
 }

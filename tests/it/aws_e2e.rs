@@ -30,7 +30,7 @@ pub(crate) const NO_CHANGES: &str = "No changes. The live system matches the con
 pub(crate) struct Emulator {
     pub(crate) runtime: tokio::runtime::Runtime,
     pub(crate) name: String,
-    client: aws_sdk_s3::Client,
+    pub(crate) client: aws_sdk_s3::Client,
 }
 
 impl Emulator {

@@ -179,7 +179,16 @@ async fn aws_provider_role_reads_back_as_created_and_updates_what_differs() {
     let keys: BTreeSet<&str> = read.attributes.keys().map(String::as_str).collect();
     assert_eq!(
         keys,
-        BTreeSet::from(["arn", "assume_role_policy", "description", "id", "name"])
+        BTreeSet::from([
+            "arn",
+            "assume_role_policy",
+            "description",
+            "id",
+            "max_session_duration",
+            "name",
+            "path",
+            "permissions_boundary",
+        ])
     );
 
     let before = provider.calls();
@@ -394,7 +403,14 @@ async fn aws_provider_log_group_keeps_its_tags_from_the_create_and_changes_its_r
     let keys: BTreeSet<&str> = created.attributes.keys().map(String::as_str).collect();
     assert_eq!(
         keys,
-        BTreeSet::from(["arn", "id", "name", "retention_in_days"])
+        BTreeSet::from([
+            "arn",
+            "id",
+            "kms_key_id",
+            "log_group_class",
+            "name",
+            "retention_in_days"
+        ])
     );
 
     // The sweep of the estate finds it with its markers: the tags were in the create call.

@@ -194,7 +194,7 @@ fn cli_version_names_the_product_its_version_and_the_language_level() {
     let expected = format!(
         "liveplan {}\nlanguage: Terraform {} (OpenTofu {} in .tofu files)\n\
          beyond that level: `&&` and `||` short-circuit: a left operand that decides the result skips \
-         the right (Terraform 1.12)",
+         the right (Terraform 1.12)\nresource arguments: hashicorp/aws v5.70.0",
         env!("CARGO_PKG_VERSION"),
         admission::TERRAFORM_VERSION,
         admission::OPENTOFU_VERSION
@@ -219,6 +219,7 @@ fn cli_version_names_the_product_its_version_and_the_language_level() {
     let doc: Json = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["terraform_version"], "1.9.8");
     assert_eq!(doc["opentofu_version"], "1.8.8");
+    assert_eq!(doc["aws_provider_version"], "5.70.0");
     assert!(
         doc["language_additions"][0]
             .as_str()

@@ -2,6 +2,7 @@
 
 #[cfg(feature = "aws")]
 mod aws_e2e;
+mod aws_e2e_arguments;
 #[cfg(feature = "aws")]
 mod aws_e2e_iam_logs;
 #[cfg(feature = "aws")]

@@ -538,8 +538,8 @@ fn secrets_sentinel_a_rotated_secret_never_shows_wherever_it_is_used() {
     let rotated = run(&estate, &["plan"], ROTATED, true);
     rotated.expect_code(0);
     for line in [
-        "      ~ assume_role_policy = (sensitive value) -> (sensitive value)",
-        "      ~ description        = (sensitive value) -> (sensitive value)",
+        "      ~ assume_role_policy    = (sensitive value) -> (sensitive value)",
+        "      ~ description           = (sensitive value) -> (sensitive value)",
         "      ~ tags                 = (sensitive value) -> (sensitive value)",
     ] {
         assert!(

@@ -1,6 +1,7 @@
 //! Integration tests of the configuration model and the admission rules, one binary for the crate.
 
 mod addresses;
+mod argument_lists;
 mod config_conditions;
 mod config_files;
 mod config_parse;

@@ -371,6 +371,7 @@ fn change_to_apply(c: &ResourceChange) -> ResourceChange {
         depends_on: Vec::new(),
         blocks: c.blocks.clone(),
         set_removals: c.set_removals.clone(),
+        destroy: c.destroy,
     }
 }
 

@@ -13,12 +13,13 @@
 use std::collections::BTreeMap;
 use std::sync::PoisonError;
 
+use admission::marker;
 use admission::{Code, InstanceAddress, Value};
 use execgraph::{Applied, Diagnostic as GraphDiagnostic};
 use projection::record::{InstanceNamespace as Namespace, IntentState};
-use provider::schema::{AttributeMode, ResourceTypeSchema};
+use provider::schema::{AttributeMode, DestroyMode, ResourceTypeSchema};
 use provider::{AdmissionPath, LiveObject, ProviderError};
-use provider::{Call, CreateRequest, Provider, UpdateRequest};
+use provider::{Call, CreateRequest, Provider, TagChange, UpdateRequest};
 use tokio::time::Instant;
 
 use super::events::Op;
@@ -510,11 +511,7 @@ impl Executor {
             return self.delete_records(fp).await;
         } else {
             let held = self.hold_slot(fp, &prior).await?;
-            let context = Call::unrecorded();
-            let call = self
-                .provider
-                .delete(&context, address.type_name(), &prior.id);
-            let result = self.call(flight, call).await;
+            let result = self.delete_call(fp, &prior, flight).await;
             match result {
                 Ok(()) => {}
                 Err(e) if e.is_not_found() => {}
@@ -552,6 +549,50 @@ impl Executor {
             self.record_after(address, "destroyed", Lost::Destroyed, deleted);
         }
         Ok(())
+    }
+
+    /// The provider call that deletes `prior` as the change's destroy mode asks: a delete, a delete of
+    /// what the object holds first, or a release that only takes this estate's markers off (the object
+    /// stays; a deposed object is always deleted).
+    async fn delete_call(
+        &self,
+        fp: &FinalPlan,
+        prior: &LiveObject,
+        flight: &mut Flight<'_>,
+    ) -> Result<(), ProviderError> {
+        let context = Call::unrecorded();
+        let type_name = fp.address.type_name();
+        let mode = match fp.deposed {
+            Some(_) => DestroyMode::Delete,
+            None => fp.change.destroy,
+        };
+        match mode {
+            DestroyMode::Delete => {
+                let call = self.provider.delete(&context, type_name, &prior.id);
+                self.call(flight, call).await
+            }
+            DestroyMode::DeleteWithContents => {
+                let call = self
+                    .provider
+                    .delete_with_contents(&context, type_name, &prior.id);
+                self.call(flight, call).await
+            }
+            DestroyMode::Release => {
+                let change = TagChange {
+                    set: BTreeMap::new(),
+                    remove: prior
+                        .tags
+                        .keys()
+                        .filter(|k| marker::is_marker_key(k))
+                        .cloned()
+                        .collect(),
+                };
+                let call = self
+                    .provider
+                    .update_tags(&context, type_name, &prior.id, change);
+                self.call(flight, call).await
+            }
+        }
     }
 
     /// Before the delete of a destroy-before-create replace of a count member, holds its slot: the

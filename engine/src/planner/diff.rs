@@ -10,7 +10,7 @@ use admission::marker;
 use admission::{IgnoreChanges, Lifecycle, Resource};
 use admission::{InstanceAddress, Value};
 use provider::LiveObject;
-use provider::schema::{AttributeMode, AttributeSchema, Nesting, ResourceTypeSchema};
+use provider::schema::{AttributeMode, AttributeSchema, DestroyMode, Nesting, ResourceTypeSchema};
 
 use super::evaluate::Planner;
 use super::tags::{tags_value, text_values};
@@ -154,6 +154,17 @@ fn set_removals(name: &str, attr: &AttributeSchema, want: &Value, have: &Value) 
         .collect()
 }
 
+/// Sets what the delete leg of `change` does, and says so in its reason when it is not a plain delete.
+pub(super) fn note_destroy_mode(change: &mut ResourceChange, mode: DestroyMode) {
+    change.destroy = mode;
+    if let Some(how) = mode.describe() {
+        change.reason = Some(match change.reason.take() {
+            Some(r) => format!("{r}; {how}"),
+            None => how.to_owned(),
+        });
+    }
+}
+
 impl Planner<'_> {
     /// The change of one instance.
     pub(super) fn diff(
@@ -229,6 +240,14 @@ impl Planner<'_> {
             change.reason = Some(format!(
                 "replaced due to changes in replace_triggered_by ({t})"
             ));
+        }
+        if change.action == Action::Replace {
+            let applied = self
+                .residue
+                .get(&change.address)
+                .cloned()
+                .unwrap_or_default();
+            note_destroy_mode(&mut change, schema.destroy_mode(&applied));
         }
         change.after = Some(after);
         change

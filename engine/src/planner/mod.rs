@@ -306,6 +306,7 @@ impl ResourceChange {
             depends_on: Vec::new(),
             blocks: Vec::new(),
             set_removals: Vec::new(),
+            destroy: provider::schema::DestroyMode::Delete,
         }
     }
 }

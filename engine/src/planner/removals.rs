@@ -126,6 +126,22 @@ impl Planner<'_> {
                 self.admission_of(&o.type_name),
             )
         };
+        let applied: BTreeMap<String, Value> = p
+            .records
+            .residue
+            .get(&o.address)
+            .map(|r| {
+                r.body
+                    .values
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Value::from_json(v.clone())))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut change = change;
+        if let Some(schema) = self.schema(&o.type_name) {
+            super::diff::note_destroy_mode(&mut change, schema.destroy_mode(&applied));
+        }
         self.bound.insert(o.address.clone(), object);
         self.changes.push(change);
     }

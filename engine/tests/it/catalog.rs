@@ -111,10 +111,10 @@ fn force_new_attributes_follow_the_contract() {
     let cases: &[(&str, &[&str])] = &[
         ("aws_s3_bucket", &["bucket"]),
         ("aws_s3_bucket_versioning", &["bucket"]),
-        ("aws_iam_role", &["name"]),
+        ("aws_iam_role", &["name", "path"]),
         ("aws_iam_user", &["name"]),
         ("aws_iam_access_key", &["user"]),
-        ("aws_cloudwatch_log_group", &["name"]),
+        ("aws_cloudwatch_log_group", &["log_group_class", "name"]),
         ("aws_vpc", &["cidr_block"]),
         ("aws_subnet", &["availability_zone", "cidr_block", "vpc_id"]),
         (

@@ -10,6 +10,7 @@ mod apply_reads;
 mod apply_tags;
 mod catalog;
 mod damaged_records;
+mod destroy_arguments;
 mod engine_clock;
 mod long_addresses;
 mod ownership_ops;

@@ -158,9 +158,9 @@ async fn a_rotated_secret_is_masked_on_both_sides_of_its_diff() {
     let rotated = world.plan(&rotating_config(ROTATED, 1)).await;
     let shown = text(&rotated);
     for line in [
-        "      ~ assume_role_policy = (sensitive value) -> (sensitive value)",
-        "      ~ description        = (sensitive value) -> (sensitive value)",
-        "      - description        = (sensitive value)",
+        "      ~ assume_role_policy    = (sensitive value) -> (sensitive value)",
+        "      ~ description           = (sensitive value) -> (sensitive value)",
+        "      - description          = (sensitive value)",
     ] {
         assert!(shown.lines().any(|l| l == line), "{line:?} in:\n{shown}");
     }

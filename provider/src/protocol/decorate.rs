@@ -37,6 +37,13 @@ pub enum Method<'a> {
         /// Its id.
         id: &'a str,
     },
+    /// [`Provider::delete_with_contents`].
+    DeleteWithContents {
+        /// The type of the object deleted.
+        type_name: &'a str,
+        /// Its id.
+        id: &'a str,
+    },
     /// [`Provider::read`].
     Read {
         /// The type of the object read.
@@ -76,6 +83,7 @@ impl Method<'_> {
             Method::Create(_) => "create",
             Method::Update(_) => "update",
             Method::Delete { .. } => "delete",
+            Method::DeleteWithContents { .. } => "delete_with_contents",
             Method::Read { .. } => "read",
             Method::ReadById { .. } => "read_by_id",
             Method::TaggedResources(_) => "tagged_resources",
@@ -93,6 +101,7 @@ impl Method<'_> {
             Method::Update(request) => Some(&request.type_name),
             Method::ReadDataSource(request) => Some(&request.type_name),
             Method::Delete { type_name, .. }
+            | Method::DeleteWithContents { type_name, .. }
             | Method::Read { type_name, .. }
             | Method::ReadById { type_name, .. }
             | Method::UpdateTags { type_name, .. } => Some(type_name),
@@ -282,6 +291,9 @@ through_the_hook! { |provider, call|
         = Method::Update(request) => provider.update(call, request.clone());
     delete(type_name: &str, id: &str) -> ()
         = Method::Delete { type_name, id } => provider.delete(call, type_name, id);
+    delete_with_contents(type_name: &str, id: &str) -> ()
+        = Method::DeleteWithContents { type_name, id }
+        => provider.delete_with_contents(call, type_name, id);
     read(type_name: &str, identity: &Identity) -> Option<LiveObject>
         = Method::Read { type_name, identity } => provider.read(call, type_name, identity);
     read_by_id(type_name: &str, id: &str) -> Option<LiveObject>

@@ -125,6 +125,20 @@ pub trait Provider: Send + Sync {
     async fn delete(&self, call: &Call<'_>, type_name: &str, id: &str)
     -> Result<(), ProviderError>;
 
+    /// Deletes an object and, first, what it holds that would make the live system refuse the delete (a
+    /// bucket's object versions, a role's attached and inline policies), as a destroy does when the type's
+    /// `with_contents` destroy argument ([`crate::schema::DestroyArguments`]) was applied true.
+    ///
+    /// The default is [`Provider::delete`]: the right answer for a type whose objects hold nothing.
+    async fn delete_with_contents(
+        &self,
+        call: &Call<'_>,
+        type_name: &str,
+        id: &str,
+    ) -> Result<(), ProviderError> {
+        self.delete(call, type_name, id).await
+    }
+
     /// The object of `type_name` with `identity`, or `None` when there is none.
     ///
     /// The default pages through [`Provider::list`] (under the parent named in a composite identity, for

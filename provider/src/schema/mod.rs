@@ -27,6 +27,7 @@
 //! This module holds data and pure functions over it; it must never talk to a live system.
 
 mod block;
+mod lifecycle;
 
 use std::collections::BTreeMap;
 
@@ -36,6 +37,7 @@ use crate::path::AdmissionPath;
 use crate::value::{Type, Value};
 
 pub use block::{BlockSchema, Nesting};
+pub use lifecycle::{DestroyArguments, DestroyMode, RefusedArgument};
 
 /// The default an optional attribute takes when the configuration leaves it unset.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -336,6 +338,11 @@ pub struct ResourceTypeSchema {
     pub parent: Option<ParentLink>,
     /// For list-and-match types, the fields compared to bind by content (`user`, `status`).
     pub match_content: Vec<String>,
+    /// The provider's documented arguments and blocks the type does not implement, by name: configuring
+    /// one is refused by name.
+    pub refused: BTreeMap<String, RefusedArgument>,
+    /// The arguments that change what a destroy does.
+    pub destroy: DestroyArguments,
 }
 
 impl ResourceTypeSchema {
@@ -359,6 +366,8 @@ impl ResourceTypeSchema {
             bind_match: BindMatch::NotApplicable,
             parent: None,
             match_content: Vec::new(),
+            refused: BTreeMap::new(),
+            destroy: DestroyArguments::default(),
         }
         .with_attribute(AttributeSchema::computed("id", Type::String))
     }
@@ -427,6 +436,33 @@ impl ResourceTypeSchema {
     ) -> ResourceTypeSchema {
         self.match_content = fields.into_iter().map(Into::into).collect();
         self
+    }
+
+    /// The same schema with the documented argument `name` refused (deprecated in the provider's
+    /// documentation when `deprecated`), `note` saying what to do instead.
+    pub fn refuse(
+        mut self,
+        name: impl Into<String>,
+        deprecated: bool,
+        note: impl Into<String>,
+    ) -> ResourceTypeSchema {
+        let refusal = RefusedArgument {
+            deprecated,
+            note: note.into(),
+        };
+        self.refused.insert(name.into(), refusal);
+        self
+    }
+
+    /// The same schema with its destroy arguments set.
+    pub fn destroy_arguments(mut self, arguments: DestroyArguments) -> ResourceTypeSchema {
+        self.destroy = arguments;
+        self
+    }
+
+    /// What a destroy does with an object whose applied values (its residue included) are `applied`.
+    pub fn destroy_mode(&self, applied: &BTreeMap<String, Value>) -> DestroyMode {
+        self.destroy.mode(applied)
     }
 
     /// The attribute `name`, if the type has it.
@@ -499,12 +535,22 @@ impl ResourceTypeSchema {
     }
 
     /// What is wrong with the attributes a configuration sets for this type, sorted by attribute name:
-    /// unknown names, computed attributes set, required ones missing or null, values that do not convert to
-    /// the attribute's type (as Terraform converts: `"true"` is a bool, `5` a string), values outside the
-    /// allowed set.
+    /// unknown names, documented arguments the type refuses, computed attributes set, required ones missing
+    /// or null, values that do not convert to the attribute's type (as Terraform converts: `"true"` is a
+    /// bool, `5` a string), values outside the allowed set.
     pub fn check_configured(&self, configured: &BTreeMap<String, Value>) -> Vec<AttributeProblem> {
         let mut problems = Vec::new();
         check_attributes(&self.attributes, configured, None, &mut problems);
+        for problem in &mut problems {
+            if let AttributeProblem::Unknown(name) = problem
+                && let Some(refusal) = self.refused.get(name.as_str())
+            {
+                *problem = AttributeProblem::Refused {
+                    name: std::mem::take(name),
+                    refusal: refusal.clone(),
+                };
+            }
+        }
         problems.sort_by(|x, y| x.attribute().cmp(y.attribute()));
         problems
     }
@@ -595,6 +641,13 @@ fn converted(value: &Value, ty: &Type) -> Value {
 pub enum AttributeProblem {
     /// The type has no attribute of that name.
     Unknown(String),
+    /// A documented argument of the provider that the type does not implement.
+    Refused {
+        /// The argument.
+        name: String,
+        /// Whether it is deprecated, and what to do instead.
+        refusal: RefusedArgument,
+    },
     /// The attribute is computed: only the live system sets it.
     Computed(String),
     /// A required attribute is unset or null.
@@ -648,6 +701,7 @@ impl AttributeProblem {
             | AttributeProblem::NotABlock(n) => n,
             AttributeProblem::NotAllowed { name, .. }
             | AttributeProblem::NotServed { name, .. }
+            | AttributeProblem::Refused { name, .. }
             | AttributeProblem::BlockCount { name, .. }
             | AttributeProblem::WrongType { name, .. } => name,
         }
@@ -658,6 +712,17 @@ impl std::fmt::Display for AttributeProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             AttributeProblem::Unknown(n) => write!(f, "unsupported argument {n:?}"),
+            AttributeProblem::Refused { name, refusal } => {
+                let deprecated = if refusal.deprecated {
+                    " (deprecated by its provider)"
+                } else {
+                    ""
+                };
+                write!(
+                    f,
+                    "liveplan does not implement the argument {name:?}{deprecated}"
+                )
+            }
             AttributeProblem::Computed(n) => {
                 write!(f, "{n:?} is computed by the provider and cannot be set")
             }

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use crate::config::{Expr, ExprKind, Loc, NestedBlock, Resource};
 use crate::diag::{Code, Diagnostic};
 use crate::lint::Lint;
-use crate::schema::{AttributeSchema, BlockSchema, Nesting, ResourceTypeSchema};
+use crate::schema::{AttributeSchema, BlockSchema, Nesting, RefusedArgument, ResourceTypeSchema};
 use crate::value::Value;
 
 const FIX: &str = "fix the arguments to match the resource type's schema";
@@ -56,6 +56,16 @@ impl Lint<'_, '_> {
                         Code::InvalidArgument,
                         format!(
                             "Unsupported argument: `{}` has no argument `{a}`",
+                            res.type_name
+                        ),
+                    )
+                }
+                P::Refused { name, refusal } => {
+                    detail = refused_detail(&res.type_name, refusal);
+                    (
+                        Code::UnsupportedConstruct,
+                        format!(
+                            "liveplan does not implement the argument `{name}` of `{}`",
                             res.type_name
                         ),
                     )
@@ -174,6 +184,32 @@ impl Lint<'_, '_> {
         }
         reported
     }
+}
+
+/// What to do about a documented argument the type refuses: its note, and whether the provider
+/// deprecates it.
+fn refused_detail(type_name: &str, refusal: &RefusedArgument) -> String {
+    let mut out = String::new();
+    if refusal.deprecated {
+        out.push_str(&if type_name.starts_with("aws_") {
+            format!(
+                "the AWS provider v{} documents it as deprecated",
+                crate::config::AWS_PROVIDER_VERSION
+            )
+        } else {
+            "its provider documents it as deprecated".to_owned()
+        });
+    }
+    if !refusal.note.is_empty() {
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&refusal.note);
+    }
+    if out.is_empty() {
+        out.push_str("remove it: liveplan plans and applies this type without it");
+    }
+    out
 }
 
 /// How blocks of type `name` are labelled.
