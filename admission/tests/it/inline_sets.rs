@@ -112,8 +112,8 @@ resource "aws_security_group" "web" {
         lint(body),
         [
             "block-as-argument: `egress` is a nested block type and takes blocks",
-            "unsupported-construct: required argument `ingress.from_port` is not set",
-            "unsupported-construct: required argument `ingress.to_port` is not set",
+            "invalid-argument: Missing required argument: `ingress.from_port` is required",
+            "invalid-argument: Missing required argument: `ingress.to_port` is required",
         ]
     );
 }
