@@ -207,9 +207,9 @@ fn required_computed_sensitive_and_residue_follow_the_contract() {
         assert_eq!(got, *want, "{ty}");
     }
     let computed: &[(&str, &[&str])] = &[
-        ("aws_s3_bucket", &["arn", "id"]),
+        ("aws_s3_bucket", &["arn", "id", "tags_all"]),
         ("aws_iam_access_key", &["id", "secret"]),
-        ("aws_eip", &["id", "public_ip"]),
+        ("aws_eip", &["id", "public_ip", "tags_all"]),
         ("aws_route", &["id"]),
         ("random_id", &["b64_url", "dec", "hex", "id"]),
         ("terraform_data", &["id", "output"]),
@@ -347,7 +347,7 @@ fn desired_values_take_defaults_and_leave_unset_tags_unmanaged() {
         ("cidr_block".to_owned(), Value::from("10.0.1.0/24")),
     ]
     .into();
-    expect![[r#"{ arn = (known after apply), availability_zone = "us-east-1a", cidr_block = "10.0.1.0/24", id = (known after apply), map_public_ip_on_launch = false, vpc_id = (known after apply) }"#]]
+    expect![[r#"{ arn = (known after apply), availability_zone = "us-east-1a", cidr_block = "10.0.1.0/24", id = (known after apply), map_public_ip_on_launch = false, tags_all = (known after apply), vpc_id = (known after apply) }"#]]
         .assert_eq(&Value::Map(subnet.desired(&configured, "us-east-1")).to_string());
     let key = c.get("aws_iam_access_key").unwrap();
     let desired = key.desired(
