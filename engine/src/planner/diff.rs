@@ -227,7 +227,7 @@ impl Planner<'_> {
     ) -> BTreeMap<String, Value> {
         let mut after = desired;
         if schema.taggable {
-            self.insert_tags(&mut after, self.new_object_tags(res, address, configured));
+            self.insert_tags(&mut after, self.new_object_tags(res, address, configured), false);
         }
         after
     }
@@ -243,11 +243,13 @@ impl Planner<'_> {
         self.planned_tag_sides(res, &tags, configured, None, &BTreeSet::new())
     }
 
-    /// Sets `tags` (removed when unset) and `tags_all` of one side of a change.
-    fn insert_tags(&self, side: &mut BTreeMap<String, Value>, tags: TagSides) {
-        match tags.tags {
-            Some(t) => side.insert("tags".to_owned(), t),
-            None => side.remove("tags"),
+    /// Sets `tags` and `tags_all` of one side of a change. Unset `tags` is left out of a new object
+    /// (as the plan text shows no null attribute of a create) and null on the other side of a change.
+    fn insert_tags(&self, side: &mut BTreeMap<String, Value>, tags: TagSides, existing: bool) {
+        match (tags.tags, existing) {
+            (Some(t), _) => side.insert("tags".to_owned(), t),
+            (None, true) => side.insert("tags".to_owned(), Value::Null),
+            (None, false) => side.remove("tags"),
         };
         side.insert(TAGS_ALL.to_owned(), tags.all);
     }
@@ -350,8 +352,8 @@ impl Planner<'_> {
         if all_changed {
             change.changed.push(TAGS_ALL.to_owned());
         }
-        self.insert_tags(before, live);
-        self.insert_tags(after, planned);
+        self.insert_tags(before, live, true);
+        self.insert_tags(after, planned, true);
         change.tag_change = tag_change;
     }
 
@@ -383,7 +385,7 @@ impl Planner<'_> {
             }
             if schema.taggable {
                 let tags = self.new_object_tags(res, &change.address, configured);
-                self.insert_tags(after, tags);
+                self.insert_tags(after, tags, true);
             }
         } else if !change.changed.is_empty() {
             change.action = Action::Update;
