@@ -311,7 +311,10 @@ fn golden_tag_cases_apply_and_then_plan_no_changes() {
         let (text, code) = run(case, dir.path(), "--no-color");
         assert_eq!(
             (text.as_str(), code),
-            ("No changes. The live system matches the configuration.\n", 0),
+            (
+                "No changes. The live system matches the configuration.\n",
+                0
+            ),
             "case {}",
             case.name
         );

@@ -266,7 +266,10 @@ impl Executor {
         desired.remove("tags");
         desired.remove(TAGS_ALL);
         if let Some(tags) = meta.change.after.as_ref().and_then(|a| a.get(TAGS_ALL)) {
-            desired.insert("tags".to_owned(), known_tags(tags, configured.get(TAGS_ALL)));
+            desired.insert(
+                "tags".to_owned(),
+                known_tags(tags, configured.get(TAGS_ALL)),
+            );
         }
         for (name, v) in &desired {
             let computed = schema

@@ -227,7 +227,11 @@ impl Planner<'_> {
     ) -> BTreeMap<String, Value> {
         let mut after = desired;
         if schema.taggable {
-            self.insert_tags(&mut after, self.new_object_tags(res, address, configured), false);
+            self.insert_tags(
+                &mut after,
+                self.new_object_tags(res, address, configured),
+                false,
+            );
         }
         after
     }
@@ -239,7 +243,8 @@ impl Planner<'_> {
         address: &InstanceAddress,
         configured: &BTreeMap<String, Value>,
     ) -> TagSides {
-        let (tags, _) = self.desired_tags(address, configured.get(TAGS_ALL), None, &BTreeSet::new());
+        let (tags, _) =
+            self.desired_tags(address, configured.get(TAGS_ALL), None, &BTreeSet::new());
         self.planned_tag_sides(res, &tags, configured, None, &BTreeSet::new())
     }
 

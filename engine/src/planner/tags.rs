@@ -95,9 +95,7 @@ impl Planner<'_> {
         let tags: BTreeMap<String, Value> = visible
             .iter()
             .filter(|(k, _)| !marker::is_marker_key(k))
-            .filter(|(k, _)| {
-                own_keys.is_some_and(|m| m.contains_key(*k)) || !defaults.contains(*k)
-            })
+            .filter(|(k, _)| own_keys.is_some_and(|m| m.contains_key(*k)) || !defaults.contains(*k))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         TagSides {
@@ -135,7 +133,11 @@ impl Planner<'_> {
             // Unknown as a whole: shown as it is.
             Some(other) => {
                 return TagSides {
-                    tags: Some(other.clone().mark_sensitive_if(own.is_some_and(Value::is_sensitive))),
+                    tags: Some(
+                        other
+                            .clone()
+                            .mark_sensitive_if(own.is_some_and(Value::is_sensitive)),
+                    ),
                     all,
                 };
             }

@@ -427,3 +427,43 @@ fn json_documents_compare_by_content() {
     assert!(!name.values_match(&a, &b));
     assert!(name.values_match(&Value::from("r").sensitive(), &Value::from("r")));
 }
+
+#[test]
+fn taggable_types_have_tags_and_a_computed_tags_all_and_untaggable_ones_have_neither() {
+    let c = contract();
+    let mut taggable = Vec::new();
+    let mut untaggable = Vec::new();
+    for schema in c.iter() {
+        let tags = schema.attribute("tags");
+        let all = schema.attribute("tags_all");
+        if schema.taggable {
+            assert!(
+                tags.is_some_and(|a| !a.is_computed()),
+                "{}",
+                schema.type_name
+            );
+            assert!(all.is_some_and(|a| a.is_computed()), "{}", schema.type_name);
+            taggable.push(schema.type_name.as_str());
+        } else {
+            assert!(
+                tags.is_none() && all.is_none(),
+                "{} has tags without being taggable",
+                schema.type_name
+            );
+            untaggable.push(schema.type_name.as_str());
+        }
+    }
+    assert!(taggable.contains(&"aws_vpc") && taggable.contains(&"aws_s3_bucket"));
+    assert_eq!(
+        untaggable,
+        [
+            "aws_eip_association",
+            "aws_iam_access_key",
+            "aws_route",
+            "aws_route_table_association",
+            "aws_s3_bucket_versioning",
+            "random_id",
+            "terraform_data"
+        ]
+    );
+}

@@ -19,6 +19,7 @@ mod plan_conditions;
 mod plan_dependencies;
 mod plan_secrets;
 mod plan_shapes;
+mod plan_tags_all;
 mod record_lineage;
 mod replace_gaps;
 mod slot_marks;
