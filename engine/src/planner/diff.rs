@@ -182,15 +182,9 @@ impl Planner<'_> {
         let (mut before, mut after) =
             self.diff_attributes(&mut change, schema, &desired, &ignored, prior);
         if schema.taggable {
-            self.diff_tags(
-                res,
-                &mut change,
-                &mut before,
-                &mut after,
-                configured,
-                prior,
-                &ignored,
-            );
+            let (live, planned) = self.diff_tags(res, &mut change, configured, prior, &ignored);
+            self.insert_tags(&mut before, live, true);
+            self.insert_tags(&mut after, planned, true);
         }
         change.before = Some(before);
         change.changed.sort();
@@ -321,20 +315,17 @@ impl Planner<'_> {
         (before, after)
     }
 
-    /// The tags of an existing object, before and after (`tags` and `tags_all`), and their change.
-    /// `tags_all` changes with the tags the object carries; `tags` also changes where the configured map
-    /// differs from the live one (a default tag's change is a change of `tags_all` alone).
-    #[allow(clippy::too_many_arguments)]
+    /// The tags of an existing object, before and after (`tags` and `tags_all`), with their change noted
+    /// on `change`. `tags_all` changes with the tags the object carries; `tags` also changes where the
+    /// configured map differs from the live one (a default tag's change is a change of `tags_all` alone).
     fn diff_tags(
         &self,
         res: &Resource,
         change: &mut ResourceChange,
-        before: &mut BTreeMap<String, Value>,
-        after: &mut BTreeMap<String, Value>,
         configured: &BTreeMap<String, Value>,
         prior: &LiveObject,
         ignored: &Ignored,
-    ) {
+    ) -> (TagSides, TagSides) {
         let (tags, tag_change) = self.desired_tags(
             &change.address,
             configured.get(TAGS_ALL),
@@ -357,9 +348,8 @@ impl Planner<'_> {
         if all_changed {
             change.changed.push(TAGS_ALL.to_owned());
         }
-        self.insert_tags(before, live, true);
-        self.insert_tags(after, planned, true);
         change.tag_change = tag_change;
+        (live, planned)
     }
 
     /// The action of a change to an existing object: a replace when an attribute forces it (the new
