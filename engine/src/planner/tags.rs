@@ -5,8 +5,8 @@
 //! `tags_all` is every tag the object carries or will carry (markers included, keys the provider
 //! configuration's `ignore_tags` names left out, as the AWS provider v5 reads them); `tags` is the
 //! configured map after, and before the live tags without the markers, the ignored keys and the keys
-//! of default tags the resource does not set itself. Markers always come from [`admission::marker`]; this module
-//! must never invent a marker key.
+//! of default tags the resource does not set itself. Markers always come from [`admission::marker`];
+//! this module must never invent a marker key.
 
 use std::collections::{BTreeMap, BTreeSet};
 
