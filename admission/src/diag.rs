@@ -229,6 +229,9 @@ codes! {
     AccountNotAllowed = "account-not-allowed", Error;
     /// A `check` block's assertion is false (its `error_message` is the summary).
     CheckFailed = "check-failed", Warning;
+    /// A provider configuration's `ignore_tags` names a marker key or a prefix that covers marker keys;
+    /// the markers stay managed.
+    IgnoreTagsMarkers = "ignore-tags-markers", Warning;
 }
 
 impl fmt::Display for Code {

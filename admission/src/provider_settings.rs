@@ -1,20 +1,24 @@
 //! The tag settings of each provider configuration, evaluated: `default_tags { tags = {...} }` and
-//! `ignore_tags { keys, key_prefixes }`, and how they make a resource's configured `tags`.
+//! `ignore_tags { keys, key_prefixes }`, and how they make a resource's `tags_all` from its `tags`.
 //!
 //! As in the AWS provider: once a configuration has default tags or a resource sets `tags`, the
-//! object's non-marker tags are exactly the default tags merged with its own (its own win), minus the
-//! ignored keys; with neither, its non-marker tags are not managed. Ignored keys are neither set nor
-//! removed, and keep what the object has. The estate's markers are never default, never ignored: the
-//! planner lays them over whatever this gives.
+//! object's non-marker tags (`tags_all` without the markers) are exactly the default tags merged with
+//! its own (its own win), minus the ignored keys; with neither, its non-marker tags are not managed.
+//! Ignored keys are neither set nor removed, and keep what the object has. The estate's markers are
+//! never default, never ignored: the planner lays them over whatever this gives.
 //!
 //! The settings are static (the lint refuses any that read a resource), so they are evaluated once.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::config::{Config, ProviderKind, ProviderRef, Resource};
 use crate::eval::{Evaluator, Instance};
 use crate::marker;
+use crate::schema::TAGS_ALL;
 use crate::value::Value;
+
+/// The argument of a taggable type that holds its configured tags.
+const TAGS: &str = "tags";
 
 /// The keys a provider configuration's `ignore_tags` names.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -116,27 +120,42 @@ impl ProviderSettings {
         self.tags.get(&res.provider_ref())
     }
 
-    /// Sets the `tags` of `configured` (the evaluated arguments of one instance of `res`, a taggable
-    /// type) to what its provider configuration makes of them: the default tags merged under its own,
-    /// without ignored keys. Arguments without tags and a configuration without tag settings stay as they
-    /// are; tags unknown as a whole stay unknown.
-    /// The planner keeps ignored keys as the object has them.
+    /// Sets `tags_all` in `configured` (the evaluated arguments of one instance of `res`, a taggable
+    /// type) to the non-marker tags its object is to carry: the default tags of its provider
+    /// configuration merged under its own `tags` (its own win), without the ignored keys. `tags` stays as
+    /// configured, but for the ignored keys, which the plan neither sets nor removes. With neither own
+    /// tags nor default tags, `tags_all` is left unset: the object's non-marker tags are not managed.
+    /// Own tags unknown as a whole (or not a map, which the lint judges) make `tags_all` the same value.
+    /// The planner keeps ignored keys as the object has them and lays the markers over.
     pub fn apply(&self, res: &Resource, configured: &mut BTreeMap<String, Value>) {
-        let Some(settings) = self.tags_of(res) else {
-            return;
-        };
-        let own = configured.remove("tags").filter(|v| !v.is_null());
+        let none = TagSettings::default();
+        let settings = self.tags_of(res).unwrap_or(&none);
+        let own = configured
+            .get(TAGS)
+            .filter(|v| !v.is_null())
+            .cloned()
+            .map(|v| match v.as_map() {
+                Some(m) => {
+                    let sensitive = v.is_sensitive();
+                    let mut m = m.clone();
+                    m.retain(|k, _| !settings.ignored.ignores(k));
+                    Value::Map(m).mark_sensitive_if(sensitive)
+                }
+                None => v,
+            });
+        if let Some(own) = &own {
+            configured.insert(TAGS.to_owned(), own.clone());
+        }
         if own.is_none() && settings.default_tags.is_empty() {
             return;
         }
-        let merged = match own {
-            // Unknown as a whole, or not a map at all (the lint judges its type): left as it is.
+        let all = match own {
+            // Unknown as a whole, or not a map at all: left as it is.
             Some(v) if v.as_map().is_none() => v,
             Some(v) => {
                 let sensitive = v.is_sensitive();
-                let own = v.as_map().cloned().unwrap_or_default();
                 let mut merged = settings.default_tags.clone();
-                merged.extend(own);
+                merged.extend(v.as_map().cloned().unwrap_or_default());
                 merged.retain(|k, _| !settings.ignored.ignores(k));
                 Value::Map(merged).mark_sensitive_if(sensitive)
             }
@@ -146,6 +165,21 @@ impl ProviderSettings {
                 Value::Map(merged)
             }
         };
-        configured.insert("tags".to_owned(), merged);
+        configured.insert(TAGS_ALL.to_owned(), all);
+    }
+
+    /// What a resource's provider configuration ignores (nothing, without `ignore_tags`).
+    pub fn ignored_of(&self, res: &Resource) -> IgnoredTags {
+        self.tags_of(res)
+            .map(|t| t.ignored.clone())
+            .unwrap_or_default()
+    }
+
+    /// The keys of the default tags of a resource's provider configuration.
+    pub fn default_keys_of(&self, res: &Resource) -> BTreeSet<String> {
+        self.tags_of(res)
+            .into_iter()
+            .flat_map(|t| t.default_tags.keys().cloned())
+            .collect()
     }
 }

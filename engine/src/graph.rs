@@ -178,21 +178,24 @@ pub struct FinalPlan {
 #[derive(Debug, Clone, Copy)]
 pub struct EngineFamily;
 
-/// The value other instances see of a live object: its attributes, `id` and `tags`.
+/// The value other instances see of a live object: its attributes, `id`, `tags` (without the ownership
+/// markers) and `tags_all` (every tag).
 pub fn object_value(object: &LiveObject) -> Value {
     let mut m = object.attributes.clone();
     m.insert("id".to_owned(), Value::from(object.id.clone()));
     if !object.tags.is_empty() {
-        m.insert(
-            "tags".to_owned(),
+        let map = |tags: &BTreeMap<String, String>| {
             Value::Map(
-                object
-                    .tags
-                    .iter()
+                tags.iter()
                     .map(|(k, v)| (k.clone(), Value::from(v.clone())))
                     .collect(),
-            ),
+            )
+        };
+        m.insert(
+            "tags".to_owned(),
+            map(&admission::marker::non_marker_tags(&object.tags)),
         );
+        m.insert(provider::schema::TAGS_ALL.to_owned(), map(&object.tags));
     }
     Value::Map(m)
 }

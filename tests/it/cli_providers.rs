@@ -104,9 +104,17 @@ fn cli_providers_default_and_ignored_tags_act_on_the_simulated_cloud() {
         .unwrap()
         .clone();
     assert_eq!(change["action"], "update");
-    let after = &change["after"]["tags"];
-    assert_eq!(after["kubernetes.io/cluster/blue"], "owned");
+    // An ignored key is shown on neither side (as the AWS provider reads it); the foreign one goes.
+    let (before, after) = (&change["before"]["tags_all"], &change["after"]["tags_all"]);
+    assert!(
+        before.get("kubernetes.io/cluster/blue").is_none(),
+        "{before}"
+    );
+    assert!(after.get("kubernetes.io/cluster/blue").is_none(), "{after}");
+    assert_eq!(before["CostCenter"], "42");
     assert!(after.get("CostCenter").is_none(), "{after}");
+    assert_eq!(change["before"]["tags"]["CostCenter"], "42");
+    assert_eq!(after["tofu-estate"], "net");
     assert_eq!(codes(&doc), ["provider-settings-ignored"]);
 
     dir.run(&[&["apply", "--auto-approve"][..], &sim[..]].concat())

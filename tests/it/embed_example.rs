@@ -28,7 +28,8 @@ async fn embed_example_plans_creates_applies_and_ends_with_no_changes() {
     }
     // The markers travel with the create of the server-named entry.
     assert!(
-        plan.contains(r#"+ tags      = { tofu-address = "kv_entry.limit", tofu-estate = "shop" }"#)
+        plan.contains(r#"+ tags_all  = { tofu-address = "kv_entry.limit", tofu-estate = "shop" }"#),
+        "{plan}"
     );
 
     // Then the apply: every operation starts and completes, the namespace before its entries.

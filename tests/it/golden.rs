@@ -1,7 +1,8 @@
 //! The golden plan cases: every directory under `fixtures/cases/` planned through the `liveplan` binary.
 //!
 //! A case holds a configuration (`*.tf`, `*.tf.json`, `*.tofu`, `*.tofu.json`, `liveplan.hcl`), a live snapshot (`live.json`), optionally a local record store
-//! (`records/`) and the command line (`args`, one argument per line, `plan` when absent). The runner copies
+//! (`records/`) and the command line (`args`, one argument per line, `plan` when absent; run in the laid-out
+//! directory, so that a case with `provider "aws"` blocks names its snapshot as `--sim .liveplan/cloud.json`). The runner copies
 //! the case into a temporary directory laid out as the CLI's embedded defaults (`.liveplan/cloud.json`,
 //! `.liveplan/records/`), so the case directory itself is never written, and runs the command twice:
 //! the text (`plan.txt`) and the `--json` document (`plan.json`) are compared with `expect_file!`
@@ -76,6 +77,7 @@ fn run(case: &Case, dir: &Path, extra: &str) -> (String, i32) {
     cmd.args(&args)
         .arg("-C")
         .arg(dir)
+        .current_dir(dir)
         .env_remove("RUST_LOG")
         .env_remove("LIVEPLAN_ESTATE");
     for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("TF_VAR_")) {
@@ -272,4 +274,86 @@ fn golden_cases_records_without_lineage_plan_the_same_for_a_cloud_with_an_id() {
         let recorded = std::fs::read_to_string(case.dir.join("plan.txt")).unwrap();
         assert_eq!(text, recorded, "case {}", case.name);
     }
+}
+
+/// The tags of each object of a simulated cloud's file, by id.
+fn live_tags(cloud: &Path) -> BTreeMap<String, Json> {
+    let doc: Json = serde_json::from_str(&std::fs::read_to_string(cloud).unwrap()).unwrap();
+    doc["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["id"].as_str().unwrap().to_owned(), r["tags"].clone()))
+        .collect()
+}
+
+/// The tag cases converge: applied, each re-plans to `No changes.`, and the objects carry exactly what
+/// the rule says (foreign tags kept where nothing manages tags, the default tags merged under the
+/// resource's own, the ignored keys kept as they were, the markers always).
+#[test]
+fn golden_tag_cases_apply_and_then_plan_no_changes() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/cases");
+    let cases: Vec<Case> = load_cases(&root)
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.name.starts_with("tags-"))
+        .collect();
+    assert_eq!(cases.len(), 4, "the tag cases");
+    let mut tags = BTreeMap::new();
+    for case in &cases {
+        let dir = workdir(case);
+        let mut apply = case.clone();
+        apply.args = ["apply", "--sim", ".liveplan/cloud.json"]
+            .map(str::to_owned)
+            .to_vec();
+        let (text, code) = run(&apply, dir.path(), "--auto-approve");
+        assert_eq!(code, 0, "case {}: {text}", case.name);
+        let (text, code) = run(case, dir.path(), "--no-color");
+        assert_eq!(
+            (text.as_str(), code),
+            (
+                "No changes. The live system matches the configuration.\n",
+                0
+            ),
+            "case {}",
+            case.name
+        );
+        tags.insert(
+            case.name.clone(),
+            live_tags(&dir.path().join(".liveplan/cloud.json")),
+        );
+    }
+    assert_eq!(
+        json!(tags),
+        json!({
+            "tags-default-and-resource": {
+                "acme-core-artifacts": {"Environment": "prod", "Name": "artifacts", "Owner": "platform",
+                    "tofu-address": "aws_s3_bucket.artifacts", "tofu-estate": "acme-core"},
+                "vpc-00000001": {"Environment": "prod", "Name": "core-prod", "Owner": "network",
+                    "tofu-address": "aws_vpc.core", "tofu-estate": "acme-core"},
+            },
+            "tags-default-only": {
+                "acme-data-raw": {"Environment": "prod", "Team": "data",
+                    "tofu-address": "aws_s3_bucket.raw", "tofu-estate": "acme-data"},
+                "subnet-00000001": {"Environment": "prod", "Team": "data",
+                    "tofu-address": "aws_subnet.private", "tofu-estate": "acme-data"},
+                "vpc-00000001": {"Environment": "prod", "Team": "data",
+                    "tofu-address": "aws_vpc.data", "tofu-estate": "acme-data"},
+            },
+            "tags-ignore-prefix": {
+                "subnet-00000001": {"ManagedBy": "terraform", "Name": "eks-nodes",
+                    "kubernetes.io/role/internal-elb": "1",
+                    "tofu-address": "aws_subnet.nodes", "tofu-estate": "acme-eks"},
+                "vpc-00000001": {"LastScanned": "2026-11-30", "ManagedBy": "terraform", "Name": "eks",
+                    "kubernetes.io/cluster/eks": "shared",
+                    "tofu-address": "aws_vpc.eks", "tofu-estate": "acme-eks"},
+            },
+            "tags-neither-foreign-tag": {
+                "acme-edge-logs": {"Owner": "storage-team", "backup-policy": "daily",
+                    "tofu-address": "aws_s3_bucket.logs", "tofu-estate": "acme-edge"},
+                "vpc-00000001": {"CostCenter": "1234",
+                    "tofu-address": "aws_vpc.edge", "tofu-estate": "acme-edge"},
+            },
+        })
+    );
 }

@@ -226,6 +226,7 @@ pub fn lint(input: &LintInput<'_>) -> Linted {
     cx.settings();
     cx.one_region();
     cx.inline_and_standalone();
+    cx.tag_settings();
     // One run of instances per block, in configuration order; each run is sorted by key already.
     let mut runs: Vec<Vec<ExpandedInstance>> = Vec::new();
     for res in input.config.resources() {

@@ -326,6 +326,52 @@ fn lint_marker_in_config() {
 }
 
 #[test]
+fn lint_ignore_tags_markers_is_a_warning_for_a_marker_key_or_a_covering_prefix() {
+    lint(
+        &format!(
+            r#"{LIVE}provider "aws" {{
+  region = "us-east-1"
+  ignore_tags {{
+    keys         = ["LastScanned", "tofu-estate"]
+    key_prefixes = ["kubernetes.io/", "tofu", "tofu-address-", "team-"]
+  }}
+}}
+resource "aws_vpc" "v" {{
+  cidr_block = "10.0.0.0/16"
+}}
+"#
+        ),
+        expect![[r#"
+            ignore-tags-markers main.tf:7:20: `ignore_tags` of the provider configuration `aws` names the key `tofu-estate`, which is an ownership marker
+            ignore-tags-markers main.tf:8:20: `ignore_tags` of the provider configuration `aws` names the prefix `tofu-address-`, which covers the ownership markers
+            ignore-tags-markers main.tf:8:20: `ignore_tags` of the provider configuration `aws` names the prefix `tofu`, which covers the ownership markers"#]],
+    );
+}
+
+#[test]
+fn lint_marker_in_default_tags() {
+    lint(
+        &format!(
+            r#"{LIVE}provider "aws" {{
+  alias  = "west"
+  region = "us-east-1"
+  default_tags {{
+    tags = {{ Team = "net", "tofu-estate" = "other" }}
+  }}
+}}
+resource "aws_vpc" "v" {{
+  provider   = aws.west
+  cidr_block = "10.0.0.0/16"
+}}
+"#
+        ),
+        expect![
+            "marker-in-config main.tf:8:12: the default tags of the provider configuration `aws.west` set the tag `tofu-estate`, which is an ownership marker"
+        ],
+    );
+}
+
+#[test]
 fn lint_ignore_changes_markers() {
     lint(
         &format!(

@@ -111,7 +111,8 @@ fn diagnostic_codes_round_trip_and_the_warnings_are_the_ones_the_contract_and_th
             "resource-targeting",
             "backend-ignored",
             "provider-settings-ignored",
-            "check-failed"
+            "check-failed",
+            "ignore-tags-markers"
         ]
     );
 }

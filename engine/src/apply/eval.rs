@@ -14,7 +14,7 @@ use admission::{BlockAddress, Code, InstanceAddress, InstanceKey, Repetition, Va
 use execgraph::{Diagnostic as GraphDiagnostic, OpResult, Unavailable, ValueSource};
 use provider::LiveObject;
 use provider::TagChange;
-use provider::schema::{AttributeMode, ResourceTypeSchema};
+use provider::schema::{AttributeMode, ResourceTypeSchema, TAGS_ALL};
 
 use super::{Executor, gdiag, plan_again};
 use crate::graph::{self, EngineFamily, FinalKind, FinalPlan, Meta};
@@ -262,9 +262,14 @@ impl Executor {
             .configured(address, res, schema, &repetition, &reads)
             .map_err(|d| vec![d])?;
         let mut desired = schema.desired(&configured, &self.ctx.region);
+        // The provider is given every tag the object is to carry (`tags_all`) as its `tags`.
         desired.remove("tags");
-        if let Some(tags) = meta.change.after.as_ref().and_then(|a| a.get("tags")) {
-            desired.insert("tags".to_owned(), known_tags(tags, configured.get("tags")));
+        desired.remove(TAGS_ALL);
+        if let Some(tags) = meta.change.after.as_ref().and_then(|a| a.get(TAGS_ALL)) {
+            desired.insert(
+                "tags".to_owned(),
+                known_tags(tags, configured.get(TAGS_ALL)),
+            );
         }
         for (name, v) in &desired {
             let computed = schema
@@ -390,7 +395,7 @@ fn final_tag_change(
     prior: Option<&LiveObject>,
 ) -> TagChange {
     let mut tag_change = change.tag_change.clone();
-    let planned = change.after.as_ref().and_then(|a| a.get("tags"));
+    let planned = change.after.as_ref().and_then(|a| a.get(TAGS_ALL));
     let now = desired.and_then(|d| d.get("tags"));
     let (Some(planned), Some(now), Some(prior)) = (planned.and_then(Value::as_map), now, prior)
     else {

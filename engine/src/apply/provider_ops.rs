@@ -466,7 +466,7 @@ impl Executor {
         let address = &fp.address;
         let mut attributes = BTreeMap::new();
         for name in &fp.change.changed {
-            if name == "tags" {
+            if name == "tags" || name == provider::schema::TAGS_ALL {
                 continue;
             }
             if let Some(a) = schema.attribute(name)

@@ -10,10 +10,12 @@ use admission::marker;
 use admission::{IgnoreChanges, Lifecycle, Resource};
 use admission::{InstanceAddress, Value};
 use provider::LiveObject;
-use provider::schema::{AttributeMode, AttributeSchema, DestroyMode, Nesting, ResourceTypeSchema};
+use provider::schema::{
+    AttributeMode, AttributeSchema, DestroyMode, Nesting, ResourceTypeSchema, TAGS_ALL,
+};
 
 use super::evaluate::Planner;
-use super::tags::{tags_value, text_values};
+use super::tags::{TagSides, tags_differ};
 use crate::model::{Action, RemovalCause, ReplaceOrder, ResourceChange, SetRemoval};
 
 /// What `ignore_changes` keeps as the object has it.
@@ -94,7 +96,7 @@ fn hide_sensitive_attributes(
     after: &mut BTreeMap<String, Value>,
 ) {
     for (name, attr) in &schema.attributes {
-        if name == "tags" || name == "id" {
+        if name == "tags" || name == TAGS_ALL || name == "id" {
             continue;
         }
         let hidden = attr.sensitive || desired.get(name).is_some_and(Value::contains_sensitive);
@@ -177,6 +179,7 @@ impl Planner<'_> {
     ) -> ResourceChange {
         let mut desired = schema.desired(configured, &self.region);
         desired.remove("tags");
+        desired.remove(TAGS_ALL);
         let mut ignored = ignored_attributes(&res.lifecycle, schema);
         // Keys the provider configuration's `ignore_tags` names keep what the object has.
         if let (Some(tags), Some(prior)) = (self.provider_settings.tags_of(res), prior) {
@@ -186,7 +189,7 @@ impl Planner<'_> {
         // Ignoring the tags as a whole ignores every key but the markers, configured or live.
         if let (true, Some(prior)) = (ignored.all_tags, prior) {
             let configured_keys = configured
-                .get("tags")
+                .get(TAGS_ALL)
                 .and_then(|t| t.peel().as_map())
                 .into_iter()
                 .flat_map(|m| m.keys());
@@ -205,22 +208,16 @@ impl Planner<'_> {
             ..ResourceChange::planned(d.address.clone(), Action::Create, d.admission)
         };
         let Some(prior) = prior else {
-            change.after =
-                Some(self.diff_create(&d.address, schema, desired, configured, &ignored));
+            change.after = Some(self.diff_create(res, &d.address, schema, desired, configured));
             return change;
         };
         change.id = Some(prior.id.clone());
         let (mut before, mut after) =
             self.diff_attributes(&mut change, schema, &desired, &ignored, prior);
         if schema.taggable {
-            self.diff_tags(
-                &mut change,
-                &mut before,
-                &mut after,
-                configured,
-                prior,
-                &ignored,
-            );
+            let (live, planned) = self.diff_tags(res, &mut change, configured, prior, &ignored);
+            self.insert_tags(&mut before, live, true);
+            self.insert_tags(&mut after, planned, true);
         }
         change.before = Some(before);
         change.changed.sort();
@@ -235,7 +232,7 @@ impl Planner<'_> {
         if trigger.is_some() {
             change.forces.push("replace_triggered_by".to_owned());
         }
-        self.decide_action(&mut change, &mut after, schema, configured, &ignored, order);
+        self.decide_action(res, &mut change, &mut after, schema, configured, order);
         if let Some(t) = trigger {
             change.reason = Some(format!(
                 "replaced due to changes in replace_triggered_by ({t})"
@@ -257,11 +254,11 @@ impl Planner<'_> {
     /// object.
     fn diff_create(
         &self,
+        res: &Resource,
         address: &InstanceAddress,
         schema: &ResourceTypeSchema,
         desired: BTreeMap<String, Value>,
         configured: &BTreeMap<String, Value>,
-        ignored: &Ignored,
     ) -> BTreeMap<String, Value> {
         let mut after = desired;
         // What the live system chooses when unset (a minted name, the default VPC) is known after apply.
@@ -271,23 +268,36 @@ impl Planner<'_> {
             }
         }
         if schema.taggable {
-            after.insert(
-                "tags".to_owned(),
-                self.new_object_tags(address, configured, ignored),
+            self.insert_tags(
+                &mut after,
+                self.new_object_tags(res, address, configured),
+                false,
             );
         }
         after
     }
 
-    /// The tags a new object of `address` is given, as a value.
+    /// The `tags` and `tags_all` a new object of `address` is given, as values.
     fn new_object_tags(
         &self,
+        res: &Resource,
         address: &InstanceAddress,
         configured: &BTreeMap<String, Value>,
-        ignored: &Ignored,
-    ) -> Value {
-        let (tags, _) = self.desired_tags(address, configured.get("tags"), None, &ignored.tags);
-        tags_value(&tags, configured.get("tags"))
+    ) -> TagSides {
+        let (tags, _) =
+            self.desired_tags(address, configured.get(TAGS_ALL), None, &BTreeSet::new());
+        self.planned_tag_sides(res, &tags, configured, None, &BTreeSet::new())
+    }
+
+    /// Sets `tags` and `tags_all` of one side of a change. Unset `tags` is left out of a new object
+    /// (as the plan text shows no null attribute of a create) and null on the other side of a change.
+    fn insert_tags(&self, side: &mut BTreeMap<String, Value>, tags: TagSides, existing: bool) {
+        match (tags.tags, existing) {
+            (Some(t), _) => side.insert("tags".to_owned(), t),
+            (None, true) => side.insert("tags".to_owned(), Value::Null),
+            (None, false) => side.remove("tags"),
+        };
+        side.insert(TAGS_ALL.to_owned(), tags.all);
     }
 
     /// The attributes but the tags of an existing object, before and after, with the changed and forcing
@@ -306,7 +316,7 @@ impl Planner<'_> {
         before.insert("id".to_owned(), Value::from(prior.id.clone()));
         let mut after = BTreeMap::new();
         for (name, attr) in &schema.attributes {
-            if name == "tags" {
+            if name == "tags" || name == TAGS_ALL {
                 continue;
             }
             let live = prior.attribute(name).cloned();
@@ -360,33 +370,41 @@ impl Planner<'_> {
         (before, after)
     }
 
-    /// The tags of an existing object, before and after, and their change.
+    /// The tags of an existing object, before and after (`tags` and `tags_all`), with their change noted
+    /// on `change`. `tags_all` changes with the tags the object carries; `tags` also changes where the
+    /// configured map differs from the live one (a default tag's change is a change of `tags_all` alone).
     fn diff_tags(
         &self,
+        res: &Resource,
         change: &mut ResourceChange,
-        before: &mut BTreeMap<String, Value>,
-        after: &mut BTreeMap<String, Value>,
         configured: &BTreeMap<String, Value>,
         prior: &LiveObject,
         ignored: &Ignored,
-    ) {
+    ) -> (TagSides, TagSides) {
         let (tags, tag_change) = self.desired_tags(
             &change.address,
-            configured.get("tags"),
+            configured.get(TAGS_ALL),
             Some(&prior.tags),
             &ignored.tags,
         );
-        before.insert(
-            "tags".to_owned(),
-            tags_value(&text_values(&prior.tags), configured.get("tags")),
+        let live = self.live_tag_sides(
+            res,
+            &prior.tags,
+            configured.get("tags"),
+            configured.get(TAGS_ALL),
         );
+        let planned = self.planned_tag_sides(res, &tags, configured, Some(&live), &ignored.tags);
         // A tag whose value is known only after apply is a change too: apply sets it then.
         let unknown = tags.values().any(Value::is_unknown);
-        after.insert("tags".to_owned(), tags_value(&tags, configured.get("tags")));
-        if !tag_change.is_empty() || unknown {
+        let all_changed = !tag_change.is_empty() || unknown;
+        if all_changed && tags_differ(live.tags.as_ref(), planned.tags.as_ref()) {
             change.changed.push("tags".to_owned());
         }
+        if all_changed {
+            change.changed.push(TAGS_ALL.to_owned());
+        }
         change.tag_change = tag_change;
+        (live, planned)
     }
 
     /// The action of a change to an existing object: a replace when an attribute forces it (the new
@@ -394,11 +412,11 @@ impl Planner<'_> {
     /// when only markers do), nothing otherwise.
     fn decide_action(
         &self,
+        res: &Resource,
         change: &mut ResourceChange,
         after: &mut BTreeMap<String, Value>,
         schema: &ResourceTypeSchema,
         configured: &BTreeMap<String, Value>,
-        ignored: &Ignored,
         order: ReplaceOrder,
     ) {
         let requested = self.options.replace.contains(&change.address);
@@ -420,21 +438,19 @@ impl Planner<'_> {
                 }
             }
             if schema.taggable {
-                after.insert(
-                    "tags".to_owned(),
-                    self.new_object_tags(&change.address, configured, ignored),
-                );
+                let tags = self.new_object_tags(res, &change.address, configured);
+                self.insert_tags(after, tags, true);
             }
         } else if !change.changed.is_empty() {
             change.action = Action::Update;
             let unknown_tags = after
-                .get("tags")
+                .get(TAGS_ALL)
                 .and_then(Value::as_map)
                 .into_iter()
                 .flatten()
                 .filter(|(_, v)| v.is_unknown())
                 .map(|(k, _)| k);
-            let only_markers = change.changed == ["tags"]
+            let only_markers = change.changed == [TAGS_ALL]
                 && change
                     .tag_change
                     .set

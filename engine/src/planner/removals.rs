@@ -10,6 +10,7 @@ use admission::marker;
 use admission::{BlockAddress, Code, Diagnostic, Slot, Value};
 use projection::{Projection, Removal, UndeclaredAction};
 use provider::ResourceTypeSchema;
+use provider::schema::TAGS_ALL;
 use provider::{AdmissionPath, LiveObject};
 
 use super::PlanMode;
@@ -104,7 +105,11 @@ impl Planner<'_> {
         let mut before = object.attributes.clone();
         before.insert("id".to_owned(), Value::from(object.id.clone()));
         if !object.tags.is_empty() {
-            before.insert("tags".to_owned(), string_map(&object.tags));
+            before.insert(
+                "tags".to_owned(),
+                string_map(&marker::non_marker_tags(&object.tags)),
+            );
+            before.insert(TAGS_ALL.to_owned(), string_map(&object.tags));
         }
         hide_in_delete(&mut before, self.schema(&o.type_name), hidden);
         let slot = object
@@ -172,7 +177,7 @@ impl Planner<'_> {
             let Some(after) = &c.after else { continue };
             for (name, v) in after.iter().filter(|(_, v)| v.contains_sensitive()) {
                 let hidden = out.entry(c.address.block().clone()).or_default();
-                if name != "tags" {
+                if name != "tags" && name != TAGS_ALL {
                     hidden.attributes.insert(name.clone());
                 } else if v.is_sensitive() {
                     hidden.all_tags = true;
@@ -210,23 +215,25 @@ fn hide_in_delete(
         }
     }
     let Some(h) = hidden else { return };
-    let Some(tags) = before.remove("tags") else {
-        return;
-    };
-    let tags = if h.all_tags {
-        tags.sensitive()
-    } else {
-        match tags {
-            Value::Map(m) => Value::Map(
-                m.into_iter()
-                    .map(|(k, v)| {
-                        let marked = h.tag_keys.contains(&k);
-                        (k, v.mark_sensitive_if(marked))
-                    })
-                    .collect(),
-            ),
-            other => other,
-        }
-    };
-    before.insert("tags".to_owned(), tags);
+    for name in ["tags", TAGS_ALL] {
+        let Some(tags) = before.remove(name) else {
+            continue;
+        };
+        let tags = if h.all_tags {
+            tags.sensitive()
+        } else {
+            match tags {
+                Value::Map(m) => Value::Map(
+                    m.into_iter()
+                        .map(|(k, v)| {
+                            let marked = h.tag_keys.contains(&k);
+                            (k, v.mark_sensitive_if(marked))
+                        })
+                        .collect(),
+                ),
+                other => other,
+            }
+        };
+        before.insert(name.to_owned(), tags);
+    }
 }

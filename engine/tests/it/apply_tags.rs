@@ -5,8 +5,9 @@ use expect_test::expect;
 
 use crate::support::{Bench, diagnostics, json, live_tags, text};
 
-/// The `tags` line of the plan text for `address` (the line after its resource header holding `tags`).
-fn tags_line(plan_text: &str, address: &str) -> String {
+/// The `tags_all` line of the plan text for `address` (the line after its resource header holding
+/// `tags_all`: every tag, markers included).
+fn tags_all_line(plan_text: &str, address: &str) -> String {
     let header = format!("# {address} ");
     plan_text
         .lines()
@@ -14,7 +15,7 @@ fn tags_line(plan_text: &str, address: &str) -> String {
         .find(|l| {
             l.trim_start()
                 .trim_start_matches(['+', '~', ' '])
-                .starts_with("tags ")
+                .starts_with("tags_all ")
         })
         .map(|l| l.trim().to_owned())
         .unwrap_or_default()
@@ -60,8 +61,8 @@ async fn tag_unknown_at_plan_time_is_planned_unknown_and_created_with_its_value(
     let world = Bench::empty();
     let plan = world.plan(SUBNET_TAGGED_WITH_VPC).await;
     // Unknown, not the text of the placeholder; numbers and bools are converted as for `map(string)`.
-    expect![[r#"+ tags                    = { Name = "a", Public = "false", Rank = "5", VpcId = (known after apply), tofu-address = "aws_subnet.a", tofu-estate = "acme" }"#]]
-        .assert_eq(&tags_line(&text(&plan), "aws_subnet.a"));
+    expect![[r#"+ tags_all                = { Name = "a", Public = "false", Rank = "5", VpcId = (known after apply), tofu-address = "aws_subnet.a", tofu-estate = "acme" }"#]]
+        .assert_eq(&tags_all_line(&text(&plan), "aws_subnet.a"));
     let unknown = after_unknown(&json(&plan), "aws_subnet.a");
     assert!(
         unknown.contains(&"tags.VpcId".to_owned()),
@@ -92,8 +93,8 @@ resource "aws_vpc" "peer" {
 }
 "#;
     let plan = world.plan(&config).await;
-    expect![[r#"~ tags                    = { Name = "a", Public = "false", Rank = "5", VpcId = "vpc-00000001", tofu-address = "aws_subnet.a", tofu-estate = "acme" } -> { Name = "a", Peer = (known after apply), Public = "false", Rank = "5", VpcId = "vpc-00000001", tofu-address = "aws_subnet.a", tofu-estate = "acme" }"#]]
-        .assert_eq(&tags_line(&text(&plan), "aws_subnet.a"));
+    expect![[r#"~ tags_all                = { Name = "a", Public = "false", Rank = "5", VpcId = "vpc-00000001", tofu-address = "aws_subnet.a", tofu-estate = "acme" } -> { Name = "a", Peer = (known after apply), Public = "false", Rank = "5", VpcId = "vpc-00000001", tofu-address = "aws_subnet.a", tofu-estate = "acme" }"#]]
+        .assert_eq(&tags_all_line(&text(&plan), "aws_subnet.a"));
     assert_eq!(
         plan.summary().to_string(),
         "Plan: 1 to add, 1 to change, 0 to destroy."
@@ -134,8 +135,8 @@ async fn ignored_tag_keeps_its_live_value_and_absence_through_apply() {
         ]}"#,
     );
     let plan = world.plan(VPC_IGNORING_NAME).await;
-    expect![[r#"~ tags                 = { Env = "dev", Name = "live-name", tofu-address = "aws_vpc.main", tofu-estate = "acme" } -> { Env = "prod", Name = "live-name", tofu-address = "aws_vpc.main", tofu-estate = "acme" }"#]]
-        .assert_eq(&tags_line(&text(&plan), "aws_vpc.main"));
+    expect![[r#"~ tags_all             = { Env = "dev", Name = "live-name", tofu-address = "aws_vpc.main", tofu-estate = "acme" } -> { Env = "prod", Name = "live-name", tofu-address = "aws_vpc.main", tofu-estate = "acme" }"#]]
+        .assert_eq(&tags_all_line(&text(&plan), "aws_vpc.main"));
     let outcome = world.apply(plan).await;
     assert_eq!(diagnostics(&outcome), "", "the apply succeeds");
     expect![[r#"
@@ -189,8 +190,8 @@ resource "aws_subnet" "this" {
 "#;
     let plan = world.plan(config).await;
     // The tag the configuration adds is the only change: the marker stays as the object carries it.
-    expect![[r#"~ tags                    = { tofu-address = "aws_subnet.this:alice.smith", tofu-estate = "acme" } -> { Team = "net", tofu-address = "aws_subnet.this:alice.smith", tofu-estate = "acme" }"#]]
-        .assert_eq(&tags_line(&text(&plan), r#"aws_subnet.this["alice.smith"]"#));
+    expect![[r#"~ tags_all                = { tofu-address = "aws_subnet.this:alice.smith", tofu-estate = "acme" } -> { Team = "net", tofu-address = "aws_subnet.this:alice.smith", tofu-estate = "acme" }"#]]
+        .assert_eq(&tags_all_line(&text(&plan), r#"aws_subnet.this["alice.smith"]"#));
     let outcome = world.apply(plan).await;
     assert_eq!(diagnostics(&outcome), "", "the apply succeeds");
     expect![[r#"
@@ -234,8 +235,8 @@ output "id" {
 "#;
     let plan = world.plan(config).await;
     assert_eq!(
-        tags_line(&text(&plan), "aws_vpc.main"),
-        "+ tags                 = { Stamp = (known after apply), tofu-address = \"aws_vpc.main\", tofu-estate = \"acme\" }"
+        tags_all_line(&text(&plan), "aws_vpc.main"),
+        "+ tags_all             = { Stamp = (known after apply), tofu-address = \"aws_vpc.main\", tofu-estate = \"acme\" }"
     );
     let outcome = world.apply(plan).await;
     assert_eq!(diagnostics(&outcome), "");

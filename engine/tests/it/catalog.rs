@@ -210,9 +210,9 @@ fn required_computed_sensitive_and_residue_follow_the_contract() {
         assert_eq!(got, *want, "{ty}");
     }
     let computed: &[(&str, &[&str])] = &[
-        ("aws_s3_bucket", &["arn", "id"]),
+        ("aws_s3_bucket", &["arn", "id", "tags_all"]),
         ("aws_iam_access_key", &["id", "secret"]),
-        ("aws_eip", &["id", "public_ip"]),
+        ("aws_eip", &["id", "public_ip", "tags_all"]),
         ("aws_route", &["id"]),
         ("random_id", &["b64_url", "dec", "hex", "id"]),
         ("terraform_data", &["id", "output"]),
@@ -350,7 +350,7 @@ fn desired_values_take_defaults_and_leave_unset_tags_unmanaged() {
         ("cidr_block".to_owned(), Value::from("10.0.1.0/24")),
     ]
     .into();
-    expect![[r#"{ arn = (known after apply), availability_zone = "us-east-1a", cidr_block = "10.0.1.0/24", id = (known after apply), map_public_ip_on_launch = false, vpc_id = (known after apply) }"#]]
+    expect![[r#"{ arn = (known after apply), availability_zone = "us-east-1a", cidr_block = "10.0.1.0/24", id = (known after apply), map_public_ip_on_launch = false, tags_all = (known after apply), vpc_id = (known after apply) }"#]]
         .assert_eq(&Value::Map(subnet.desired(&configured, "us-east-1")).to_string());
     let key = c.get("aws_iam_access_key").unwrap();
     let desired = key.desired(
@@ -476,5 +476,45 @@ fn inline_sets_and_values_the_provider_chooses_follow_the_contract() {
     assert_eq!(
         group.desired(&named, "eu-west-1")["name"],
         Value::from("web")
+    );
+}
+
+#[test]
+fn taggable_types_have_tags_and_a_computed_tags_all_and_untaggable_ones_have_neither() {
+    let c = contract();
+    let mut taggable = Vec::new();
+    let mut untaggable = Vec::new();
+    for schema in c.iter() {
+        let tags = schema.attribute("tags");
+        let all = schema.attribute("tags_all");
+        if schema.taggable {
+            assert!(
+                tags.is_some_and(|a| !a.is_computed()),
+                "{}",
+                schema.type_name
+            );
+            assert!(all.is_some_and(|a| a.is_computed()), "{}", schema.type_name);
+            taggable.push(schema.type_name.as_str());
+        } else {
+            assert!(
+                tags.is_none() && all.is_none(),
+                "{} has tags without being taggable",
+                schema.type_name
+            );
+            untaggable.push(schema.type_name.as_str());
+        }
+    }
+    assert!(taggable.contains(&"aws_vpc") && taggable.contains(&"aws_s3_bucket"));
+    assert_eq!(
+        untaggable,
+        [
+            "aws_eip_association",
+            "aws_iam_access_key",
+            "aws_route",
+            "aws_route_table_association",
+            "aws_s3_bucket_versioning",
+            "random_id",
+            "terraform_data"
+        ]
     );
 }

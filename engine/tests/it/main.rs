@@ -22,6 +22,7 @@ mod plan_document;
 mod plan_inline_sets;
 mod plan_secrets;
 mod plan_shapes;
+mod plan_tags_all;
 mod record_lineage;
 mod replace_gaps;
 mod slot_marks;

@@ -163,10 +163,17 @@ resource "aws_s3_bucket" "logs" {
     let c = &change(&doc, "aws_s3_bucket.logs")["change"];
     assert_eq!(c["after"]["tags"]["Purpose"], "logs");
     assert_eq!(c["after"]["tags"]["Owner"], Json::Null);
-    assert_eq!(c["after_sensitive"], json!({ "tags": { "Owner": true } }));
+    // `tags_all` holds the configured tags too (and the markers, in the clear).
+    assert_eq!(
+        c["after_sensitive"],
+        json!({ "tags": { "Owner": true }, "tags_all": { "Owner": true } })
+    );
+    assert_eq!(c["after"]["tags_all"]["Owner"], Json::Null);
+    assert_eq!(c["after"]["tags_all"]["tofu-estate"], "acme");
+    assert!(c["after"]["tags"].get("tofu-estate").is_none());
     assert_eq!(
         c["after_unknown"],
-        json!({ "arn": true, "id": true, "tags": {} })
+        json!({ "arn": true, "id": true, "tags": {}, "tags_all": {} })
     );
     assert_eq!(c["before_sensitive"], false);
     assert_eq!(doc["variables"]["owner"], json!({ "value": null }));

@@ -96,10 +96,10 @@ async fn plan_inline_sets_a_table_is_created_with_its_inline_routes() {
     expect![[r#"
         aws_route_table.public will be created
           + resource "aws_route_table" "public" {
-              + arn    = (known after apply)
-              + id     = (known after apply)
-              + tags   = { tofu-address = "aws_route_table.public", tofu-estate = "acme" }
-              + vpc_id = (known after apply)
+              + arn      = (known after apply)
+              + id       = (known after apply)
+              + tags_all = { tofu-address = "aws_route_table.public", tofu-estate = "acme" }
+              + vpc_id   = (known after apply)
 
               + route {
                   + cidr_block           = "0.0.0.0/0"
@@ -139,8 +139,8 @@ async fn plan_inline_sets_a_route_not_declared_is_removed_and_the_plan_says_why(
 
           # aws_route_table.public will be updated in place
           ~ resource "aws_route_table" "public" {
-                id     = "rtb-00000001"
-                # (3 unchanged attributes hidden)
+                id       = "rtb-00000001"
+                # (4 unchanged attributes hidden)
 
               - route { # not declared: the configured `route` blocks are the whole set
                   - cidr_block           = "10.99.0.0/16"
@@ -228,7 +228,7 @@ async fn plan_inline_sets_an_unnamed_group_is_named_by_the_provider_and_loses_th
               + id          = (known after apply)
               + name        = (known after apply)
               + name_prefix = (known after apply)
-              + tags        = { tofu-address = "aws_security_group.web", tofu-estate = "acme" }
+              + tags_all    = { tofu-address = "aws_security_group.web", tofu-estate = "acme" }
               + vpc_id      = (known after apply)
 
               + ingress {

@@ -39,6 +39,10 @@ use crate::value::{Type, Value};
 pub use block::{BlockSchema, Nesting};
 pub use lifecycle::{DestroyArguments, DestroyMode, RefusedArgument};
 
+/// The computed attribute of every taggable type that holds every tag the object carries or will carry:
+/// the configured `tags`, the provider configuration's default tags and the ownership markers.
+pub const TAGS_ALL: &str = "tags_all";
+
 /// The default an optional attribute takes when the configuration leaves it unset.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum DefaultValue {
@@ -387,8 +391,9 @@ impl ResourceTypeSchema {
         self
     }
 
-    /// The same schema, taggable: adds `tags` (optional, `{}`, updated in place); `in_tagging_index` says
-    /// whether the tagging API sees the type.
+    /// The same schema, taggable: adds `tags` (optional, `{}`, updated in place) and the computed
+    /// `tags_all` (every tag the object carries, provider default tags and ownership markers included, as
+    /// the AWS provider v5 has it); `in_tagging_index` says whether the tagging API sees the type.
     pub fn taggable(mut self, in_tagging_index: bool) -> ResourceTypeSchema {
         self.taggable = true;
         self.in_tagging_index = in_tagging_index;
@@ -396,6 +401,10 @@ impl ResourceTypeSchema {
             "tags",
             Type::Map(Box::new(Type::String)),
             Value::empty_map(),
+        ))
+        .with_attribute(AttributeSchema::computed(
+            TAGS_ALL,
+            Type::Map(Box::new(Type::String)),
         ))
     }
 

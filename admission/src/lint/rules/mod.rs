@@ -15,4 +15,5 @@ mod lifecycle;
 mod references;
 mod settings;
 mod tag_keys;
+mod tag_settings;
 mod types;
