@@ -3,6 +3,8 @@
 #[cfg(feature = "aws")]
 mod aws_e2e;
 #[cfg(feature = "aws")]
+mod aws_e2e_ec2;
+#[cfg(feature = "aws")]
 mod aws_e2e_iam_logs;
 #[cfg(feature = "aws")]
 mod aws_engine;
@@ -12,6 +14,8 @@ mod aws_errors;
 mod aws_fake;
 #[cfg(feature = "aws")]
 mod aws_provider;
+#[cfg(feature = "aws")]
+mod aws_provider_ec2;
 #[cfg(feature = "aws")]
 mod aws_provider_iam_logs;
 mod bench_scenarios;
