@@ -336,7 +336,7 @@ fn aws_e2e_network_converges_at_a_known_cost_and_leaves_foreign_objects_alone() 
         applied.last_line(),
         "Apply complete! Resources: 0 added, 0 changed, 7 destroyed."
     );
-    assert_eq!(vpc_ids(&emu, &ec2), [foreign.vpc.clone()]);
+    assert_eq!(vpc_ids(&emu, &ec2), vec![foreign.vpc.clone()]);
     assert!(
         foreign_intact(&emu, &ec2, &foreign),
         "the foreign VPC, subnet and group survive every apply, untagged"
