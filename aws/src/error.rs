@@ -1,7 +1,7 @@
 //! How the AWS provider names what went wrong: an SDK failure of one API operation becomes a
 //! [`ProviderError`] whose kind means the same as on every other provider (throttled and server errors are
 //! retryable, a denial names the missing permission, a missing bucket is not found, a taken name already
-//! exists, a non-empty bucket is a dependency violation), plus the construction error of the provider itself.
+//! exists, a non-empty bucket or a VPC with subnets is a dependency violation), plus the construction error of the provider itself.
 //!
 //! This module only classifies; it must never retry, sleep, log or decide what a caller does next.
 
@@ -51,6 +51,10 @@ fn kind_of(
     if code.starts_with("Throttl") {
         return K::Throttled;
     }
+    // EC2 names each missing kind of object (`InvalidVpcID.NotFound`, `InvalidRoute.NotFound`, ...).
+    if code.ends_with(".NotFound") {
+        return K::NotFound;
+    }
     match code {
         "SlowDown"
         | "TooManyRequestsException"
@@ -59,7 +63,9 @@ fn kind_of(
         | "RequestThrottledException"
         | "ProvisionedThroughputExceededException" => return K::Throttled,
         "RequestTimeout" | "RequestTimeoutException" => return K::TimedOut,
-        "AccessDenied" | "AccessDeniedException" | "Forbidden" | "AllAccessDisabled" => {
+        "AccessDenied" | "AccessDeniedException" | "Forbidden" | "AllAccessDisabled"
+        // EC2's denial.
+        | "UnauthorizedOperation" => {
             let permission = permission_in(message).unwrap_or_else(|| permission_of(operation));
             return K::AccessDenied {
                 permission: permission.to_owned(),
@@ -76,14 +82,25 @@ fn kind_of(
         "BucketAlreadyExists"
         | "BucketAlreadyOwnedByYou"
         | "EntityAlreadyExists"
-        | "ResourceAlreadyExistsException" => return K::AlreadyExists,
+        | "ResourceAlreadyExistsException"
+        // EC2: a group name taken in the VPC, a destination the table routes already, a subnet with a
+        // table, a gateway attached already.
+        | "InvalidGroup.Duplicate"
+        | "RouteAlreadyExists"
+        | "Resource.AlreadyAssociated" => return K::AlreadyExists,
         // A non-empty bucket; a role with policies attached or a user with keys or policies.
-        "BucketNotEmpty" | "DeleteConflict" => return K::DependencyViolation,
+        // EC2: a VPC with subnets, a subnet with an association, a group in use, an attached gateway.
+        "BucketNotEmpty" | "DeleteConflict" | "DependencyViolation" => {
+            return K::DependencyViolation;
+        }
         "InternalError"
         | "InternalServiceException"
         | "ServiceUnavailable"
         | "ServiceFailure"
-        | "ServiceUnavailableException" => {
+        | "ServiceUnavailableException"
+        // EC2's server-side failures.
+        | "Unavailable"
+        | "InternalFailure" => {
             return K::ServerError;
         }
         // Another change of the same object is under way (IAM, CloudWatch Logs): waiting fixes it.

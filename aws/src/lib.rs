@@ -1,7 +1,9 @@
 //! The real AWS provider: [`AwsProvider`] serves `aws_s3_bucket` and `aws_s3_bucket_versioning` through
 //! the provider protocol with `aws-sdk-s3` and `aws-sdk-resourcegroupstagging`, `aws_iam_role`,
-//! `aws_iam_user` and `aws_iam_access_key` with `aws-sdk-iam` (feature `iam`), and
-//! `aws_cloudwatch_log_group` with `aws-sdk-cloudwatchlogs` (feature `logs`), so the engine plans and
+//! `aws_iam_user` and `aws_iam_access_key` with `aws-sdk-iam` (feature `iam`),
+//! `aws_cloudwatch_log_group` with `aws-sdk-cloudwatchlogs` (feature `logs`), and the network types
+//! `aws_vpc`, `aws_subnet`, `aws_security_group`, `aws_internet_gateway`, `aws_route_table`, `aws_route`,
+//! `aws_route_table_association` and `aws_eip` with `aws-sdk-ec2` (feature `ec2`), so the engine plans and
 //! applies against an AWS account (or a local emulator) exactly as it does against the simulated cloud.
 //! The schemas are the shared catalog's (`awscatalog`), and a read returns the same ids, attributes and
 //! tags as the simulated cloud's, so a configuration plans the same on both.
@@ -55,9 +57,43 @@
 //! | update a log group | a read, then `logs:AssociateKmsKey` (or `logs:DisassociateKmsKey`) when the KMS key differs, `logs:PutRetentionPolicy` (or `logs:DeleteRetentionPolicy` for 0) when the retention differs, `logs:TagResource` / `logs:UntagResource` for the tag change |
 //! | tags-only update of a log group | `logs:DescribeLogGroups` (its ARN), `logs:TagResource` for keys set, `logs:UntagResource` for keys removed |
 //! | delete a log group | `logs:DeleteLogGroup` |
+//! | list VPCs (one page of 1000, with tags) | `ec2:DescribeVpcs`, then 2 × `ec2:DescribeVpcAttribute` per VPC listed (DNS support, DNS hostnames) |
+//! | read a VPC | `ec2:DescribeVpcs`, 2 × `ec2:DescribeVpcAttribute` |
+//! | create a VPC | `ec2:CreateVpc` (its tags in the call), `ec2:ModifyVpcAttribute` per DNS setting that differs from AWS's default |
+//! | update a VPC | a read, `ec2:ModifyVpcAttribute` per DNS setting that differs, the tag change as below |
+//! | list subnets, security groups, internet gateways (one page of 1000, with tags) | `ec2:DescribeSubnets`, `ec2:DescribeSecurityGroups`, `ec2:DescribeInternetGateways` |
+//! | list route tables (one page of 100, with tags, routes and associations inline) | `ec2:DescribeRouteTables` |
+//! | list elastic IPs (one answer, with tags) | `ec2:DescribeAddresses` |
+//! | read a subnet, a security group, a gateway, a route table, an elastic IP | its `Describe*` with the id |
+//! | read a route or an association (by identity or id) | `ec2:DescribeRouteTables` |
+//! | create a subnet | `ec2:CreateSubnet` (tags in the call), `ec2:ModifySubnetAttribute` when `map_public_ip_on_launch` |
+//! | create a security group | `ec2:CreateSecurityGroup` (tags in the call), `ec2:DescribeSecurityGroups` when the answer carries no ARN (the emulator) |
+//! | create an internet gateway | `ec2:CreateInternetGateway` (tags in the call), `ec2:AttachInternetGateway` when `vpc_id` is set |
+//! | create a route table, a route, an association, an elastic IP | `ec2:CreateRouteTable` (tags in the call), `ec2:CreateRoute`, `ec2:AssociateRouteTable`, `ec2:AllocateAddress` (tags in the call) |
+//! | update a subnet | a read, `ec2:ModifySubnetAttribute` when it differs, the tag change |
+//! | update a gateway's VPC | a read, `ec2:DetachInternetGateway` (when attached), `ec2:AttachInternetGateway` (when set), the tag change |
+//! | update a route's gateway | `ec2:ReplaceRoute` |
+//! | update a security group, a route table, an elastic IP (tags only: the rest forces replacement) | a read, the tag change |
+//! | tags-only update of an EC2 object | `ec2:CreateTags` for keys set, `ec2:DeleteTags` for keys removed |
+//! | delete a VPC, subnet, security group, route table, route, association, elastic IP | `ec2:DeleteVpc`, `ec2:DeleteSubnet`, `ec2:DeleteSecurityGroup`, `ec2:DeleteRouteTable`, `ec2:DeleteRoute`, `ec2:DisassociateRouteTable`, `ec2:ReleaseAddress` |
+//! | delete an internet gateway | `ec2:DescribeInternetGateways`, `ec2:DetachInternetGateway` when attached, `ec2:DeleteInternetGateway` |
 //!
-//! The tagging sweep asks for the services of the types it serves (`s3`, and `logs` with the feature
-//! `logs`), so one sweep page covers buckets and log groups alike.
+//! The tagging sweep asks for the services of the types it serves (`s3`, `logs` with the feature
+//! `logs`, and the EC2 resource types `ec2:vpc`, `ec2:subnet`, `ec2:security-group`,
+//! `ec2:internet-gateway`, `ec2:route-table` and `ec2:elastic-ip` with the feature `ec2`), so one sweep
+//! page covers buckets, log groups and networks alike.
+//!
+//! EC2. The network types are owned by their markers, written in the create call itself
+//! (`TagSpecifications`), so no object ever exists unmarked; each has one unfiltered, paged `Describe*`
+//! listing (foreign objects included) whose answer carries the tags, and routes and associations come
+//! inline from `DescribeRouteTables`. The objects AWS makes by itself are left out of every listing: the
+//! default VPC and its default subnets, each VPC's main route table and `default` security group, every
+//! table's `local` route and main association (a read by id still finds them). `Invalid…ID.NotFound` is an
+//! absence on a read and not found everywhere else; `DependencyViolation` is a dependency violation;
+//! `InvalidGroup.Duplicate`, `RouteAlreadyExists` and `Resource.AlreadyAssociated` are already exists;
+//! `UnauthorizedOperation` is access denied; `RequestLimitExceeded` is throttling. An internet gateway
+//! is detached from its VPC before its delete. `aws_eip_association` is in the schemas with no admission
+//! path, and every call of it is refused.
 //!
 //! IAM. Roles, users and access keys are global and outside the tagging API: roles and users are found by
 //! name (their tags come with `GetRole` / `GetUser`, and go into `CreateRole` / `CreateUser` so that they
@@ -102,6 +138,8 @@
 //! This crate talks to AWS and translates; it must never keep state between calls beyond its clients and
 //! its call counts, never retry on its own, and never return an absence for a look that failed.
 
+#[cfg(feature = "ec2")]
+mod ec2;
 mod error;
 #[cfg(feature = "iam")]
 mod iam;
@@ -123,6 +161,11 @@ use provider::{
 };
 use provider::{Catalog, LiveObject, Provider};
 
+#[cfg(feature = "ec2")]
+pub use ec2::{
+    EIP, EIP_ASSOCIATION, INTERNET_GATEWAY, ROUTE, ROUTE_TABLE, ROUTE_TABLE_ASSOCIATION,
+    SECURITY_GROUP, SUBNET, VPC,
+};
 pub use error::AwsError;
 
 /// The bucket type this provider serves.
@@ -151,6 +194,21 @@ const SERVED: &[&str] = &[
     #[cfg(feature = "logs")]
     LOG_GROUP,
 ];
+
+/// Whether this build serves `type_name`: the types above, and the EC2 types with the feature `ec2`.
+fn is_served(type_name: &str) -> bool {
+    #[cfg(feature = "ec2")]
+    if is_ec2(type_name) {
+        return true;
+    }
+    SERVED.contains(&type_name)
+}
+
+/// Whether `type_name` is one of the EC2 types, served with the feature `ec2`.
+#[cfg(feature = "ec2")]
+fn is_ec2(type_name: &str) -> bool {
+    ec2::TYPES.contains(&type_name)
+}
 
 /// How a new bucket gets its tags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -203,6 +261,8 @@ pub struct AwsProvider {
     iam: aws_sdk_iam::Client,
     #[cfg(feature = "logs")]
     logs: aws_sdk_cloudwatchlogs::Client,
+    #[cfg(feature = "ec2")]
+    ec2: aws_sdk_ec2::Client,
     region: String,
     bucket_tagging: BucketTagging,
 }
@@ -259,6 +319,8 @@ impl AwsProvider {
             iam: aws_sdk_iam::Client::new(&shared),
             #[cfg(feature = "logs")]
             logs: aws_sdk_cloudwatchlogs::Client::new(&shared),
+            #[cfg(feature = "ec2")]
+            ec2: aws_sdk_ec2::Client::new(&shared),
             region,
             bucket_tagging,
         })
@@ -282,11 +344,12 @@ impl AwsProvider {
 }
 
 /// The types this provider serves, with the schemas of the contract's catalog: the two S3 types, the
-/// three IAM types with the feature `iam` and the log group with the feature `logs`.
+/// three IAM types with the feature `iam`, the log group with the feature `logs` and the nine EC2 types
+/// (`aws_eip_association`, whose calls are all refused, included) with the feature `ec2`.
 pub fn catalog() -> Catalog {
     awscatalog::catalog()
         .iter()
-        .filter(|s| SERVED.contains(&s.type_name.as_str()))
+        .filter(|s| is_served(&s.type_name))
         .cloned()
         .collect()
 }
@@ -367,6 +430,8 @@ impl Provider for AwsProvider {
             IAM_ACCESS_KEY => self.list_access_keys(call, &request).await,
             #[cfg(feature = "logs")]
             LOG_GROUP => self.list_log_groups(call, &request).await,
+            #[cfg(feature = "ec2")]
+            other if is_ec2(other) => self.list_ec2(call, &request).await,
             other => Err(unsupported("list", other)),
         }
     }
@@ -388,6 +453,8 @@ impl Provider for AwsProvider {
             IAM_ACCESS_KEY => self.create_access_key(call, &request).await,
             #[cfg(feature = "logs")]
             LOG_GROUP => self.create_log_group(call, &request).await,
+            #[cfg(feature = "ec2")]
+            other if is_ec2(other) => self.create_ec2(call, &request).await,
             other => Err(unsupported("create", other)),
         }
     }
@@ -409,6 +476,8 @@ impl Provider for AwsProvider {
             IAM_ACCESS_KEY => self.update_access_key(call, &request).await,
             #[cfg(feature = "logs")]
             LOG_GROUP => self.update_log_group(call, &request).await,
+            #[cfg(feature = "ec2")]
+            other if is_ec2(other) => self.update_ec2(call, &request).await,
             other => Err(unsupported("update", other)),
         }
     }
@@ -431,6 +500,8 @@ impl Provider for AwsProvider {
             IAM_ACCESS_KEY => self.delete_access_key(call, id).await,
             #[cfg(feature = "logs")]
             LOG_GROUP => self.delete_log_group(call, id).await,
+            #[cfg(feature = "ec2")]
+            other if is_ec2(other) => self.delete_ec2(call, other, id).await,
             other => Err(unsupported("delete", other)),
         }
     }
@@ -460,6 +531,10 @@ impl Provider for AwsProvider {
         #[cfg(feature = "iam")]
         if type_name == IAM_ACCESS_KEY {
             return self.read_access_key(call, identity).await;
+        }
+        #[cfg(feature = "ec2")]
+        if is_ec2(type_name) {
+            return self.read_ec2(call, type_name, identity).await;
         }
         // Every other type served is read by the one identity argument that is also its id.
         let argument = match type_name {
@@ -497,6 +572,8 @@ impl Provider for AwsProvider {
             IAM_ACCESS_KEY => self.read_access_key_by_id(call, id).await,
             #[cfg(feature = "logs")]
             LOG_GROUP => self.read_log_group(call, id).await,
+            #[cfg(feature = "ec2")]
+            other if is_ec2(other) => self.read_ec2_by_id(call, other, id).await,
             other => Err(unsupported("read", other)),
         }
     }
@@ -536,6 +613,8 @@ impl Provider for AwsProvider {
             )),
             #[cfg(feature = "logs")]
             LOG_GROUP => self.change_log_group_tags(call, id, &change).await,
+            #[cfg(feature = "ec2")]
+            other if is_ec2(other) => self.change_ec2_tags(call, other, id, &change).await,
             other => Err(unsupported("update_tags", other)),
         }
     }

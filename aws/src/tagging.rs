@@ -3,7 +3,8 @@
 //! the engine knows.
 //!
 //! Only the types this provider serves are asked for (`s3` for buckets, `logs` for log groups with the
-//! feature `logs`); an ARN it cannot map (an S3 access point, a log destination, a type it does not serve)
+//! feature `logs`, `ec2:vpc`, `ec2:subnet`, `ec2:security-group`, `ec2:internet-gateway`,
+//! `ec2:route-table` and `ec2:elastic-ip` with the feature `ec2`); an ARN it cannot map (an S3 access point, a log destination, a type it does not serve)
 //! is left out of the page, never guessed. This module must never filter
 //! by tags itself: the API does, and its index may lag (a deleted bucket can still be returned).
 
@@ -21,6 +22,25 @@ const INDEXED: &[(&str, &str)] = &[
     #[cfg(feature = "logs")]
     (super::LOG_GROUP, "logs"),
 ];
+
+/// Every indexed type with its resource type filter: the ones above, and the EC2 types with the feature
+/// `ec2`, asked for by exact resource type (`ec2:vpc`), as the service `ec2` holds far more.
+fn indexed() -> impl Iterator<Item = (&'static str, &'static str)> {
+    let ec2: &[(&str, &str, &str)] = {
+        #[cfg(feature = "ec2")]
+        {
+            super::ec2::INDEXED
+        }
+        #[cfg(not(feature = "ec2"))]
+        {
+            &[]
+        }
+    };
+    INDEXED
+        .iter()
+        .copied()
+        .chain(ec2.iter().map(|(t, filter, _)| (*t, *filter)))
+}
 
 const GET_RESOURCES: &str = "tagging:GetResources";
 
@@ -49,6 +69,10 @@ fn resource_of_arn(arn: &str) -> Option<(&'static str, String)> {
     if is_bucket {
         return Some((BUCKET, resource.to_owned()));
     }
+    #[cfg(feature = "ec2")]
+    if service == "ec2" {
+        return super::ec2::resource_of_arn(resource);
+    }
     #[cfg(feature = "logs")]
     if service == "logs"
         && let Some(name) = resource.strip_prefix("log-group:")
@@ -69,10 +93,9 @@ impl AwsProvider {
         query: &TagQuery,
     ) -> Result<TaggedPage, ProviderError> {
         // Only the indexed types asked for (all of them when none is named); asking for none costs nothing.
-        let services: Vec<String> = INDEXED
-            .iter()
+        let services: Vec<String> = indexed()
             .filter(|(t, _)| query.type_names.is_empty() || query.type_names.iter().any(|q| q == t))
-            .map(|(_, service)| (*service).to_owned())
+            .map(|(_, service)| service.to_owned())
             .collect();
         if services.is_empty() {
             return Ok(TaggedPage::default());

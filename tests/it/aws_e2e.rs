@@ -54,6 +54,13 @@ impl Emulator {
         }
     }
 
+    /// The same emulator seen from another account: S3 calls (the record bucket) go through `config`'s
+    /// credentials from here on.
+    pub(crate) fn in_account(mut self, config: &aws_config::SdkConfig) -> Emulator {
+        self.client = aws_sdk_s3::Client::from_conf(staterecord::s3::s3_config(config).build());
+        self
+    }
+
     /// A fresh record bucket that meets the bucket contract, with versioning set to `versioning`.
     pub(crate) fn record_bucket(&self, versioning: BucketVersioningStatus) -> String {
         let client = &self.client;

@@ -386,7 +386,7 @@ async fn aws_errors_bucket_listings_page_by_continuation_token() {
 }
 
 #[tokio::test]
-async fn aws_errors_tagging_pages_map_bucket_and_log_group_arns_and_skip_the_rest() {
+async fn aws_errors_tagging_pages_map_bucket_log_group_and_ec2_arns_and_skip_the_rest() {
     let fake = FakeAws::start(vec![Answer::json(
         200,
         r#"{"PaginationToken":"","ResourceTagMappingList":[
@@ -394,6 +394,8 @@ async fn aws_errors_tagging_pages_map_bucket_and_log_group_arns_and_skip_the_res
             {"ResourceARN":"arn:aws:s3:eu-west-1:123456789012:accesspoint/ap","Tags":[{"Key":"tofu-estate","Value":"acme"}]},
             {"ResourceARN":"arn:aws-cn:s3:::acme-china","Tags":[{"Key":"tofu-estate","Value":"acme"}]},
             {"ResourceARN":"arn:aws:ec2:eu-west-1:123456789012:vpc/vpc-1","Tags":[{"Key":"tofu-estate","Value":"acme"}]},
+            {"ResourceARN":"arn:aws:ec2:eu-west-1:123456789012:instance/i-1","Tags":[{"Key":"tofu-estate","Value":"acme"}]},
+            {"ResourceARN":"arn:aws:ec2:eu-west-1:123456789012:elastic-ip/eipalloc-1","Tags":[{"Key":"tofu-estate","Value":"acme"}]},
             {"ResourceARN":"arn:aws:logs:eu-west-1:123456789012:log-group:/acme/app","Tags":[{"Key":"tofu-estate","Value":"acme"}]},
             {"ResourceARN":"arn:aws:logs:eu-west-1:123456789012:destination:acme-dest","Tags":[{"Key":"tofu-estate","Value":"acme"}]}
         ]}"#,
@@ -424,6 +426,8 @@ async fn aws_errors_tagging_pages_map_bucket_and_log_group_arns_and_skip_the_res
         [
             ("aws_s3_bucket", "acme-logs"),
             ("aws_s3_bucket", "acme-china"),
+            ("aws_vpc", "vpc-1"),
+            ("aws_eip", "eipalloc-1"),
             ("aws_cloudwatch_log_group", "/acme/app")
         ]
     );
@@ -438,7 +442,16 @@ async fn aws_errors_tagging_pages_map_bucket_and_log_group_arns_and_skip_the_res
         serde_json::json!({
             "TagFilters": [{"Key": "tofu-estate", "Values": ["acme"]}],
             "ResourcesPerPage": 100,
-            "ResourceTypeFilters": ["s3", "logs"]
+            "ResourceTypeFilters": [
+                "s3",
+                "logs",
+                "ec2:vpc",
+                "ec2:subnet",
+                "ec2:security-group",
+                "ec2:internet-gateway",
+                "ec2:route-table",
+                "ec2:elastic-ip",
+            ]
         })
     );
 
@@ -447,7 +460,7 @@ async fn aws_errors_tagging_pages_map_bucket_and_log_group_arns_and_skip_the_res
         .tagged_resources(
             &Call::unrecorded(),
             TagQuery {
-                type_names: vec!["aws_vpc".to_owned()],
+                type_names: vec!["aws_instance".to_owned()],
                 ..TagQuery::default()
             },
         )

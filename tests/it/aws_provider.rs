@@ -171,13 +171,13 @@ async fn aws_provider_refuses_a_type_it_does_not_serve() {
         BucketTagging::AfterCreate
     );
     let err = provider
-        .list(&Call::unrecorded(), ListRequest::all("aws_vpc"))
+        .list(&Call::unrecorded(), ListRequest::all("aws_instance"))
         .await
         .unwrap_err();
     assert_eq!(err.kind, ProviderErrorKind::Unsupported);
     assert_eq!(
         err.to_string(),
-        "list: unsupported: the AWS provider does not serve aws_vpc"
+        "list: unsupported: the AWS provider does not serve aws_instance"
     );
 }
 
@@ -656,7 +656,7 @@ async fn aws_provider_counts_each_api_call_by_operation() {
         .unwrap_err();
     // A type it does not serve costs nothing.
     provider
-        .list(&Call::unrecorded(), ListRequest::all("aws_vpc"))
+        .list(&Call::unrecorded(), ListRequest::all("aws_instance"))
         .await
         .unwrap_err();
 

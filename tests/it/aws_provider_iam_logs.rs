@@ -55,18 +55,27 @@ fn counts<const N: usize>(pairs: [(&str, u64); N]) -> BTreeMap<String, u64> {
 }
 
 #[tokio::test]
-async fn aws_provider_serves_the_s3_iam_and_logs_types_with_the_catalogs_schemas() {
+async fn aws_provider_serves_the_s3_iam_logs_and_ec2_types_with_the_catalogs_schemas() {
     let provider = setup().await;
     let served: Vec<String> = provider.schemas().type_names().map(str::to_owned).collect();
     assert_eq!(
         served,
         [
             "aws_cloudwatch_log_group",
+            "aws_eip",
+            "aws_eip_association",
             "aws_iam_access_key",
             "aws_iam_role",
             "aws_iam_user",
+            "aws_internet_gateway",
+            "aws_route",
+            "aws_route_table",
+            "aws_route_table_association",
             "aws_s3_bucket",
             "aws_s3_bucket_versioning",
+            "aws_security_group",
+            "aws_subnet",
+            "aws_vpc",
         ]
     );
     let catalog = awscatalog::catalog();

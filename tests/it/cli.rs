@@ -536,10 +536,12 @@ fn cli_validate_checks_types_against_the_provider_the_configuration_selects() {
     // The simulated cloud serves VPCs.
     let sim = Dir::with_config(&format!("live {{\n  estate = \"v\"\n}}\n\n{vpc}"));
     sim.run(&["validate"]).expect_code(0);
-    // The AWS provider serves S3 buckets and their versioning only: validate says so without calling AWS.
-    let aws = Dir::with_config(&format!(
-        "live {{\n  estate = \"v\"\n}}\n\nprovider \"aws\" {{}}\n\n{vpc}"
-    ));
+    // The AWS provider serves VPCs too, and refuses a type it does not serve without calling AWS.
+    let aws_live = "live {\n  estate = \"v\"\n}\n\nprovider \"aws\" {}\n\n";
+    let aws = Dir::with_config(&format!("{aws_live}{vpc}"));
+    aws.run(&["validate"]).expect_code(0);
+    let instance = "resource \"aws_instance\" \"web\" {\n  ami = \"ami-1\"\n}\n";
+    let aws = Dir::with_config(&format!("{aws_live}{instance}"));
     let run = aws.run(&["validate", "--json"]);
     run.expect_code(1);
     let doc = run.json();

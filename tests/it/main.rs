@@ -4,6 +4,8 @@
 mod aws_e2e;
 mod aws_e2e_arguments;
 #[cfg(feature = "aws")]
+mod aws_e2e_ec2;
+#[cfg(feature = "aws")]
 mod aws_e2e_iam_logs;
 #[cfg(feature = "aws")]
 mod aws_engine;
@@ -13,6 +15,8 @@ mod aws_errors;
 mod aws_fake;
 #[cfg(feature = "aws")]
 mod aws_provider;
+#[cfg(feature = "aws")]
+mod aws_provider_ec2;
 #[cfg(feature = "aws")]
 mod aws_provider_iam_logs;
 mod bench_scenarios;
