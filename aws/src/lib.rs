@@ -60,7 +60,7 @@
 //! | list VPCs (one page of 1000, with tags) | `ec2:DescribeVpcs`, then 2 × `ec2:DescribeVpcAttribute` per VPC listed (DNS support, DNS hostnames) |
 //! | read a VPC | `ec2:DescribeVpcs`, 2 × `ec2:DescribeVpcAttribute` |
 //! | create a VPC | `ec2:CreateVpc` (its tags in the call), `ec2:ModifyVpcAttribute` per DNS setting that differs from AWS's default |
-//! | update a VPC | a read, `ec2:ModifyVpcAttribute` per DNS setting that differs, the tag change as below |
+//! | update a VPC | a read, `ec2:ModifyVpcAttribute` per DNS setting that differs, `ec2:ModifyVpcTenancy` when the tenancy differs, the tag change as below |
 //! | list subnets, security groups, internet gateways (one page of 1000, with tags) | `ec2:DescribeSubnets`, `ec2:DescribeSecurityGroups`, `ec2:DescribeInternetGateways` |
 //! | list route tables (one page of 100, with tags, routes and associations inline) | `ec2:DescribeRouteTables` |
 //! | list elastic IPs (one answer, with tags) | `ec2:DescribeAddresses` |

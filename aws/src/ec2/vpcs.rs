@@ -7,7 +7,9 @@
 
 use std::collections::BTreeMap;
 
-use aws_sdk_ec2::types::{AttributeBooleanValue, Filter, ResourceType, Vpc, VpcAttributeName};
+use aws_sdk_ec2::types::{
+    AttributeBooleanValue, Filter, ResourceType, Tenancy, Vpc, VpcAttributeName, VpcTenancy,
+};
 use provider::{
     Call, CreateRequest, ListPage, ListRequest, LiveObject, ProviderError, UpdateRequest, Value,
 };
@@ -23,6 +25,7 @@ const DESCRIBE_VPCS: &str = "ec2:DescribeVpcs";
 const DESCRIBE_VPC_ATTRIBUTE: &str = "ec2:DescribeVpcAttribute";
 const CREATE_VPC: &str = "ec2:CreateVpc";
 const MODIFY_VPC_ATTRIBUTE: &str = "ec2:ModifyVpcAttribute";
+const MODIFY_VPC_TENANCY: &str = "ec2:ModifyVpcTenancy";
 const DELETE_VPC: &str = "ec2:DeleteVpc";
 
 /// A VPC's DNS settings, as the provider's arguments name them.
@@ -58,6 +61,10 @@ impl AwsProvider {
                 ),
                 ("enable_dns_support", Value::Bool(dns.support)),
                 ("enable_dns_hostnames", Value::Bool(dns.hostnames)),
+                (
+                    "instance_tenancy",
+                    Value::from(vpc.instance_tenancy().map_or("default", |t| t.as_str())),
+                ),
                 ("arn", Value::from(arn)),
             ],
             tag_map(vpc.tags()),
@@ -120,6 +127,7 @@ impl AwsProvider {
         &self,
         call: &Call<'_>,
         cidr: &str,
+        tenancy: Option<&str>,
         tags: &BTreeMap<String, String>,
     ) -> Result<Vpc, ProviderError> {
         call.attempt(CREATE_VPC);
@@ -127,6 +135,7 @@ impl AwsProvider {
             .ec2
             .create_vpc()
             .cidr_block(cidr)
+            .set_instance_tenancy(tenancy.map(Tenancy::from))
             .set_tag_specifications(tag_specification(ResourceType::Vpc, tags).map(|t| vec![t]))
             .send()
             .await
@@ -138,6 +147,25 @@ impl AwsProvider {
                 "CreateVpc answered without the VPC",
             )
         })
+    }
+
+    /// Changes the VPC's instance tenancy (AWS changes `dedicated` to `default` only).
+    #[tracing::instrument(skip_all, fields(operation = MODIFY_VPC_TENANCY, id = %id), err)]
+    async fn call_modify_vpc_tenancy(
+        &self,
+        call: &Call<'_>,
+        id: &str,
+        tenancy: &str,
+    ) -> Result<(), ProviderError> {
+        call.attempt(MODIFY_VPC_TENANCY);
+        self.ec2
+            .modify_vpc_tenancy()
+            .vpc_id(id)
+            .instance_tenancy(VpcTenancy::from(tenancy))
+            .send()
+            .await
+            .map_err(|e| from_sdk(MODIFY_VPC_TENANCY, e))?;
+        Ok(())
     }
 
     #[tracing::instrument(skip_all, fields(operation = MODIFY_VPC_ATTRIBUTE, id = %id), err)]
@@ -284,7 +312,10 @@ impl AwsProvider {
         check_names(CREATE_VPC, VPC, attributes)?;
         let cidr = string_attribute(CREATE_VPC, VPC, attributes, "cidr_block")?;
         let desired = DnsSettings::desired(MODIFY_VPC_ATTRIBUTE, attributes)?;
-        let vpc = self.call_create_vpc(call, cidr, &request.tags).await?;
+        let tenancy = attributes.get("instance_tenancy").and_then(Value::as_str);
+        let vpc = self
+            .call_create_vpc(call, cidr, tenancy, &request.tags)
+            .await?;
         let id = vpc.vpc_id().unwrap_or_default().to_owned();
         let defaults = DnsSettings {
             support: true,
@@ -326,6 +357,14 @@ impl AwsProvider {
                 == Some(true),
         };
         self.modify_dns(call, &request.id, current, desired).await?;
+        if let Some(tenancy) = attributes.get("instance_tenancy").and_then(Value::as_str)
+            && vpc.attribute("instance_tenancy").and_then(Value::as_str) != Some(tenancy)
+        {
+            self.call_modify_vpc_tenancy(call, &request.id, tenancy)
+                .await?;
+            vpc.attributes
+                .insert("instance_tenancy".to_owned(), Value::from(tenancy));
+        }
         vpc.attributes.insert(
             "enable_dns_support".to_owned(),
             Value::Bool(desired.support),
