@@ -81,7 +81,7 @@ pub use diag::{Code, Diagnostic, Severity, SourcePos};
 pub use error::Error;
 pub use eval::{
     AllUnknown, ConditionOutcome, EvalError, Evaluator, ImpureValues, Instance, ModuleContext,
-    ResourceResolver, SENSITIVE_MESSAGE,
+    ResourceResolver, SENSITIVE_MESSAGE, UnknownPerSchema,
 };
 pub use lint::{
     EstateSource, ExpandedInstance, IdentityValue, LintInput, Linted, OutsideEstate, Sources,

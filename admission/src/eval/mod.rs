@@ -79,6 +79,15 @@ pub trait ResourceResolver {
         let _ = (type_name, name, key, attr);
         None
     }
+
+    /// Whether the attribute `attr` of every instance of `type_name` is sensitive: a reference the resolver
+    /// leaves unknown (`None`) is then marked, so that an output or a condition that reads a secret the
+    /// provider will choose (an access key's `secret`) is treated as sensitive before the secret exists.
+    /// The default knows no schema and says `false`.
+    fn sensitive_attribute(&self, type_name: &str, attr: &str) -> bool {
+        let _ = (type_name, attr);
+        false
+    }
 }
 
 impl ResourceResolver for BTreeMap<BlockAddress, Value> {
@@ -95,6 +104,24 @@ pub struct AllUnknown;
 impl ResourceResolver for AllUnknown {
     fn resolve(&self, _type_name: &str, _name: &str) -> Option<Value> {
         None
+    }
+}
+
+/// Resolves every resource to an unknown value, as [`AllUnknown`], marked sensitive where the catalog's
+/// schema says the attribute read is: what the lint sees of resources before anything is planned.
+#[derive(Debug, Clone, Copy)]
+pub struct UnknownPerSchema<'a>(pub &'a ::provider::Catalog);
+
+impl ResourceResolver for UnknownPerSchema<'_> {
+    fn resolve(&self, _type_name: &str, _name: &str) -> Option<Value> {
+        None
+    }
+
+    fn sensitive_attribute(&self, type_name: &str, attr: &str) -> bool {
+        self.0
+            .get(type_name)
+            .and_then(|schema| schema.attributes.get(attr))
+            .is_some_and(|a| a.sensitive)
     }
 }
 

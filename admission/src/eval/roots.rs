@@ -245,18 +245,22 @@ impl Evaluator<'_> {
         let Some(resolver) = self.resources else {
             return Err(not_static(type_name, block, rest, loc));
         };
+        // A block the resolver leaves unknown is still read with its schema's sensitivity.
+        let secret =
+            first_attribute(rest).is_some_and(|a| resolver.sensitive_attribute(type_name, a));
         if let Some((Step::Index(e), after)) = rest.split_first() {
             // One member: ask for it alone before building the block.
             let key = self.eval_in(e, inst, b, d)?;
             let (plain, marked) = key.clone().unmark();
             let (v, after) = match member(resolver, type_name, block, &plain, after) {
                 Some((v, after)) => (v.mark_sensitive_if(marked), after),
-                None => {
-                    let whole = resolver
-                        .resolve(type_name, block)
-                        .unwrap_or_else(Value::unknown);
-                    (index(whole, key, &e.loc)?, after)
-                }
+                None => match resolver.resolve(type_name, block) {
+                    Some(whole) => (index(whole, key, &e.loc)?, after),
+                    None => (
+                        index(Value::unknown(), key, &e.loc)?.mark_sensitive_if(secret),
+                        after,
+                    ),
+                },
             };
             return self.apply_steps(v, after, loc, inst, b, d);
         }
@@ -264,10 +268,20 @@ impl Evaluator<'_> {
             Some(v) => self.apply_steps(v, rest, loc, inst, b, d),
             None => {
                 // Still evaluate index expressions, so that their own errors are reported.
-                self.apply_steps(Value::unknown(), rest, loc, inst, b, d)
+                let v = self.apply_steps(Value::unknown(), rest, loc, inst, b, d)?;
+                Ok(v.mark_sensitive_if(secret))
             }
         }
     }
+}
+
+/// The first attribute a reference's steps read after the block (`secret` in `aws_iam_access_key.k[0].secret`
+/// and in `aws_iam_access_key.k[*].secret`).
+fn first_attribute(steps: &[Step]) -> Option<&str> {
+    steps.iter().find_map(|s| match s {
+        Step::Attr(a) => Some(a.as_str()),
+        _ => None,
+    })
 }
 
 /// One member of `type_name.block` (the member's key `plain`, unmarked) as the resolver gives it alone,

@@ -76,7 +76,7 @@ pub(crate) struct BlockFacts<'r> {
 
 impl<'r> BlockFacts<'r> {
     fn new(
-        cx: &Lint<'_, '_>,
+        cx: &Lint<'_, '_, '_>,
         res: &Resource,
         schema: &'r ResourceTypeSchema,
         path: AdmissionPath,
@@ -136,7 +136,7 @@ fn reads_repetition(expr: &Expr) -> bool {
     found
 }
 
-impl Lint<'_, '_> {
+impl Lint<'_, '_, '_> {
     /// Lints one resource block and returns its declared instances.
     pub(crate) fn resource(&mut self, res: &Resource) -> Vec<ExpandedInstance> {
         let Some((schema, path, block)) = self.admitted_type(res) else {

@@ -25,7 +25,7 @@ use crate::config::{
     Config, Expr, SourceFile, VariableInputs, VariableMode, parse_config, resolve_variables_for,
 };
 use crate::diag::{Code, Diagnostic};
-use crate::eval::{AllUnknown, Evaluator, Instance, ModuleContext};
+use crate::eval::{Evaluator, Instance, ModuleContext, UnknownPerSchema};
 use crate::value::Value;
 use ::provider::Catalog;
 
@@ -214,10 +214,11 @@ fn check_in(sources: &Sources<'_>, catalog: &Catalog, mode: VariableMode) -> (Co
 
 /// Lints a configuration; see the module documentation for the rules.
 pub fn lint(input: &LintInput<'_>) -> Linted {
+    let unplanned = UnknownPerSchema(input.catalog);
     let mut cx = Lint {
         input,
         statics: Evaluator::new(input.config, input.variables),
-        dynamic: Evaluator::with_resources(input.config, input.variables, &AllUnknown),
+        dynamic: Evaluator::with_resources(input.config, input.variables, &unplanned),
         diags: Vec::new(),
     };
     let estate = cx.estate();
@@ -281,16 +282,17 @@ fn sorted(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
 }
 
 /// The context every rule works in: what is judged, the two evaluators and the diagnostics so far.
-struct Lint<'i, 'a> {
+struct Lint<'i, 'a, 'r> {
     input: &'i LintInput<'a>,
     /// Evaluates as discovery must, before any read: a resource reference is an error.
     statics: Evaluator<'a>,
-    /// Evaluates as the plan will, with every resource attribute unknown.
-    dynamic: Evaluator<'a>,
+    /// Evaluates as the plan will, with every resource attribute unknown (sensitive where the schema
+    /// says so).
+    dynamic: Evaluator<'r>,
     diags: Vec<Diagnostic>,
 }
 
-impl Lint<'_, '_> {
+impl Lint<'_, '_, '_> {
     /// Whether this is `validate`, where what is not known is left to the plan.
     fn validating(&self) -> bool {
         self.input.mode == VariableMode::Validate

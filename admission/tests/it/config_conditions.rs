@@ -347,6 +347,51 @@ output "plain" {
 }
 
 #[test]
+fn config_conditions_an_output_of_a_sensitive_resource_attribute_must_say_so() {
+    // An access key's `secret` is sensitive in the provider's schema: an output of it is refused before
+    // the key exists, as Terraform refuses it, however the instance is reached.
+    plan_lint(
+        r#"
+resource "aws_iam_user" "ci" {
+  name = "ci"
+}
+resource "aws_iam_access_key" "ci" {
+  user = aws_iam_user.ci.name
+}
+resource "aws_iam_access_key" "many" {
+  count = 2
+  user  = aws_iam_user.ci.name
+}
+output "secret" {
+  value = aws_iam_access_key.ci.secret
+}
+output "in_a_map" {
+  value = { id = aws_iam_access_key.ci.id, secret = aws_iam_access_key.ci.secret }
+}
+output "one_of_many" {
+  value = aws_iam_access_key.many[1].secret
+}
+output "all_of_many" {
+  value = aws_iam_access_key.many[*].secret
+}
+output "declared" {
+  value     = aws_iam_access_key.ci.secret
+  sensitive = true
+}
+output "key_id" {
+  value = aws_iam_access_key.ci.id
+}
+"#,
+        &[],
+        expect![[r#"
+            sensitive-output main.tf:15:1: output `secret` refers to sensitive values
+            sensitive-output main.tf:18:1: output `in_a_map` refers to sensitive values
+            sensitive-output main.tf:21:1: output `one_of_many` refers to sensitive values
+            sensitive-output main.tf:24:1: output `all_of_many` refers to sensitive values"#]],
+    );
+}
+
+#[test]
 fn config_conditions_lifecycle_conditions_and_triggers_are_checked_for_references() {
     plan_lint(
         r#"

@@ -25,7 +25,7 @@ pub(crate) fn all_indices_fit(block: &BlockAddress, repetitions: &Repetitions) -
     }
 }
 
-impl Lint<'_, '_> {
+impl Lint<'_, '_, '_> {
     /// Reports `address` (shown as `text`) when it is too long for the address tags once escaped.
     pub(crate) fn address_length(&mut self, res: &Resource, address: &InstanceAddress, text: &str) {
         let escaped = marker::escape_address_with(address, KeyGrammar::Current);

@@ -14,7 +14,7 @@ use crate::value::Value;
 
 const FIX: &str = "fix the arguments to match the resource type's schema";
 
-impl Lint<'_, '_> {
+impl Lint<'_, '_, '_> {
     /// Reports every way the `configured` arguments of the instance `text` of `res` break `schema`.
     pub(crate) fn arguments(
         &mut self,

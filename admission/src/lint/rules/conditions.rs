@@ -12,7 +12,7 @@ use crate::eval::Instance;
 use crate::lint::Lint;
 use crate::value::Value;
 
-impl Lint<'_, '_> {
+impl Lint<'_, '_, '_> {
     /// The conditions and references of every resource's `lifecycle`, output and check block.
     pub(crate) fn conditions(&mut self) {
         let config = self.input.config;

@@ -11,7 +11,7 @@ use crate::eval::Instance;
 use crate::lint::{Lint, OutsideEstate};
 use crate::marker::Estate;
 
-impl Lint<'_, '_> {
+impl Lint<'_, '_, '_> {
     /// The estate from the `live` block and from outside: absent, conflicting or malformed names are
     /// errors.
     pub(crate) fn estate(&mut self) -> Option<String> {

@@ -17,7 +17,7 @@ use crate::schema::ResourceTypeSchema;
 use crate::value::Value;
 use ::provider::AdmissionPath;
 
-impl Lint<'_, '_> {
+impl Lint<'_, '_, '_> {
     /// The block-level identity rules: the `count.index` injectivity rule.
     pub(crate) fn identity_rules(
         &mut self,

@@ -12,7 +12,7 @@ use crate::config::Resource;
 use crate::diag::{Code, Diagnostic};
 use crate::lint::Lint;
 
-impl Lint<'_, '_> {
+impl Lint<'_, '_, '_> {
     /// Every standalone resource whose parent argument names a declared parent with the inline set of the
     /// same entries declared.
     pub(crate) fn inline_and_standalone(&mut self) {

@@ -10,7 +10,7 @@ use crate::diag::{Code, Diagnostic};
 use crate::lint::Lint;
 use crate::marker::MARKER_PREFIX;
 
-impl Lint<'_, '_> {
+impl Lint<'_, '_, '_> {
     /// `ignore_changes` may not name a marker tag key.
     pub(crate) fn lifecycle(&mut self, res: &Resource) {
         let IgnoreChanges::Paths(paths) = &res.lifecycle.ignore_changes else {

@@ -7,7 +7,7 @@ use crate::config::{Expr, Repetition, Resource};
 use crate::diag::{Code, Diagnostic};
 use crate::lint::Lint;
 
-impl Lint<'_, '_> {
+impl Lint<'_, '_, '_> {
     /// A resource's `provider` meta-argument names a declared configuration of the type's own provider
     /// (`aws.west` for an `aws_*` type); the default configuration needs no block.
     fn provider_reference(&mut self, res: &Resource) {

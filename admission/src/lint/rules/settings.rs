@@ -7,7 +7,7 @@ use crate::diag::{Code, Diagnostic};
 use crate::eval::Instance;
 use crate::lint::Lint;
 
-impl Lint<'_, '_> {
+impl Lint<'_, '_, '_> {
     /// Every `aws` resource uses provider configurations of one region: liveplan plans one region per
     /// estate, so a resource of `provider = aws.west` in another region than the rest is refused (by
     /// name, before anything is read) instead of being planned in the wrong one.

@@ -9,7 +9,7 @@ use crate::lint::Lint;
 use crate::marker::MARKER_PREFIX;
 use crate::value::Value;
 
-impl Lint<'_, '_> {
+impl Lint<'_, '_, '_> {
     /// Marker tags written by hand, in the evaluated `tags`; reported at the literal key when there is one.
     pub(crate) fn tag_keys(&mut self, tags: &Value, address: &str, expr: &Expr) {
         let Some(map) = tags.as_map() else { return };

@@ -17,7 +17,7 @@ fn prefix_covers_markers(prefix: &str) -> bool {
     MARKER_PREFIX.starts_with(prefix) || prefix.starts_with(MARKER_PREFIX)
 }
 
-impl Lint<'_, '_> {
+impl Lint<'_, '_, '_> {
     /// The tag settings of every `aws` provider block.
     pub(crate) fn tag_settings(&mut self) {
         let config = self.input.config;

@@ -10,7 +10,7 @@ use crate::lint::Lint;
 use crate::schema::ResourceTypeSchema;
 use ::provider::AdmissionPath;
 
-impl<'a> Lint<'_, 'a> {
+impl<'a> Lint<'_, 'a, '_> {
     /// The schema, admission path and address of the block `res`, or `None` once its unknown type,
     /// unadmitted type or malformed address is reported.
     pub(crate) fn admitted_type(
