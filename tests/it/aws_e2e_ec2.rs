@@ -349,3 +349,67 @@ fn aws_e2e_network_converges_at_a_known_cost_and_leaves_foreign_objects_alone() 
         converged.stdout
     );
 }
+
+/// The quickstart of README, with the provider block that sends it to the emulator and nothing else
+/// changed (its names prefixed with the test's own, as `-var name=...` does).
+#[test]
+fn aws_e2e_quickstart_applies_on_the_emulator_and_replans_to_no_changes() {
+    let emu = Emulator::connect("qs");
+    let account = Account::fresh(&emu);
+    let dir = Dir::quickstart();
+    dir.write(
+        "provider.tf",
+        "provider \"aws\" {\n  region = \"us-east-1\"\n}\n",
+    );
+    let name = format!("-var=name={}", emu.name);
+
+    let plan = account.run(&dir, &["plan", "-json", &name]);
+    plan.expect_code(0);
+    assert_eq!(
+        actions(&plan.json()),
+        [
+            "aws_iam_role.deployer create",
+            "aws_internet_gateway.gw create",
+            "aws_route.internet create",
+            "aws_route_table.public create",
+            "aws_route_table_association.public[0] create",
+            "aws_route_table_association.public[1] create",
+            "aws_s3_bucket.artifacts create",
+            "aws_subnet.public[0] create",
+            "aws_subnet.public[1] create",
+            "aws_subnet.public[2] create",
+            "aws_vpc.main create",
+            "random_id.suffix create",
+        ]
+    );
+    let applied = account.run(&dir, &["apply", "-auto-approve", &name]);
+    applied.expect_code(0);
+    assert!(
+        applied
+            .stdout
+            .contains("Apply complete! Resources: 12 added, 0 changed, 0 destroyed."),
+        "{}",
+        applied.stdout
+    );
+    assert!(
+        applied.stdout.contains(&format!(
+            "bucket_arn = \"arn:aws:s3:::{}-artifacts\"",
+            emu.name
+        )),
+        "{}",
+        applied.stdout
+    );
+    assert!(
+        !dir.cloud_file().exists(),
+        "the simulated cloud is not used"
+    );
+
+    let converged = account.run(&dir, &["plan", "-detailed-exitcode", &name]);
+    converged.expect_code(0);
+    assert_eq!(converged.stdout, NO_CHANGES);
+
+    // README's next step: one more subnet is exactly one create.
+    let grown = account.run(&dir, &["plan", "-json", &name, "-var=subnet_count=4"]);
+    grown.expect_code(0);
+    assert_eq!(actions(&grown.json()), ["aws_subnet.public[3] create"]);
+}
