@@ -182,6 +182,10 @@ codes! {
     AmbiguousContentMatch = "ambiguous-content-match", Error;
     /// A list or read failed after retries; the changes that depend on it are withheld.
     DiscoveryIncomplete = "discovery-incomplete", Error;
+    /// A command that reaches AWS found no credentials in the SDK's chain (environment, profile, SSO,
+    /// `credential_process`, web identity, container, instance metadata), or the ones it found could not
+    /// be loaded (an expired SSO session, a failing credential command).
+    NoCredentials = "no-credentials", Error;
     /// A store write lost a compare-and-swap.
     VersionConflict = "version-conflict", Error;
     /// The S3 record bucket fails a required setting.

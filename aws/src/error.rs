@@ -15,6 +15,26 @@ pub enum AwsError {
     /// Neither the configuration, `AWS_REGION` nor the SDK profile names a region.
     #[error("no AWS region is configured: set AWS_REGION or the provider's region")]
     NoRegion,
+    /// The SDK's credential chain found no credentials anywhere it looks.
+    #[error(
+        "no AWS credentials were found; tried: the environment (AWS_ACCESS_KEY_ID and \
+         AWS_SECRET_ACCESS_KEY), the shared config and credentials files for profile `{profile}` (with its \
+         SSO settings and credential_process), web identity (AWS_WEB_IDENTITY_TOKEN_FILE), the container \
+         credentials endpoint and the instance metadata service"
+    )]
+    NoCredentials {
+        /// The profile the chain read (`AWS_PROFILE`, else `default`).
+        profile: String,
+    },
+    /// Credentials are configured but could not be loaded (an expired SSO session, a credential command
+    /// that failed, a profile that does not parse).
+    #[error("the AWS credentials of profile `{profile}` could not be loaded: {detail}")]
+    CredentialsFailed {
+        /// The profile the chain read (`AWS_PROFILE`, else `default`).
+        profile: String,
+        /// What the SDK said.
+        detail: String,
+    },
 }
 
 /// The IAM permission an operation needs, for a denial that does not say it (`s3:HeadBucket` needs

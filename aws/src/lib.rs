@@ -250,6 +250,44 @@ impl Default for AwsProviderConfig {
     }
 }
 
+/// Loads the credentials of `shared` once, so that a machine with none is told so, with the places the
+/// SDK looked, before any call is made: without this check every call of the first plan fails on its own
+/// and reads as a denied permission. The clients load the credentials again through their own cache (a
+/// second `sts:AssumeRole` or credential command run for profiles that use one).
+pub async fn check_credentials(shared: &aws_config::SdkConfig) -> Result<(), AwsError> {
+    use aws_credential_types::provider::ProvideCredentials as _;
+    use aws_credential_types::provider::error::CredentialsError;
+    let profile = std::env::var("AWS_PROFILE")
+        .ok()
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| "default".to_owned());
+    let Some(provider) = shared.credentials_provider() else {
+        return Err(AwsError::NoCredentials { profile });
+    };
+    match provider.provide_credentials().await {
+        Ok(_) => Ok(()),
+        Err(CredentialsError::CredentialsNotLoaded(_)) => Err(AwsError::NoCredentials { profile }),
+        Err(e) => Err(AwsError::CredentialsFailed {
+            profile,
+            detail: causes(&e),
+        }),
+    }
+}
+
+/// An error and its sources as one line, each message once (the credential providers repeat their own).
+fn causes(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut next = Some(e);
+    while let Some(err) = next {
+        let text = err.to_string();
+        if !parts.iter().any(|p| p.contains(text.as_str())) {
+            parts.push(text);
+        }
+        next = err.source();
+    }
+    parts.join(": ")
+}
+
 /// The real AWS provider: S3 buckets and their versioning, discovered in bulk (`ListBuckets`, the tagging
 /// API) and changed with one API call per step, every attempt reported to the call's recorder by
 /// operation name.
@@ -276,6 +314,7 @@ impl AwsProvider {
             config.endpoint_url.clone(),
         )
         .await;
+        check_credentials(&shared).await?;
         AwsProvider::from_sdk_config(&shared, config)
     }
 

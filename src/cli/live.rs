@@ -188,7 +188,7 @@ fn unimplemented_on_aws(inputs: &Inputs) -> Option<Diagnostic> {
 
 #[cfg(feature = "aws")]
 async fn open_aws(region: Option<String>) -> Result<Live, Diagnostic> {
-    use liveplan::aws::{AwsProvider, AwsProviderConfig};
+    use liveplan::aws::{AwsError, AwsProvider, AwsProviderConfig};
     let config = AwsProviderConfig {
         region,
         ..AwsProviderConfig::default()
@@ -199,6 +199,15 @@ async fn open_aws(region: Option<String>) -> Result<Live, Diagnostic> {
             sim: None,
             warnings: Vec::new(),
         }),
+        Err(e @ (AwsError::NoCredentials { .. } | AwsError::CredentialsFailed { .. })) => {
+            Err(Diagnostic::new(
+                Code::NoCredentials,
+                e.to_string(),
+                "sign in as for the AWS CLI: `aws sso login` for an SSO profile, AWS_PROFILE for another \
+                 profile, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; or run the configuration on \
+                 the simulated cloud with --sim FILE",
+            ))
+        }
         Err(e) => Err(Diagnostic::new(
             Code::DiscoveryIncomplete,
             "the aws provider cannot be configured",

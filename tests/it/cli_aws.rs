@@ -198,3 +198,77 @@ resource "aws_s3_bucket" "data" {{
     plan.expect_code(0);
     assert_eq!(actions(&plan.json()), ["aws_s3_bucket.data create"]);
 }
+
+/// `plan` of a configuration with a provider block, on a machine whose SDK chain has `profile` (none when
+/// `None`) and whose config file is `config_file`, with no credentials in the environment.
+fn plan_without_credentials(profile: Option<&str>, config_file: &str) -> crate::cli::Run {
+    let dir = Dir::with_config(
+        "live {\n  estate = \"nocreds\"\n}\n\nprovider \"aws\" {}\n\nresource \"aws_s3_bucket\" \"b\" {\n  bucket = \"lp-nocreds\"\n}\n",
+    );
+    let home = tempfile::tempdir().unwrap();
+    let aws = home.path().join(".aws");
+    std::fs::create_dir_all(&aws).unwrap();
+    std::fs::write(aws.join("config"), config_file).unwrap();
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_liveplan"));
+    cmd.args(["plan", "-C"])
+        .arg(dir.path())
+        .env_remove("AWS_ACCESS_KEY_ID")
+        .env_remove("AWS_SECRET_ACCESS_KEY")
+        .env_remove("AWS_SESSION_TOKEN")
+        .env_remove("AWS_PROFILE")
+        .env_remove("AWS_WEB_IDENTITY_TOKEN_FILE")
+        .env_remove("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")
+        .env_remove("AWS_CONTAINER_CREDENTIALS_FULL_URI")
+        .env("HOME", home.path())
+        .env("AWS_CONFIG_FILE", aws.join("config"))
+        .env("AWS_SHARED_CREDENTIALS_FILE", aws.join("credentials"))
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .stdin(std::process::Stdio::null());
+    if let Some(p) = profile {
+        cmd.env("AWS_PROFILE", p);
+    }
+    crate::cli::Run::from(cmd.output().unwrap())
+}
+
+#[test]
+fn cli_aws_no_credentials_is_one_error_naming_the_sources_tried() {
+    let run = plan_without_credentials(None, "");
+    run.expect_code(1);
+    let errors: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("Error:"))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "Error: no AWS credentials were found; tried: the environment (AWS_ACCESS_KEY_ID and \
+          AWS_SECRET_ACCESS_KEY), the shared config and credentials files for profile `default` (with its \
+          SSO settings and credential_process), web identity (AWS_WEB_IDENTITY_TOKEN_FILE), the container \
+          credentials endpoint and the instance metadata service [no-credentials]"
+        ],
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("`aws sso login`"), "{}", run.stdout);
+    assert!(!run.stdout.contains("access denied"), "{}", run.stdout);
+}
+
+#[test]
+fn cli_aws_a_failing_credential_command_is_no_credentials_with_its_reason() {
+    let run = plan_without_credentials(
+        Some("broken"),
+        "[profile broken]\ncredential_process = /bin/false\nregion = us-east-1\n",
+    );
+    run.expect_code(1);
+    let first = run.stdout.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("Error: the AWS credentials of profile `broken` could not be loaded: ")
+            && first.contains("external process exited with code")
+            && first.ends_with("[no-credentials]"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("access denied"), "{}", run.stdout);
+}
