@@ -413,3 +413,42 @@ fn aws_e2e_quickstart_applies_on_the_emulator_and_replans_to_no_changes() {
     grown.expect_code(0);
     assert_eq!(actions(&grown.json()), ["aws_subnet.public[3] create"]);
 }
+
+/// A security group with no `vpc_id`, as tutorials write it: on both clouds it joins the region's default
+/// VPC and re-plans to `No changes.`; the default VPC is never shown as a foreign object.
+#[test]
+fn aws_e2e_a_security_group_without_a_vpc_joins_the_default_vpc_on_both_clouds() {
+    let emu = Emulator::connect("dvpc");
+    let account = Account::fresh(&emu);
+    let group = format!(
+        "resource \"aws_security_group\" \"web\" {{\n  name = \"{}\"\n}}\n\nresource \"aws_vpc\" \"other\" {{\n  cidr_block = \"10.40.0.0/16\"\n}}\n",
+        emu.name
+    );
+    let live = format!("live {{\n  estate = \"{}\"\n}}\n\n", emu.name);
+    let sim = Dir::with_config(&[live.as_str(), &group].concat());
+    let aws = Dir::with_config(&[live.as_str(), "provider \"aws\" {}\n\n", &group].concat());
+    for (dir, run) in [
+        (
+            &sim,
+            &(|d: &Dir, a: &[&str]| d.run(a)) as &dyn Fn(&Dir, &[&str]) -> Run,
+        ),
+        (&aws, &|d: &Dir, a: &[&str]| account.run(d, a)),
+    ] {
+        let plan = run(dir, &["plan", "-json"]);
+        plan.expect_code(0);
+        let doc = plan.json();
+        assert_eq!(
+            actions(&doc),
+            ["aws_security_group.web create", "aws_vpc.other create"]
+        );
+        assert_eq!(
+            doc["foreign"],
+            json!([]),
+            "the default VPC is no foreign object"
+        );
+        run(dir, &["apply", "-auto-approve"]).expect_code(0);
+        let again = run(dir, &["plan", "-detailed-exitcode"]);
+        again.expect_code(0);
+        assert_eq!(again.stdout, NO_CHANGES);
+    }
+}

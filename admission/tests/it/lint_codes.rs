@@ -184,6 +184,40 @@ fn lint_unsupported_type() {
 }
 
 #[test]
+fn lint_default_types_are_refused_for_taking_over_what_aws_made() {
+    let text = format!(
+        "{LIVE}resource \"aws_default_vpc\" \"d\" {{}}\nresource \"aws_default_security_group\" \"g\" {{\n  vpc_id = \"vpc-1\"\n}}\n"
+    );
+    let files = [SourceFile::new("main.tf", text)];
+    let (_, linted) = check(
+        &admission::Sources::new(&files, &VariableInputs::default()),
+        &crate::contract(),
+    );
+    let details: Vec<(&str, &str)> = linted
+        .diagnostics
+        .iter()
+        .map(|d| (d.code.as_str(), d.detail.as_str()))
+        .collect();
+    assert_eq!(
+        details,
+        [
+            (
+                "unsupported-type",
+                "`aws_default_security_group` takes over the security group AWS made by itself, which \
+                 this estate does not own, and liveplan never changes an object it does not own; refer \
+                 to that object by its id, or declare an `aws_security_group` of the estate's own"
+            ),
+            (
+                "unsupported-type",
+                "`aws_default_vpc` takes over the VPC AWS made by itself, which this estate does not \
+                 own, and liveplan never changes an object it does not own; refer to that object by its \
+                 id, or declare an `aws_vpc` of the estate's own"
+            ),
+        ]
+    );
+}
+
+#[test]
 fn lint_unadmitted_type() {
     lint(
         &format!("{LIVE}resource \"aws_eip_association\" \"a\" {{\n}}\n"),

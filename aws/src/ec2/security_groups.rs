@@ -83,7 +83,7 @@ impl AwsProvider {
         call: &Call<'_>,
         request: &CreateRequest,
         name: &str,
-        vpc_id: &str,
+        vpc_id: Option<&str>,
         description: &str,
     ) -> Result<(String, Option<String>), ProviderError> {
         call.attempt(CREATE_SECURITY_GROUP);
@@ -92,7 +92,7 @@ impl AwsProvider {
             .ec2
             .create_security_group()
             .group_name(name)
-            .vpc_id(vpc_id)
+            .set_vpc_id(vpc_id.map(str::to_owned))
             .description(description)
             .set_tag_specifications(tags.map(|t| vec![t]))
             .send()
@@ -164,8 +164,10 @@ impl AwsProvider {
             .and_then(|g| self.security_group_object(g)))
     }
 
-    /// Creates the group with its tags in the call. The answer is built from the request and the create's
-    /// answer; a server that answers without the ARN (the emulator) costs one `DescribeSecurityGroups`.
+    /// Creates the group with its tags in the call, in the region's default VPC when no `vpc_id` is given
+    /// (as AWS does). The answer is built from the request and the create's answer; a group without a
+    /// `vpc_id` (whose VPC AWS chose) or a server that answers without the ARN (the emulator) costs one
+    /// `DescribeSecurityGroups`.
     pub(super) async fn create_security_group(
         &self,
         call: &Call<'_>,
@@ -175,16 +177,19 @@ impl AwsProvider {
         let attributes = &request.attributes;
         check_names(op, SECURITY_GROUP, attributes)?;
         let name = string_attribute(op, SECURITY_GROUP, attributes, "name")?;
-        let vpc_id = string_attribute(op, SECURITY_GROUP, attributes, "vpc_id")?;
+        let vpc_id = optional_string(op, SECURITY_GROUP, attributes, "vpc_id")?;
         let description = optional_string(op, SECURITY_GROUP, attributes, "description")?
             .unwrap_or(DEFAULT_DESCRIPTION);
         let (id, arn) = self
             .call_create_security_group(call, request, name, vpc_id, description)
             .await?;
-        let arn = match arn {
-            Some(arn) => arn,
-            None => match self.read_security_group(call, &id).await? {
-                Some(group) => group.attribute_str("arn").unwrap_or_default().to_owned(),
+        let (arn, vpc_id) = match (arn, vpc_id) {
+            (Some(arn), Some(vpc_id)) => (arn, vpc_id.to_owned()),
+            _ => match self.read_security_group(call, &id).await? {
+                Some(group) => (
+                    group.attribute_str("arn").unwrap_or_default().to_owned(),
+                    group.attribute_str("vpc_id").unwrap_or_default().to_owned(),
+                ),
                 None => {
                     return Err(ProviderError::not_found(
                         DESCRIBE_SECURITY_GROUPS,

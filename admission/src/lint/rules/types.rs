@@ -20,14 +20,33 @@ impl<'a> Lint<'_, 'a, '_> {
         let block_addr = res.address().to_string();
         let catalog = self.input.catalog;
         let Some(schema) = catalog.get(&res.type_name) else {
+            let detail = match res.type_name.strip_prefix("aws_default_") {
+                // The provider's `aws_default_*` types take over an object AWS made (the default VPC, a
+                // VPC's default security group) without creating it: the estate would change an object
+                // it does not own, which liveplan never does.
+                Some(made) => format!(
+                    "`{}` takes over the {} AWS made by itself, which this estate does not own, and \
+                     liveplan never changes an object it does not own; refer to that object by its id, or \
+                     declare an `aws_{made}` of the estate's own",
+                    res.type_name,
+                    made.split('_')
+                        .map(|w| match w {
+                            "vpc" | "acl" => w.to_uppercase(),
+                            _ => w.to_owned(),
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+                None => format!(
+                    "neither the configured provider nor the engine knows it; the known types are: {}",
+                    catalog.type_names().collect::<Vec<_>>().join(", ")
+                ),
+            };
             self.push(
                 Diagnostic::new(
                     Code::UnsupportedType,
                     format!("resource type `{}` is not supported", res.type_name),
-                    format!(
-                        "neither the configured provider nor the engine knows it; the known types are: {}",
-                        catalog.type_names().collect::<Vec<_>>().join(", ")
-                    ),
+                    detail,
                 )
                 .with_address(&block_addr)
                 .at(res.loc.to_pos()),
