@@ -17,6 +17,7 @@
 mod addresses;
 mod gateways;
 mod route_tables;
+mod rules;
 mod security_groups;
 mod subnets;
 mod vpcs;

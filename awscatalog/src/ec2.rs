@@ -3,7 +3,7 @@
 //! `aws_eip_association`.
 
 use provider::schema::{
-    AttributeSchema, BindMatch, BlockSchema, IdScheme, Nesting, ResourceTypeSchema,
+    AttributeSchema, BindMatch, BlockSchema, IdScheme, Nesting, Normalize, ResourceTypeSchema,
 };
 use provider::{AdmissionPath, Type, Value};
 
@@ -173,7 +173,9 @@ fn security_group_rule() -> BlockSchema {
         .as_attributes()
         .with_attribute(AttributeSchema::required("from_port", Type::Number))
         .with_attribute(AttributeSchema::required("to_port", Type::Number))
-        .with_attribute(AttributeSchema::required("protocol", string()))
+        .with_attribute(
+            AttributeSchema::required("protocol", string()).normalized(Normalize::IpProtocol),
+        )
         .with_attribute(AttributeSchema::optional(
             "cidr_blocks",
             strings(),

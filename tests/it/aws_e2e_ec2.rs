@@ -19,14 +19,14 @@ use crate::aws_e2e::{Emulator, NO_CHANGES, live_block};
 use crate::cli::{Dir, Run, actions};
 
 /// An emulator account of the test's own: its SDK configuration and the environment the CLI runs with.
-struct Account {
-    config: aws_config::SdkConfig,
+pub(crate) struct Account {
+    pub(crate) config: aws_config::SdkConfig,
     env: Vec<(&'static str, String)>,
 }
 
 impl Account {
     /// Assumes a role in a fresh account (moto makes the account on first use).
-    fn fresh(emu: &Emulator) -> Account {
+    pub(crate) fn fresh(emu: &Emulator) -> Account {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap()
@@ -65,7 +65,7 @@ impl Account {
         })
     }
 
-    fn run(&self, dir: &Dir, args: &[&str]) -> Run {
+    pub(crate) fn run(&self, dir: &Dir, args: &[&str]) -> Run {
         let env: Vec<(&str, &str)> = self.env.iter().map(|(k, v)| (*k, v.as_str())).collect();
         dir.run_with_env(args, &env)
     }

@@ -502,7 +502,7 @@ async fn aws_provider_ec2_errors_have_the_protocols_kinds() {
     let first = made(&provider, "aws_security_group", group.clone()).await;
     assert_eq!(
         first.attribute_str("description"),
-        Some("Managed by liveplan")
+        Some("Managed by Terraform")
     );
     let taken = provider
         .create(&c, create("aws_security_group", group))

@@ -8,6 +8,8 @@ mod aws_e2e_ec2;
 #[cfg(feature = "aws")]
 mod aws_e2e_iam_logs;
 #[cfg(feature = "aws")]
+mod aws_e2e_inline;
+#[cfg(feature = "aws")]
 mod aws_engine;
 #[cfg(feature = "aws")]
 mod aws_errors;

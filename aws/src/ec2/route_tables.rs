@@ -1,11 +1,16 @@
 //! Route tables and what comes back inline with them: routes (`aws_route`, id `<table>_<destination>`)
 //! and subnet associations (`aws_route_table_association`, id `rtbassoc-…`). All three are read from
 //! `DescribeRouteTables`; tables are created with their tags in `CreateRouteTable`, routes with
-//! `CreateRoute` (a gateway change is `ReplaceRoute`), associations with `AssociateRouteTable`.
+//! `CreateRoute` (a target change is `ReplaceRoute`), associations with `AssociateRouteTable`. A table's
+//! inline `route` set is the same routes in the provider's shape: declared, a create makes each route
+//! after the table and an update deletes, replaces and creates routes until the table has exactly the
+//! set; not declared, the table's routes are left as they are.
 //!
 //! What AWS makes by itself is left out: each VPC's main route table (from listings of tables), the
 //! `local` route of every table and the main association (everywhere). Routes to other destinations than
 //! an IPv4 CIDR block and gateway associations are not served types, so they are left out too.
+
+use std::collections::BTreeMap;
 
 use aws_sdk_ec2::types::{Filter, ResourceType, Route, RouteTable, RouteTableAssociation};
 use provider::{
@@ -36,6 +41,91 @@ const ROUTE_TABLE_PAGE: i32 = 100;
 /// The gateway of the route AWS adds to every table for the VPC's own range.
 const LOCAL_GATEWAY: &str = "local";
 
+/// What a route points at, as the provider's arguments name it (one target set).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct RouteTarget {
+    gateway_id: Option<String>,
+    network_interface_id: Option<String>,
+}
+
+impl RouteTarget {
+    fn of(route: &Route) -> RouteTarget {
+        RouteTarget {
+            gateway_id: route.gateway_id().map(str::to_owned),
+            network_interface_id: route.network_interface_id().map(str::to_owned),
+        }
+    }
+
+    /// The target a request asks for: its `gateway_id` and `network_interface_id` (`""` is none).
+    fn requested(
+        operation: &str,
+        type_name: &str,
+        attributes: &BTreeMap<String, Value>,
+    ) -> Result<RouteTarget, ProviderError> {
+        let text = |name: &str| match attributes.get(name).map(Value::peel) {
+            Some(Value::String(s)) if s.is_empty() => Ok(None),
+            _ => optional_string(operation, type_name, attributes, name)
+                .map(|s| s.map(str::to_owned)),
+        };
+        Ok(RouteTarget {
+            gateway_id: text("gateway_id")?,
+            network_interface_id: text("network_interface_id")?,
+        })
+    }
+}
+
+/// The routes a table's `route` set asks for, by destination.
+fn wanted_routes(
+    operation: &str,
+    route: &Value,
+) -> Result<BTreeMap<String, RouteTarget>, ProviderError> {
+    let entries: Vec<&Value> = match route.peel() {
+        Value::Set(items) => items.iter().collect(),
+        Value::List(items) => items.iter().collect(),
+        other => {
+            return Err(invalid(
+                operation,
+                format!("{ROUTE_TABLE}.route must be a set of routes, not {other}"),
+            ));
+        }
+    };
+    let mut out = BTreeMap::new();
+    for entry in entries {
+        let Some(fields) = entry.peel().as_map() else {
+            return Err(invalid(
+                operation,
+                format!("{ROUTE_TABLE}.route must hold route objects, not {entry}"),
+            ));
+        };
+        let destination = string_attribute(operation, ROUTE_TABLE, fields, "cidr_block")?;
+        let target = RouteTarget::requested(operation, ROUTE_TABLE, fields)?;
+        out.insert(destination.to_owned(), target);
+    }
+    Ok(out)
+}
+
+/// One route as an entry of its table's `route` set: `""` for a target not set, as the provider reads it.
+fn route_entry(destination: &str, target: &RouteTarget) -> Value {
+    let text = |t: &Option<String>| Value::from(t.as_deref().unwrap_or_default());
+    Value::Map(BTreeMap::from([
+        ("cidr_block".to_owned(), Value::from(destination)),
+        ("gateway_id".to_owned(), text(&target.gateway_id)),
+        (
+            "network_interface_id".to_owned(),
+            text(&target.network_interface_id),
+        ),
+    ]))
+}
+
+/// The routes of a table that a configuration can declare: IPv4 destinations, the `local` route left
+/// out.
+fn declarable_routes(table: &RouteTable) -> impl Iterator<Item = (&str, RouteTarget)> {
+    table.routes().iter().filter_map(|r: &Route| {
+        let destination = r.destination_cidr_block()?;
+        (r.gateway_id() != Some(LOCAL_GATEWAY)).then(|| (destination, RouteTarget::of(r)))
+    })
+}
+
 /// Whether a table is its VPC's main route table.
 fn is_main(table: &RouteTable) -> bool {
     table.associations().iter().any(|a| a.main() == Some(true))
@@ -63,25 +153,33 @@ impl AwsProvider {
     fn route_table_object(&self, table: &RouteTable) -> Option<LiveObject> {
         let id = table.route_table_id()?;
         let arn = self.ec2_arn(table.owner_id().unwrap_or_default(), "route-table", id);
+        let routes = declarable_routes(table)
+            .map(|(destination, target)| route_entry(destination, &target))
+            .collect();
         Some(self.ec2_object(
             ROUTE_TABLE,
             id,
             [
                 ("vpc_id", Value::from(table.vpc_id().unwrap_or_default())),
                 ("arn", Value::from(arn)),
+                ("route", Value::Set(routes)),
             ],
             tag_map(table.tags()),
         ))
     }
 
-    fn route_object(&self, table: &str, destination: &str, gateway: Option<&str>) -> LiveObject {
+    fn route_object(&self, table: &str, destination: &str, target: &RouteTarget) -> LiveObject {
         self.ec2_object(
             ROUTE,
             &route_id(table, destination),
             [
                 ("route_table_id", Value::from(table)),
                 ("destination_cidr_block", Value::from(destination)),
-                ("gateway_id", string_or_null(gateway)),
+                ("gateway_id", string_or_null(target.gateway_id.as_deref())),
+                (
+                    "network_interface_id",
+                    string_or_null(target.network_interface_id.as_deref()),
+                ),
             ],
             Default::default(),
         )
@@ -104,11 +202,8 @@ impl AwsProvider {
         let Some(id) = table.route_table_id() else {
             return Vec::new();
         };
-        let routes = table.routes().iter().filter_map(|r: &Route| {
-            let destination = r.destination_cidr_block()?;
-            (r.gateway_id() != Some(LOCAL_GATEWAY))
-                .then(|| self.route_object(id, destination, r.gateway_id()))
-        });
+        let routes = declarable_routes(table)
+            .map(|(destination, target)| self.route_object(id, destination, &target));
         let associations = table
             .associations()
             .iter()
@@ -187,17 +282,18 @@ impl AwsProvider {
         Ok(())
     }
 
-    /// Creates the route, or with `replace` points the existing one at `gateway` (`ReplaceRoute`).
+    /// Creates the route, or with `replace` points the existing one at `target` (`ReplaceRoute`).
     #[tracing::instrument(skip_all, fields(table = %table, destination = %destination), err)]
     async fn call_put_route(
         &self,
         call: &Call<'_>,
         table: &str,
         destination: &str,
-        gateway: Option<&str>,
+        target: &RouteTarget,
         replace: bool,
     ) -> Result<(), ProviderError> {
-        let gateway = gateway.map(str::to_owned);
+        let gateway = target.gateway_id.clone();
+        let interface = target.network_interface_id.clone();
         if replace {
             call.attempt(REPLACE_ROUTE);
             self.ec2
@@ -205,6 +301,7 @@ impl AwsProvider {
                 .route_table_id(table)
                 .destination_cidr_block(destination)
                 .set_gateway_id(gateway)
+                .set_network_interface_id(interface)
                 .send()
                 .await
                 .map_err(|e| from_sdk(REPLACE_ROUTE, e))?;
@@ -215,6 +312,7 @@ impl AwsProvider {
                 .route_table_id(table)
                 .destination_cidr_block(destination)
                 .set_gateway_id(gateway)
+                .set_network_interface_id(interface)
                 .send()
                 .await
                 .map_err(|e| from_sdk(CREATE_ROUTE, e))?;
@@ -389,6 +487,10 @@ impl AwsProvider {
             &request.attributes,
             "vpc_id",
         )?;
+        let wanted = match request.attributes.get("route") {
+            Some(route) if !route.peel().is_null() => wanted_routes(CREATE_ROUTE, route)?,
+            _ => BTreeMap::new(),
+        };
         let table = self.call_create_route_table(call, request, vpc).await?;
         let mut object = self.route_table_object(&table).ok_or_else(|| {
             ProviderError::new(
@@ -397,11 +499,20 @@ impl AwsProvider {
                 "CreateRouteTable answered without the table's id",
             )
         })?;
+        for (destination, target) in &wanted {
+            self.call_put_route(call, &object.id, destination, target, false)
+                .await?;
+        }
+        let routes = wanted.iter().map(|(d, t)| route_entry(d, t)).collect();
+        object
+            .attributes
+            .insert("route".to_owned(), Value::Set(routes));
         object.tags = request.tags.clone();
         Ok(object)
     }
 
-    /// `vpc_id` forces replacement: reads the table, refuses a change of it and applies the tag change.
+    /// `vpc_id` forces replacement: reads the table, refuses a change of it, makes a declared `route` set
+    /// the table's routes (deletes first, then replaces, then creates) and applies the tag change.
     pub(super) async fn update_route_table(
         &self,
         call: &Call<'_>,
@@ -421,10 +532,52 @@ impl AwsProvider {
             &request.attributes,
             &["vpc_id"],
         )?;
+        if let Some(route) = request
+            .attributes
+            .get("route")
+            .filter(|r| !r.peel().is_null())
+        {
+            let wanted = wanted_routes(CREATE_ROUTE, route)?;
+            self.converge_routes(call, &table, &wanted).await?;
+            let routes = wanted.iter().map(|(d, t)| route_entry(d, t)).collect();
+            table
+                .attributes
+                .insert("route".to_owned(), Value::Set(routes));
+        }
         self.apply_ec2_tags(call, &request.id, &request.tags)
             .await?;
         table.tags = request.tags.applied_to(&table.tags);
         Ok(table)
+    }
+
+    /// Makes the routes of `table` (as last read) exactly `wanted`.
+    async fn converge_routes(
+        &self,
+        call: &Call<'_>,
+        table: &LiveObject,
+        wanted: &BTreeMap<String, RouteTarget>,
+    ) -> Result<(), ProviderError> {
+        let current: BTreeMap<String, RouteTarget> = match table.attribute("route") {
+            Some(route) => wanted_routes(DESCRIBE_ROUTE_TABLES, route)?,
+            None => BTreeMap::new(),
+        };
+        for destination in current.keys().filter(|d| !wanted.contains_key(*d)) {
+            self.call_delete_route(call, &table.id, destination).await?;
+        }
+        for (destination, target) in wanted {
+            match current.get(destination) {
+                Some(now) if now == target => {}
+                Some(_) => {
+                    self.call_put_route(call, &table.id, destination, target, true)
+                        .await?
+                }
+                None => {
+                    self.call_put_route(call, &table.id, destination, target, false)
+                        .await?
+                }
+            }
+        }
+        Ok(())
     }
 
     pub(super) async fn delete_route_table(
@@ -473,10 +626,10 @@ impl AwsProvider {
         let table = string_attribute(CREATE_ROUTE, ROUTE, attributes, "route_table_id")?;
         let destination =
             string_attribute(CREATE_ROUTE, ROUTE, attributes, "destination_cidr_block")?;
-        let gateway = optional_string(CREATE_ROUTE, ROUTE, attributes, "gateway_id")?;
-        self.call_put_route(call, table, destination, gateway, false)
+        let target = RouteTarget::requested(CREATE_ROUTE, ROUTE, attributes)?;
+        self.call_put_route(call, table, destination, &target, false)
             .await?;
-        Ok(self.route_object(table, destination, gateway))
+        Ok(self.route_object(table, destination, &target))
     }
 
     /// Points the route at the gateway asked (`ReplaceRoute`); its table and destination are its id.
@@ -488,7 +641,7 @@ impl AwsProvider {
         let attributes = &request.attributes;
         check_names(REPLACE_ROUTE, ROUTE, attributes)?;
         let (table, destination) = split_route_id(REPLACE_ROUTE, &request.id)?;
-        let current = self.route_object(&table, &destination, None);
+        let current = self.route_object(&table, &destination, &RouteTarget::default());
         refuse_changed(
             REPLACE_ROUTE,
             ROUTE,
@@ -496,10 +649,10 @@ impl AwsProvider {
             attributes,
             &["route_table_id", "destination_cidr_block"],
         )?;
-        let gateway = optional_string(REPLACE_ROUTE, ROUTE, attributes, "gateway_id")?;
-        self.call_put_route(call, &table, &destination, gateway, true)
+        let target = RouteTarget::requested(REPLACE_ROUTE, ROUTE, attributes)?;
+        self.call_put_route(call, &table, &destination, &target, true)
             .await?;
-        Ok(self.route_object(&table, &destination, gateway))
+        Ok(self.route_object(&table, &destination, &target))
     }
 
     pub(super) async fn delete_route(

@@ -320,7 +320,7 @@ async fn plan_inline_sets_declared_egress_is_the_whole_set_and_a_prefix_names_th
 
 #[tokio::test]
 async fn plan_inline_sets_a_group_without_a_vpc_is_refused_where_there_is_no_default_vpc() {
-    let world = Bench::empty();
+    let world = Bench::new(r#"{"resources": [], "default_vpc": false}"#);
     let config = format!(
         "{NETWORK}{}",
         GROUP.replace("  vpc_id = aws_vpc.main.id\n", "  name = \"web\"\n")
@@ -334,6 +334,47 @@ async fn plan_inline_sets_a_group_without_a_vpc_is_refused_where_there_is_no_def
     let outcome = world.apply(plan).await;
     let shown = diagnostics(&outcome);
     assert!(shown.contains("VPCIdNotSpecified"), "{shown}");
+}
+
+#[tokio::test]
+async fn plan_inline_sets_protocols_are_planned_as_the_provider_keeps_them_and_converge() {
+    let world = Bench::empty();
+    let group = r#"
+resource "aws_security_group" "web" {
+  vpc_id = aws_vpc.main.id
+
+  ingress {
+    from_port   = 443
+    to_port     = 443
+    protocol    = "TCP"
+    cidr_blocks = ["0.0.0.0/0"]
+  }
+
+  ingress {
+    from_port   = 53
+    to_port     = 53
+    protocol    = 17
+    cidr_blocks = ["10.0.0.0/8"]
+  }
+}
+"#;
+    let config = format!("{NETWORK}{group}");
+    let plan = world.plan(&config).await;
+    let shown = text(&plan);
+    assert!(shown.contains("+ protocol         = \"tcp\""), "{shown}");
+    assert!(shown.contains("+ protocol         = \"udp\""), "{shown}");
+    assert!(!shown.contains("TCP"), "{shown}");
+    let created = world.apply(plan).await;
+    assert_eq!(diagnostics(&created), "");
+    no_changes(&world, &config).await;
+    // Written as Terraform's `all`, all traffic is `-1`, the form AWS answers.
+    let all = config.replace("protocol    = 17", "protocol    = \"all\"");
+    let plan = world.plan(&all).await;
+    assert!(
+        text(&plan).contains("+ protocol         = \"-1\""),
+        "{}",
+        text(&plan)
+    );
 }
 
 #[tokio::test]

@@ -29,7 +29,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{AttributeMode, AttributeProblem, AttributeSchema, converted};
+use super::{AttributeMode, AttributeProblem, AttributeSchema, RefusedArgument};
 use crate::value::{Type, Value};
 
 /// How the blocks of one type nest in their parent, as Terraform's schemas say it.
@@ -71,7 +71,7 @@ pub struct BlockSchema {
     pub attributes: BTreeMap<String, AttributeSchema>,
     /// Arguments the provider documents for the block but that are not served, by name, each with a note
     /// saying why (`nat_gateway_id`: NAT gateways are not served); writing one is refused by name.
-    pub refused: BTreeMap<String, String>,
+    pub refused: BTreeMap<String, RefusedArgument>,
     /// Terraform's attributes-as-blocks mode (a security group's `ingress`, a route table's `route`): the
     /// blocks may also be written as a list argument, `ingress = []` being the way to say "none".
     pub attributes_as_blocks: bool,
@@ -105,7 +105,11 @@ impl BlockSchema {
 
     /// The same block type with the documented argument `name` refused, `note` saying why.
     pub fn refuse(mut self, name: impl Into<String>, note: impl Into<String>) -> BlockSchema {
-        self.refused.insert(name.into(), note.into());
+        let refusal = RefusedArgument {
+            deprecated: false,
+            note: note.into(),
+        };
+        self.refused.insert(name.into(), refusal);
         self
     }
 
@@ -217,7 +221,7 @@ impl BlockSchema {
                 (Some(v), Some(block), _) => block.desired(v, region),
                 (None, Some(block), _) => block.empty(),
                 (_, None, AttributeMode::Computed) => Value::Unknown(attr.value_type.clone()),
-                (Some(v), None, _) => converted(v, &attr.value_type),
+                (Some(v), None, _) => attr.configured_value(v),
                 (None, None, AttributeMode::Optional(d)) => d.value_in(region),
                 (None, None, AttributeMode::Required) => Value::Null,
             };
@@ -251,11 +255,11 @@ impl BlockSchema {
             match body.peel() {
                 Value::Map(body) => {
                     let mut served = body.clone();
-                    for (arg, note) in &self.refused {
+                    for (arg, refusal) in &self.refused {
                         if served.remove(arg).is_some() {
-                            problems.push(AttributeProblem::NotServed {
+                            problems.push(AttributeProblem::Refused {
                                 name: format!("{name}.{arg}"),
-                                note: note.clone(),
+                                refusal: refusal.clone(),
                             });
                         }
                     }

@@ -28,6 +28,7 @@
 
 mod block;
 mod lifecycle;
+mod normalize;
 
 use std::collections::BTreeMap;
 
@@ -38,6 +39,7 @@ use crate::value::{Type, Value};
 
 pub use block::{BlockSchema, Nesting};
 pub use lifecycle::{DestroyArguments, DestroyMode, RefusedArgument};
+pub use normalize::{Normalize, ip_protocol};
 
 /// The computed attribute of every taggable type that holds every tag the object carries or will carry:
 /// the configured `tags`, the provider configuration's default tags and the ownership markers.
@@ -110,6 +112,8 @@ pub struct AttributeSchema {
     pub allowed: Vec<String>,
     /// For a nested block type, its schema: the configuration writes it as blocks, never as `name = …`.
     pub block: Option<Box<BlockSchema>>,
+    /// How the provider rewrites a configured value before planning it, if it does.
+    pub normalize: Option<Normalize>,
 }
 
 impl AttributeSchema {
@@ -129,6 +133,7 @@ impl AttributeSchema {
             references: None,
             allowed: Vec::new(),
             block: None,
+            normalize: None,
         }
     }
 
@@ -219,6 +224,21 @@ impl AttributeSchema {
     pub fn json_document(mut self) -> AttributeSchema {
         self.comparison = Comparison::JsonDocument;
         self
+    }
+
+    /// The same attribute, its configured value rewritten by `normalize` before it is planned.
+    pub fn normalized(mut self, normalize: Normalize) -> AttributeSchema {
+        self.normalize = Some(normalize);
+        self
+    }
+
+    /// A configured value converted to the attribute's type, then rewritten as the provider rewrites it.
+    pub fn configured_value(&self, value: &Value) -> Value {
+        let value = converted(value, &self.value_type);
+        match self.normalize {
+            Some(n) => n.apply(value),
+            None => value,
+        }
     }
 
     /// The same attribute, holding the id of an object of `type_name`.
@@ -521,7 +541,7 @@ impl ResourceTypeSchema {
                 (Some(v), AttributeMode::Required | AttributeMode::Optional(_)) => {
                     match &attr.block {
                         Some(block) => block.desired(v, region),
-                        None => converted(v, &attr.value_type),
+                        None => attr.configured_value(v),
                     }
                 }
                 (None, AttributeMode::Optional(_)) if attr.name == "tags" && self.taggable => {
@@ -650,9 +670,10 @@ fn converted(value: &Value, ty: &Type) -> Value {
 pub enum AttributeProblem {
     /// The type has no attribute of that name.
     Unknown(String),
-    /// A documented argument of the provider that the type does not implement.
+    /// A documented argument of the provider that the type does not implement (top-level, or in a nested
+    /// block: `route.nat_gateway_id`).
     Refused {
-        /// The argument.
+        /// The argument's path.
         name: String,
         /// Whether it is deprecated, and what to do instead.
         refusal: RefusedArgument,
@@ -681,14 +702,6 @@ pub enum AttributeProblem {
         /// How many were written.
         found: usize,
     },
-    /// An argument the provider documents for a nested block but liveplan does not implement
-    /// (`route.nat_gateway_id`).
-    NotServed {
-        /// The argument's path.
-        name: String,
-        /// Why it is not served, and what to do instead.
-        note: String,
-    },
     /// The value is not one the live system accepts.
     NotAllowed {
         /// The attribute.
@@ -709,7 +722,6 @@ impl AttributeProblem {
             | AttributeProblem::Missing(n)
             | AttributeProblem::NotABlock(n) => n,
             AttributeProblem::NotAllowed { name, .. }
-            | AttributeProblem::NotServed { name, .. }
             | AttributeProblem::Refused { name, .. }
             | AttributeProblem::BlockCount { name, .. }
             | AttributeProblem::WrongType { name, .. } => name,
@@ -761,12 +773,6 @@ impl std::fmt::Display for AttributeProblem {
             },
             AttributeProblem::WrongType { name, why } => {
                 write!(f, "inappropriate value for argument {name:?}: {why}")
-            }
-            AttributeProblem::NotServed { name, note } => {
-                write!(
-                    f,
-                    "liveplan does not implement the argument {name:?}: {note}"
-                )
             }
             AttributeProblem::NotAllowed {
                 name,

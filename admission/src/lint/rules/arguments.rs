@@ -90,16 +90,6 @@ impl Lint<'_, '_, '_> {
                 P::NotAllowed { .. } => {
                     (Code::InvalidArgument, format!("Invalid value: {problem}"))
                 }
-                P::NotServed { name, note } => {
-                    detail = note.clone();
-                    (
-                        Code::UnsupportedConstruct,
-                        format!(
-                            "liveplan does not implement the argument `{name}` of `{}`",
-                            res.type_name
-                        ),
-                    )
-                }
             };
             self.push(
                 Diagnostic::new(code, summary, &detail)
