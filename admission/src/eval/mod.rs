@@ -32,6 +32,7 @@ mod operators;
 mod redact;
 mod roots;
 mod steps;
+mod structural;
 mod template;
 
 use std::cell::{Cell, RefCell};
@@ -380,6 +381,10 @@ pub struct Evaluator<'a> {
     in_template: bool,
     locals: RefCell<BTreeMap<String, EvaluatedLocal>>,
     in_progress: RefCell<BTreeSet<String>>,
+    /// The static types of the locals worked out so far (see [`structural`]).
+    local_types: RefCell<BTreeMap<String, crate::value::Type>>,
+    /// The locals whose static types are being worked out.
+    typing_locals: RefCell<BTreeSet<String>>,
     /// Whether the evaluation under way has read a resource (see [`Evaluator::eval_tracked`]).
     read_resource: Cell<bool>,
 }
@@ -426,6 +431,8 @@ impl<'a> Evaluator<'a> {
             in_template: false,
             locals: RefCell::default(),
             in_progress: RefCell::default(),
+            local_types: RefCell::default(),
+            typing_locals: RefCell::default(),
             read_resource: Cell::new(false),
         }
     }
@@ -445,6 +452,8 @@ impl<'a> Evaluator<'a> {
             in_template: false,
             locals: RefCell::default(),
             in_progress: RefCell::default(),
+            local_types: RefCell::default(),
+            typing_locals: RefCell::default(),
             read_resource: Cell::new(false),
         }
     }
