@@ -139,7 +139,7 @@ impl Evaluator<'_> {
         let declared = match (name, steps.first()) {
             (_, _) if bound => None,
             ("var", Some(Step::Attr(var))) => self.variable_type(var),
-            ("local", Some(Step::Attr(local))) => self.local_type(local, d),
+            ("local", Some(Step::Attr(local))) => self.local_type(local),
             _ => None,
         };
         let t = match declared {
@@ -159,25 +159,9 @@ impl Evaluator<'_> {
         }
     }
 
-    /// The static type of the local `name`'s expression, worked out once (its value is the one the
-    /// evaluator remembers).
-    fn local_type(&self, name: &str, d: usize) -> Option<Type> {
-        if let Some(t) = self.local_types.borrow().get(name) {
-            return Some(t.clone());
-        }
-        let attr = self.config.locals().get(name)?;
-        // A local being typed that reads itself was refused when its value was evaluated; a chain of
-        // locals reading each other stops here.
-        if !self.typing_locals.borrow_mut().insert(name.to_owned()) {
-            return None;
-        }
-        let typed = self.eval_typed(&attr.expr, &Instance::Single, &mut Bindings::new(), d);
-        self.typing_locals.borrow_mut().remove(name);
-        let t = typed.map_or(Type::Any, |(_, t)| t);
-        self.local_types
-            .borrow_mut()
-            .insert(name.to_owned(), t.clone());
-        Some(t)
+    /// The static type of the local `name`'s expression, remembered when its value was evaluated.
+    fn local_type(&self, name: &str) -> Option<Type> {
+        self.local_types.borrow().get(name).cloned()
     }
 
     /// `{ key = value, ... }` as [`Evaluator::eval_object`] evaluates it, with each attribute's type
@@ -341,7 +325,7 @@ fn merge_type(values: &[Value], types: &[Type]) -> Type {
     let Some(first) = types.first() else {
         return Type::Object(BTreeMap::new());
     };
-    if types.iter().any(|t| *t == Type::Any) {
+    if types.contains(&Type::Any) {
         return Type::Any;
     }
     if types.iter().all(|t| t == first) {
