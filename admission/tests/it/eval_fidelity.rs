@@ -244,8 +244,29 @@ const STRUCTURAL: &[Row] = &[
     ),
     ("operators.mdx", "local.names == var.names", "true"),
     ("operators.mdx", "local.pair == {name = \"web\"}", "true"),
-    // Nulls of any types are equal.
+    // Nulls of any types are equal; an unknown stays unknown, a known element does not hide the kind.
     ("operators.mdx", "var.nullobj == null", "true"),
+    (
+        "operators.mdx",
+        "aws_vpc.pending.tags == {}",
+        "unknown(bool)",
+    ),
+    (
+        "operators.mdx",
+        "tolist([aws_vpc.pending.id]) == []",
+        "false",
+    ),
+    // The answer keeps the operands' sensitivity.
+    (
+        "operators.mdx",
+        "tolist([var.secret]) == [var.secret]",
+        "sensitive(false)",
+    ),
+    (
+        "for.mdx",
+        "[for x in var.names : x if x == \"z\"] == []",
+        "true",
+    ),
     // A `for` expression makes a tuple or an object, whatever it iterates.
     ("for.mdx", "[for x in var.names : x] == var.names", "false"),
     (
