@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::operators::binary;
+use super::structural::{Typed, refined, types_differ, value_needs_types};
 use super::{
     Bindings, EvalError, Evaluator, Fault, Instance, bad, functions, primitive_text, to_bool,
     to_number,
@@ -15,7 +16,7 @@ use crate::config::{Expr, ExprKind, Loc, UnaryOp};
 use crate::value::{Type, Value, convert, unify_types};
 
 /// How deep an expression is evaluated; the parser's own nesting limit is far below this.
-const MAX_EVAL_DEPTH: usize = 256;
+pub(super) const MAX_EVAL_DEPTH: usize = 256;
 
 impl Evaluator<'_> {
     /// Evaluates `expr` for `inst` under the `for` bindings `b`, `depth` levels deep.
@@ -61,6 +62,9 @@ impl Evaluator<'_> {
             ExprKind::Call { name, args, .. } if name == "try" || name == "can" => {
                 self.eval_lazy(name, args, loc, inst, b, d)
             }
+            ExprKind::Call { name, args, expand } if !*expand && value_needs_types(name) => {
+                self.call_typed(name, args, loc, inst, b, d).map(|(v, _)| v)
+            }
             ExprKind::Call { name, args, expand } => {
                 let mut values = Vec::with_capacity(args.len());
                 for arg in args {
@@ -82,6 +86,16 @@ impl Evaluator<'_> {
                 let v = self.eval_in(e, inst, b, d)?;
                 unary(*op, v, &e.loc)
             }
+            ExprKind::Binary(op @ (BinaryOp::Eq | BinaryOp::NotEq), l, r) => {
+                // `==` compares types as well as values: a list never equals a tuple.
+                let lt = self.eval_typed(l, inst, b, d)?;
+                let rt = self.eval_typed(r, inst, b, d)?;
+                if types_differ(&lt, &rt) {
+                    let marked = lt.0.contains_sensitive() || rt.0.contains_sensitive();
+                    return Ok(Value::Bool(*op == BinaryOp::NotEq).mark_sensitive_if(marked));
+                }
+                binary(*op, lt.0, rt.0, &l.loc, &r.loc)
+            }
             ExprKind::Binary(op, l, r) => {
                 let lv = self.eval_in(l, inst, b, d)?;
                 if let Some(decided) = short_circuit(*op, &lv) {
@@ -90,7 +104,9 @@ impl Evaluator<'_> {
                 let rv = self.eval_in(r, inst, b, d)?;
                 binary(*op, lv, rv, &l.loc, &r.loc)
             }
-            ExprKind::Conditional(c, t, f) => self.eval_conditional([c, t, f], inst, b, d),
+            ExprKind::Conditional(c, t, f) => self
+                .eval_conditional_typed([c, t, f], inst, b, d)
+                .map(|(v, _)| v),
             ExprKind::For(fe) => self.eval_for(fe, loc, inst, b, d),
             ExprKind::Blocks(blocks) => self.eval_blocks(blocks, loc, inst, b, d),
         }
@@ -105,52 +121,41 @@ impl Evaluator<'_> {
         b: &mut Bindings,
         d: usize,
     ) -> Result<Value, EvalError> {
-        let mut out = BTreeMap::new();
-        let mut unknown_key = false;
-        let mut marked = false;
+        let mut pairs = Vec::with_capacity(items.len());
         for (k, v) in items {
             let key = self.eval_in(k, inst, b, d)?;
             let value = self.eval_in(v, inst, b, d)?;
-            marked |= key.contains_sensitive();
-            match key.peel() {
-                Value::Unknown(_) => unknown_key = true,
-                Value::Null => return Err(bad(&k.loc, Fault::InvalidKey, "an object key is null")),
-                other => {
-                    let name = primitive_text(other).ok_or_else(|| {
-                        bad(&k.loc, Fault::InvalidKey, "an object key must be a string")
-                    })?;
-                    out.insert(name, value);
-                }
-            }
+            pairs.push((k, key, value));
         }
-        let v = if unknown_key {
-            Value::unknown()
-        } else {
-            Value::Map(out)
-        };
-        Ok(v.mark_sensitive_if(marked))
+        object_from(pairs)
     }
 
     /// `c ? t : f`: the chosen branch converted to the type both branches unify to (`true ? 12 : "x"` is
     /// `"12"`), or an unknown of that type when `c` is unknown. As in Terraform, both branches are evaluated
-    /// for their types, and only the chosen one's errors count (an unknown condition chooses both).
-    fn eval_conditional(
+    /// for their types, and only the chosen one's errors count (an unknown condition chooses both). The
+    /// branches' static types decide (`tomap(...)` is a map, `{...}` an object), and where they say
+    /// nothing, what the values show.
+    pub(super) fn eval_conditional_typed(
         &self,
         [c, t, f]: [&Expr; 3],
         inst: &Instance,
         b: &mut Bindings,
         d: usize,
-    ) -> Result<Value, EvalError> {
+    ) -> Result<Typed, EvalError> {
         let cv = self.eval_in(c, inst, b, d)?;
         let marked = cv.contains_sensitive();
         let choice = match cv.peel() {
             Value::Unknown(_) => None,
             other => Some(to_bool(other, &c.loc)?),
         };
-        let tv = self.eval_in(t, inst, b, d);
-        let fv = self.eval_in(f, inst, b, d);
-        let type_of = |r: &Result<Value, EvalError>| r.as_ref().map_or(Type::Any, Value::type_of);
+        let tv = self.eval_typed(t, inst, b, d);
+        let fv = self.eval_typed(f, inst, b, d);
+        let type_of =
+            |r: &Result<Typed, EvalError>| r.as_ref().map_or(Type::Any, |(v, t)| refined(t, v));
+        let static_of =
+            |r: &Result<Typed, EvalError>| r.as_ref().map_or(Type::Any, |(_, t)| t.clone());
         let (tt, ft) = (type_of(&tv), type_of(&fv));
+        let result_type = unify_types(&[static_of(&tv), static_of(&fv)]).unwrap_or(Type::Any);
         let primitive = |t: &Type| matches!(t, Type::String | Type::Number | Type::Bool);
         let unified = match unify_types(&[tt.clone(), ft.clone()]) {
             Some(t) => t,
@@ -170,12 +175,15 @@ impl Evaluator<'_> {
             }
         };
         let chosen = match choice {
-            Some(true) => tv?,
-            Some(false) => fv?,
+            Some(true) => tv?.0,
+            Some(false) => fv?.0,
             None => {
-                let (tv, fv) = (tv?, fv?);
+                let (tv, fv) = (tv?.0, fv?.0);
                 let marked = marked || tv.contains_sensitive() || fv.contains_sensitive();
-                return Ok(Value::Unknown(unified).mark_sensitive_if(marked));
+                return Ok((
+                    Value::Unknown(unified).mark_sensitive_if(marked),
+                    result_type,
+                ));
             }
         };
         let at = if choice == Some(true) { &t.loc } else { &f.loc };
@@ -186,8 +194,35 @@ impl Evaluator<'_> {
                 format!("the conditional's result does not convert to {unified}: {why}"),
             )
         })?;
-        Ok(converted.mark_sensitive_if(marked))
+        Ok((converted.mark_sensitive_if(marked), result_type))
     }
+}
+
+/// An object from its evaluated `(key expression, key, value)` entries: keys are known strings
+/// (numbers and bools as their text); an unknown key makes the whole object unknown.
+pub(super) fn object_from(pairs: Vec<(&Expr, Value, Value)>) -> Result<Value, EvalError> {
+    let mut out = BTreeMap::new();
+    let mut unknown_key = false;
+    let mut marked = false;
+    for (k, key, value) in pairs {
+        marked |= key.contains_sensitive();
+        match key.peel() {
+            Value::Unknown(_) => unknown_key = true,
+            Value::Null => return Err(bad(&k.loc, Fault::InvalidKey, "an object key is null")),
+            other => {
+                let name = primitive_text(other).ok_or_else(|| {
+                    bad(&k.loc, Fault::InvalidKey, "an object key must be a string")
+                })?;
+                out.insert(name, value);
+            }
+        }
+    }
+    let v = if unknown_key {
+        Value::unknown()
+    } else {
+        Value::Map(out)
+    };
+    Ok(v.mark_sensitive_if(marked))
 }
 
 /// `&&` and `||` decided by a known left operand alone (`false && x`, `true || x`): the right operand is

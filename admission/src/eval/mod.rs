@@ -32,6 +32,7 @@ mod operators;
 mod redact;
 mod roots;
 mod steps;
+mod structural;
 mod template;
 
 use std::cell::{Cell, RefCell};
@@ -380,6 +381,8 @@ pub struct Evaluator<'a> {
     in_template: bool,
     locals: RefCell<BTreeMap<String, EvaluatedLocal>>,
     in_progress: RefCell<BTreeSet<String>>,
+    /// The static types of the locals evaluated so far (see [`structural`]).
+    local_types: RefCell<BTreeMap<String, crate::value::Type>>,
     /// Whether the evaluation under way has read a resource (see [`Evaluator::eval_tracked`]).
     read_resource: Cell<bool>,
 }
@@ -426,6 +429,7 @@ impl<'a> Evaluator<'a> {
             in_template: false,
             locals: RefCell::default(),
             in_progress: RefCell::default(),
+            local_types: RefCell::default(),
             read_resource: Cell::new(false),
         }
     }
@@ -445,6 +449,7 @@ impl<'a> Evaluator<'a> {
             in_template: false,
             locals: RefCell::default(),
             in_progress: RefCell::default(),
+            local_types: RefCell::default(),
             read_resource: Cell::new(false),
         }
     }
@@ -532,7 +537,13 @@ impl<'a> Evaluator<'a> {
             ));
         }
         let outer = self.read_resource.replace(false);
-        let result = self.eval_in(&attr.expr, &Instance::Single, &mut Bindings::new(), depth);
+        // Evaluated with its static type, which `==` and conditionals reading the local consult.
+        let (result, ty) =
+            match self.eval_typed(&attr.expr, &Instance::Single, &mut Bindings::new(), depth) {
+                Ok((v, t)) => (Ok(v), t),
+                Err(e) => (Err(e), crate::value::Type::Any),
+            };
+        self.local_types.borrow_mut().insert(name.to_string(), ty);
         let read = self.read_resource.get();
         self.read_resource.set(outer || read);
         self.in_progress.borrow_mut().remove(name);

@@ -347,6 +347,38 @@ output "plain" {
 }
 
 #[test]
+fn config_conditions_an_output_of_a_sensitive_variable_must_say_so() {
+    // expressions.md #401 (the variable itself) and #402 (a value derived from it): Terraform refuses
+    // both with "Output refers to sensitive values" unless the output is declared sensitive.
+    plan_lint(
+        r#"
+variable "s" {
+  default   = "x"
+  sensitive = true
+}
+output "direct" {
+  value = var.s
+}
+output "derived" {
+  value = "${var.s}-y"
+}
+output "in_a_list" {
+  value = [var.s]
+}
+output "declared" {
+  value     = "${var.s}-y"
+  sensitive = true
+}
+"#,
+        &[],
+        expect![[r#"
+            sensitive-output main.tf:9:1: output `direct` refers to sensitive values
+            sensitive-output main.tf:12:1: output `derived` refers to sensitive values
+            sensitive-output main.tf:15:1: output `in_a_list` refers to sensitive values"#]],
+    );
+}
+
+#[test]
 fn config_conditions_an_output_of_a_sensitive_resource_attribute_must_say_so() {
     // An access key's `secret` is sensitive in the provider's schema: an output of it is refused before
     // the key exists, as Terraform refuses it, however the instance is reached.

@@ -198,3 +198,270 @@ const EXPRESSIONS: &[Row] = &[
 fn expressions_unify_unwrap_and_short_circuit_as_terraform() {
     check(EXPRESSIONS);
 }
+
+const STRUCTURAL: &[Row] = &[
+    // `==` compares type and value: a list is never a tuple, nor a map an object.
+    ("expressions.md #366", "tolist([]) == []", "false"),
+    ("expressions.md #367", "tolist([\"a\"]) == [\"a\"]", "false"),
+    ("expressions.md #370", "tomap({a = 1}) == {a = 1}", "false"),
+    ("operators.mdx", "tomap({a = 1}) != {a = 1}", "true"),
+    ("operators.mdx", "[] == []", "true"),
+    ("operators.mdx", "{} == {}", "true"),
+    (
+        "operators.mdx",
+        "tolist([\"a\"]) == tolist([\"a\"])",
+        "true",
+    ),
+    ("operators.mdx", "tomap({a = 1}) == tomap({a = 1})", "true"),
+    ("operators.mdx", "[tolist([])] == [[]]", "false"),
+    ("operators.mdx", "{a = tomap({})} == {a = {}}", "false"),
+    ("operators.mdx", "1 == \"1\"", "false"),
+    // A variable has its declared type; one without a type has its literal's.
+    (
+        "operators.mdx, `var.list == []`",
+        "var.empty_names == []",
+        "false",
+    ),
+    ("operators.mdx", "length(var.empty_names) == 0", "true"),
+    ("operators.mdx", "var.names == [\"a\", \"b\"]", "false"),
+    (
+        "operators.mdx",
+        "var.names == tolist([\"a\", \"b\"])",
+        "true",
+    ),
+    ("operators.mdx", "var.l == [\"a\", \"b\"]", "true"),
+    ("operators.mdx", "var.tags == {env = \"dev\"}", "false"),
+    (
+        "operators.mdx",
+        "var.tags == tomap({env = \"dev\"})",
+        "true",
+    ),
+    ("operators.mdx", "var.server.ports == [80]", "false"),
+    (
+        "operators.mdx",
+        "var.server == {name = \"web\", ports = [80]}",
+        "false",
+    ),
+    ("operators.mdx", "local.names == var.names", "true"),
+    ("operators.mdx", "local.pair == {name = \"web\"}", "true"),
+    // Nulls of any types are equal; an unknown stays unknown, a known element does not hide the kind.
+    ("operators.mdx", "var.nullobj == null", "true"),
+    (
+        "operators.mdx",
+        "aws_vpc.pending.tags == {}",
+        "unknown(bool)",
+    ),
+    (
+        "operators.mdx",
+        "tolist([aws_vpc.pending.id]) == []",
+        "false",
+    ),
+    // The answer keeps the operands' sensitivity.
+    (
+        "operators.mdx",
+        "tolist([var.secret]) == [var.secret]",
+        "sensitive(false)",
+    ),
+    (
+        "for.mdx",
+        "[for x in var.names : x if x == \"z\"] == []",
+        "true",
+    ),
+    // A `for` expression makes a tuple or an object, whatever it iterates.
+    ("for.mdx", "[for x in var.names : x] == var.names", "false"),
+    (
+        "for.mdx",
+        "tolist([for x in var.names : x]) == var.names",
+        "true",
+    ),
+    (
+        "for.mdx",
+        "[for x in var.names : x] == [\"a\", \"b\"]",
+        "true",
+    ),
+    (
+        "for.mdx",
+        "{for k, v in var.tags : k => v} == var.tags",
+        "false",
+    ),
+    (
+        "for.mdx",
+        "{for k, v in var.tags : k => v} == {env = \"dev\"}",
+        "true",
+    ),
+    // `concat` of lists of one type is a list, otherwise a tuple; `merge` of one type keeps it.
+    (
+        "concat.mdx",
+        "concat(var.names, [\"c\"]) == [\"a\", \"b\", \"c\"]",
+        "true",
+    ),
+    (
+        "concat.mdx",
+        "concat(var.names, tolist([\"c\"])) == [\"a\", \"b\", \"c\"]",
+        "false",
+    ),
+    (
+        "concat.mdx",
+        "concat(var.names, tolist([\"c\"])) == tolist([\"a\", \"b\", \"c\"])",
+        "true",
+    ),
+    (
+        "merge.mdx",
+        "merge({a = 1}, {b = 2}) == {a = 1, b = 2}",
+        "true",
+    ),
+    (
+        "merge.mdx",
+        "merge(var.tags, {team = \"x\"}) == {env = \"dev\", team = \"x\"}",
+        "true",
+    ),
+    (
+        "merge.mdx",
+        "merge(var.tags, tomap({team = \"x\"})) == {env = \"dev\", team = \"x\"}",
+        "false",
+    ),
+    ("keys.mdx", "keys(var.tags) == [\"env\"]", "false"),
+    ("keys.mdx", "keys({env = \"dev\"}) == [\"env\"]", "true"),
+    // Sets compare as sets.
+    (
+        "toset.mdx",
+        "toset([\"a\", \"b\"]) == toset([\"b\", \"a\"])",
+        "true",
+    ),
+    (
+        "toset.mdx",
+        "toset(var.names) == toset([\"b\", \"a\"])",
+        "true",
+    ),
+    ("toset.mdx", "toset([\"a\"]) == [\"a\"]", "false"),
+    // A conditional unifies an object and a map into a map, the map's element type winning.
+    (
+        "conditionals.mdx",
+        "true ? tomap({a = 1}) : {b = \"x\"}",
+        "{a = 1}",
+    ),
+    (
+        "conditionals.mdx",
+        "true ? {a = 1} : tomap({b = \"x\"})",
+        "{a = \"1\"}",
+    ),
+    (
+        "conditionals.mdx",
+        "(true ? {a = 1} : tomap({b = 2})) == tomap({a = 1})",
+        "true",
+    ),
+    (
+        "conditionals.mdx",
+        "(true ? {a = 1} : tomap({b = 2})) == {a = 1}",
+        "false",
+    ),
+    // `lookup` converts its default to a map's element type; an object's default stays as it is.
+    (
+        "expressions.md #68",
+        "lookup(tomap({foo = \"bar\"}), \"foobar\", -1)",
+        "\"-1\"",
+    ),
+    ("lookup.mdx", "lookup(var.tags, \"team\", 1)", "\"1\""),
+    (
+        "lookup.mdx",
+        "lookup({foo = \"bar\"}, \"foobar\", -1)",
+        "-1",
+    ),
+    // Number and bool have no type in common: `true ? 1 : true` is Terraform's error (see
+    // docs/decisions.md).
+    (
+        "expressions.md #281",
+        "true ? 1 : true",
+        "error: Inconsistent conditional result types",
+    ),
+];
+
+#[test]
+fn equality_tells_lists_from_tuples_and_maps_from_objects() {
+    check(STRUCTURAL);
+}
+
+const FORMAT: &[Row] = &[
+    (
+        "expressions.md #3",
+        "format(\"%[1]s%[2]s%[1]s%[3]s\", \"/\", \"path\", \"file.tf\")",
+        "\"/path/file.tf\"",
+    ),
+    (
+        "expressions.md #4",
+        "format(\"%#v\", \"hello\")",
+        "\"\\\"hello\\\"\"",
+    ),
+    (
+        "format.mdx, %#v",
+        "format(\"%#v\", [1, \"a\"])",
+        "\"[1,\\\"a\\\"]\"",
+    ),
+    ("format.mdx, %v", "format(\"%v\", true)", "\"true\""),
+    ("format.mdx, %v", "format(\"%v\", null)", "\"null\""),
+    // `%v` of a number is `%g`: exponent form from an exponent of 6 up.
+    ("format.mdx, %v", "format(\"%v\", 100000)", "\"100000\""),
+    (
+        "format.mdx, %v",
+        "format(\"%v\", 1234567)",
+        "\"1.234567e+06\"",
+    ),
+    ("format.mdx, %v", "format(\"%v\", 0.5)", "\"0.5\""),
+    ("format.mdx, %g", "format(\"%g\", 0.00001)", "\"1e-05\""),
+    // An index chooses the argument, and the ones after it follow on.
+    (
+        "format.mdx",
+        "format(\"%[2]s %s\", \"a\", \"b\", \"c\")",
+        "\"b c\"",
+    ),
+    // Width and precision; zero is the same as none for strings.
+    (
+        "format.mdx, width",
+        "format(\"%9.2f\", 3.14159)",
+        "\"     3.14\"",
+    ),
+    (
+        "format.mdx, width",
+        "format(\"%-6s|\", \"ab\")",
+        "\"ab    |\"",
+    ),
+    (
+        "format.mdx, width",
+        "format(\"%6q\", \"ab\")",
+        "\"  \\\"ab\\\"\"",
+    ),
+    ("format.mdx, width", "format(\"%.2s\", \"abc\")", "\"ab\""),
+    ("format.mdx, width", "format(\"%.0s\", \"abc\")", "\"abc\""),
+    (
+        "format.mdx, width",
+        "format(\"%.2q\", \"abc\")",
+        "\"\\\"ab\\\"\"",
+    ),
+    // Flags: space and `+` for the sign, `-` pads on the right, `0` with zeros.
+    ("format.mdx, flags", "format(\"% d\", 5)", "\" 5\""),
+    ("format.mdx, flags", "format(\"%+d\", 5)", "\"+5\""),
+    ("format.mdx, flags", "format(\"%05d\", -42)", "\"-0042\""),
+    ("format.mdx, flags", "format(\"%-5d|\", 42)", "\"42   |\""),
+    ("format.mdx, flags", "format(\"%+.2f\", 1.5)", "\"+1.50\""),
+    (
+        "format.mdx, flags",
+        "format(\"%08.3f\", -3.14159)",
+        "\"-003.142\"",
+    ),
+    ("format.mdx, flags", "format(\"%05s\", \"ab\")", "\"000ab\""),
+    // Integer verbs as Go prints big integers: `#` adds the base prefix, a precision the fewest digits.
+    ("format.mdx, flags", "format(\"%#x\", 255)", "\"0xff\""),
+    ("format.mdx, flags", "format(\"%#X\", 255)", "\"0XFF\""),
+    ("format.mdx, flags", "format(\"%#o\", 8)", "\"010\""),
+    ("format.mdx, flags", "format(\"%#b\", 5)", "\"0b101\""),
+    ("format.mdx, flags", "format(\"%.3d\", 7)", "\"007\""),
+    ("format.mdx, flags", "format(\"%6.3d\", 7)", "\"   007\""),
+    ("format.mdx, flags", "format(\"%08b\", 5)", "\"00000101\""),
+    // `%t` is never padded.
+    ("format.mdx, %t", "format(\"%6t\", true)", "\"true\""),
+];
+
+#[test]
+fn format_verbs_flags_and_indexes_are_terraforms() {
+    check(FORMAT);
+}

@@ -36,6 +36,22 @@ variable "l" {
 variable "m" {
   default = { k = "v" }
 }
+variable "names" {
+  type    = list(string)
+  default = ["a", "b"]
+}
+variable "empty_names" {
+  type    = list(string)
+  default = []
+}
+variable "tags" {
+  type    = map(string)
+  default = { env = "dev" }
+}
+variable "server" {
+  type    = object({ name = string, ports = list(number) })
+  default = { name = "web", ports = [80] }
+}
 variable "machines" {
   default = [
     { id = "a", interfaces = [{ name = "eth0" }] },
@@ -47,6 +63,8 @@ locals {
   tmpl = "Hello, $${name}!"
   list = ["a", "b"]
   map  = { k = "v" }
+  names = tolist(["a", "b"])
+  pair  = { name = "web" }
 }
 resource "aws_vpc" "pending" {
   cidr_block = "10.1.0.0/16"

@@ -1,9 +1,13 @@
 //! `format` and `formatlist`: Go's verbs as Terraform (cty) implements them: `%v %#v %s %q %t %d %f %e
-//! %E %g %G %x %X %o %b %%`, flags `-+ 0#`, width, precision and explicit argument indexes `%[n]`.
-//! Widths count grapheme clusters; integers print with a sign, never in two's complement.
+//! %E %g %G %x %X %o %b %%`, flags `-+ 0#`, width, precision and explicit argument indexes `%[n]`
+//! (after the flags, before the width). `%v`, `%s` and `%q` pad as cty pads them (grapheme clusters,
+//! zeros under `0`), `%t` never pads, integer verbs pad as Go's big integers (`#` adds `0x`, `0X`, `0`
+//! or `0b`; a precision is the fewest digits) and float verbs as Go's big floats. Integers print with
+//! a sign, never in two's complement.
 //!
-//! Numbers are the value model's 512-bit floats: `%d` and `%f` are exact as in Terraform; `%e` and `%g`
-//! go through the nearest `f64`, so past its 17 digits they differ from Terraform's.
+//! Numbers are the value model's 512-bit floats: `%d`, `%f`, `%v` and `%g` without a precision are
+//! exact as in Terraform; `%e`, and `%g` with a precision, go through the nearest `f64`, so past its 17
+//! digits they differ from Terraform's.
 
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -143,8 +147,7 @@ fn format_one(ctx: &Ctx<'_>, spec: &str, args: &[Value]) -> Result<String, EvalE
         })?;
         next += 1;
         used = used.max(next);
-        let body = verb_text(ctx, verb, &s, arg, at)?;
-        pad(&mut out, &body, &s, verb);
+        out.push_str(&verb_text(ctx, verb, &s, arg, at)?);
     }
     if used < args.len() {
         return Err(ctx.err(if used == 0 {
@@ -171,25 +174,116 @@ fn digits_at(
     Ok(n)
 }
 
-/// Pads `body` to the width, counting grapheme clusters.
-fn pad(out: &mut String, body: &str, s: &Spec, verb: char) {
-    let len = grapheme_len(body);
+/// Pads the text of `%v`, `%s` or `%q` to the width in grapheme clusters, as cty pads it: with zeros
+/// under the `0` flag (whatever the verb), on the right under `-`.
+fn pad_text(body: String, s: &Spec) -> String {
+    let len = grapheme_len(&body);
     if len >= s.width {
-        out.push_str(body);
+        return body;
+    }
+    let pads: String = std::iter::repeat_n(if s.zero { '0' } else { ' ' }, s.width - len).collect();
+    if s.minus { body + &pads } else { pads + &body }
+}
+
+/// The sign a number prints with: `-`, or `+` / a space under those flags.
+fn sign(negative: bool, s: &Spec) -> &'static str {
+    match (negative, s.plus, s.space) {
+        (true, _, _) => "-",
+        (false, true, _) => "+",
+        (false, false, true) => " ",
+        _ => "",
+    }
+}
+
+/// An integer verb as Go formats a big integer: a precision is the fewest digits (zeros added before
+/// them; a zero with precision 0 prints nothing), `#` adds the base's prefix, and the width pads with
+/// spaces on the right under `-`, with zeros after the sign under `0` (unless a precision is given),
+/// else with spaces on the left.
+fn integer_text(negative: bool, prefix: &str, digits: String, s: &Spec) -> String {
+    let mut zeros = 0;
+    let digits = match s.precision {
+        Some(0) if digits == "0" => String::new(),
+        Some(p) => {
+            zeros = p.saturating_sub(digits.len());
+            digits
+        }
+        None => digits,
+    };
+    let sign = sign(negative, s);
+    let prefix = if s.sharp { prefix } else { "" };
+    let len = sign.len() + prefix.len() + zeros + digits.len();
+    let (mut left, mut right) = (0, 0);
+    if len < s.width {
+        let d = s.width - len;
+        if s.minus {
+            right = d;
+        } else if s.zero && s.precision.is_none() {
+            zeros += d;
+        } else {
+            left = d;
+        }
+    }
+    format!(
+        "{}{sign}{prefix}{}{digits}{}",
+        " ".repeat(left),
+        "0".repeat(zeros),
+        " ".repeat(right)
+    )
+}
+
+/// A float verb as Go formats a big float: zeros after the sign under `0` (which wins over `-`),
+/// spaces on the right under `-`, else spaces on the left.
+fn float_padded(negative: bool, body: String, s: &Spec) -> String {
+    let sign = sign(negative, s);
+    let pad = s.width.saturating_sub(sign.len() + body.len());
+    if s.zero {
+        format!("{sign}{}{body}", "0".repeat(pad))
     } else if s.minus {
-        out.push_str(body);
-        out.extend(std::iter::repeat_n(' ', s.width - len));
-    } else if s.zero && "dfeEgGxXob".contains(verb) {
-        let (sign, digits) = match body.strip_prefix(['-', '+', ' ']) {
-            Some(rest) => (&body[..1], rest),
-            None => ("", body),
-        };
-        out.push_str(sign);
-        out.extend(std::iter::repeat_n('0', s.width - len));
-        out.push_str(digits);
+        format!("{sign}{body}{}", " ".repeat(pad))
     } else {
-        out.extend(std::iter::repeat_n(' ', s.width - len));
-        out.push_str(body);
+        format!("{}{sign}{body}", " ".repeat(pad))
+    }
+}
+
+/// A string cut to the precision in grapheme clusters (a precision of 0 cuts nothing, as in cty).
+fn truncated(text: String, s: &Spec) -> String {
+    match s.precision {
+        Some(p) if p > 0 => text.graphemes(true).take(p).collect(),
+        _ => text,
+    }
+}
+
+/// The shortest `%g` form of `n`'s magnitude (Go's `Text('g', -1)`): the exact digits of the number,
+/// in exponent form when the exponent is below -4 or at least 6.
+fn shortest_general(n: &Number) -> String {
+    let text = n.abs().to_string();
+    let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
+    let all = format!("{int}{frac}");
+    let lead = all.len() - all.trim_start_matches('0').len();
+    let digits = all[lead..].trim_end_matches('0');
+    if digits.is_empty() {
+        return "0".to_owned();
+    }
+    // Where the decimal point sits, counted from the first significant digit.
+    let dp = int.len() as i64 - lead as i64;
+    let exp = dp - 1;
+    if !(-4..6).contains(&exp) {
+        let (first, rest) = digits.split_at(1);
+        let m = if rest.is_empty() {
+            first.to_owned()
+        } else {
+            format!("{first}.{rest}")
+        };
+        return go_exponent(&format!("{m}e{exp}"));
+    }
+    let nd = digits.len() as i64;
+    if dp <= 0 {
+        format!("0.{}{digits}", "0".repeat((-dp) as usize))
+    } else if dp >= nd {
+        format!("{digits}{}", "0".repeat((dp - nd) as usize))
+    } else {
+        let (i, f) = digits.split_at(dp as usize);
+        format!("{i}.{f}")
     }
 }
 
@@ -206,17 +300,6 @@ fn verb_text(
     if arg.is_null() && verb != 'v' {
         return Err(unsupported("null value cannot be formatted"));
     }
-    let signed = |negative: bool, digits: String| {
-        if negative {
-            format!("-{digits}")
-        } else if s.plus {
-            format!("+{digits}")
-        } else if s.space {
-            format!(" {digits}")
-        } else {
-            digits
-        }
-    };
     let number = |arg: &Value| match arg {
         Value::Number(n) => Ok(n.clone()),
         Value::String(_) => ctx.num(arg),
@@ -230,28 +313,32 @@ fn verb_text(
             .ok_or_else(|| unsupported("an integer is required"))
     };
     Ok(match verb {
-        'v' if s.sharp => json_text(ctx, arg)?,
-        'v' => match arg {
-            Value::Null => "null".to_owned(),
-            Value::String(_) | Value::Number(_) | Value::Bool(_) => show_plain(arg),
-            _ => json_text(ctx, arg)?,
-        },
+        'v' if s.sharp => pad_text(json_text(ctx, arg)?, s),
+        'v' => pad_text(
+            match arg {
+                Value::Null => "null".to_owned(),
+                Value::Number(n) if n.is_negative() => format!("-{}", shortest_general(n)),
+                Value::Number(n) => shortest_general(n),
+                Value::String(text) => text.clone(),
+                _ => json_text(ctx, arg)?,
+            },
+            s,
+        ),
         's' => {
             let text = match arg {
                 Value::String(_) | Value::Number(_) | Value::Bool(_) => show_plain(arg),
                 _ => return Err(unsupported("string required")),
             };
-            match s.precision {
-                Some(p) => text.graphemes(true).take(p).collect(),
-                None => text,
-            }
+            pad_text(truncated(text, s), s)
         }
         'q' => match arg {
             Value::String(_) | Value::Number(_) | Value::Bool(_) => {
-                serde_json::to_string(&show_plain(arg)).unwrap_or_default()
+                let text = truncated(show_plain(arg), s);
+                pad_text(serde_json::to_string(&text).unwrap_or_default(), s)
             }
             _ => return Err(unsupported("string required")),
         },
+        // cty writes a bool without padding.
         't' => match arg {
             Value::Bool(b) => b.to_string(),
             Value::String(_) => ctx.bool(arg)?.to_string(),
@@ -263,31 +350,40 @@ fn verb_text(
                 return Err(unsupported("an integer is required"));
             }
             // The exact digits of the whole number, however large.
-            signed(n.is_negative(), n.abs().to_fixed(0))
+            integer_text(n.is_negative(), "", n.abs().to_fixed(0), s)
         }
         'x' | 'X' | 'o' | 'b' => {
             let i = integer(arg)?;
             let u = i.unsigned_abs();
-            let digits = match verb {
-                'x' => format!("{u:x}"),
-                'X' => format!("{u:X}"),
-                'o' => format!("{u:o}"),
-                _ => format!("{u:b}"),
+            let (digits, prefix) = match verb {
+                'x' => (format!("{u:x}"), "0x"),
+                'X' => (format!("{u:X}"), "0X"),
+                'o' => (format!("{u:o}"), "0"),
+                _ => (format!("{u:b}"), "0b"),
             };
-            signed(i < 0, digits)
+            integer_text(i < 0, prefix, digits, s)
         }
-        'f' | 'F' => {
+        'f' => {
             // Rounded from the exact binary value, as Go formats a big float.
             let n = number(arg)?;
-            signed(n.is_negative(), n.abs().to_fixed(s.precision.unwrap_or(6)))
+            let text = n.abs().to_fixed(s.precision.unwrap_or(6));
+            float_padded(n.is_negative(), text, s)
+        }
+        'g' | 'G' if s.precision.is_none() => {
+            let n = number(arg)?;
+            let text = shortest_general(&n);
+            let text = if verb == 'G' {
+                text.to_ascii_uppercase()
+            } else {
+                text
+            };
+            float_padded(n.is_negative(), text, s)
         }
         'e' | 'E' | 'g' | 'G' => {
             let n = number(arg)?;
             let x = n.as_f64();
-            signed(
-                x.is_sign_negative() && x != 0.0,
-                float_text(verb, x.abs(), s.precision, &n),
-            )
+            let text = float_text(verb, x.abs(), s.precision);
+            float_padded(x.is_sign_negative() && x != 0.0, text, s)
         }
         other => {
             return Err(ctx.err(format!(
@@ -305,21 +401,11 @@ fn show_plain(v: &Value) -> String {
     }
 }
 
-/// `%f %e %g` (and their capitals) of the non-negative `x`.
-fn float_text(verb: char, x: f64, precision: Option<usize>, n: &Number) -> String {
+/// `%e`, and `%g` with a precision (and their capitals), of the non-negative `x`.
+fn float_text(verb: char, x: f64, precision: Option<usize>) -> String {
     let text = match verb.to_ascii_lowercase() {
-        'f' => format!("{x:.p$}", p = precision.unwrap_or(6)),
         'e' => go_exponent(&format!("{x:.p$e}", p = precision.unwrap_or(6))),
-        _ => {
-            if precision.is_none() && n.as_i64().is_some_and(|i| i.unsigned_abs() < 1_000_000) {
-                // The shortest form of a small integer is the integer.
-                n.as_i64()
-                    .map(|i| i.unsigned_abs().to_string())
-                    .unwrap_or_default()
-            } else {
-                general(x, precision)
-            }
-        }
+        _ => general(x, precision),
     };
     if verb.is_ascii_uppercase() {
         text.to_ascii_uppercase()
