@@ -47,22 +47,22 @@ enum Filter {
 
 impl Filter {
     /// The filter `text` names, or the diagnostic saying why it names none.
-    fn parse(text: &str) -> Result<Filter, Diagnostic> {
+    fn parse(text: &str) -> Result<Filter, Box<Diagnostic>> {
         if text == "module" || text.starts_with("module.") {
-            return Err(Diagnostic::new(
+            return Err(Box::new(Diagnostic::new(
                 Code::UnknownInstance,
                 format!("Unknown module {text}"),
                 "The estate owns no instance in a module: liveplan plans root-module configurations, \
                  so every instance it owns has a root address; run `liveplan state list` to see them",
-            ));
+            )));
         }
         let address: InstanceAddress = text.parse().map_err(|e: admission::Error| {
-            Diagnostic::new(
+            Box::new(Diagnostic::new(
                 Code::InvalidAddress,
                 format!("{text} is not a resource address: {e}"),
                 "give an address as `state list` prints it: TYPE.NAME, TYPE.NAME[0] or \
                  'TYPE.NAME[\"key\"]'",
-            )
+            ))
         })?;
         Ok(match address.key() {
             InstanceKey::None => Filter::Resource(address),
@@ -120,7 +120,7 @@ pub async fn list(
         .collect::<Result<Vec<_>, _>>()
     {
         Ok(filters) => filters,
-        Err(d) => return Ok(refuse(term, &[d])),
+        Err(d) => return Ok(refuse(term, &[*d])),
     };
     let plan = match owned_plan(common, term).await? {
         Ok(plan) => plan,
@@ -159,7 +159,7 @@ pub async fn list(
 pub async fn show(common: &Common, term: &Terminal, address: &str) -> anyhow::Result<Exit> {
     let target = match Filter::parse(address) {
         Ok(Filter::Resource(a) | Filter::Instance(a)) => a,
-        Err(d) => return Ok(refuse(term, &[d])),
+        Err(d) => return Ok(refuse(term, &[*d])),
     };
     let plan = match owned_plan(common, term).await? {
         Ok(plan) => plan,
