@@ -205,6 +205,15 @@ codes! {
     /// An apply left a withheld change undone: an interrupted create that may not be retried yet, or a
     /// change waiting on one.
     CreateWithheld = "create-withheld", Error;
+    /// `state list` or `state show` named an address at which the estate owns no instance (Terraform's
+    /// "Unknown resource instance", "No instance found for the given address").
+    UnknownInstance = "unknown-instance", Error;
+    /// `output NAME` named an output the last apply did not record (Terraform's `Output "NAME" not
+    /// found`).
+    OutputNotFound = "output-not-found", Error;
+    /// `output -raw` of an output that is not a string, a number or a bool (a list, an object, null), or
+    /// with no NAME (Terraform's "Unsupported value for raw output").
+    UnsupportedRawOutput = "unsupported-raw-output", Error;
     /// A client-named identity exists with no estate marker.
     Unowned = "unowned", Warning;
     /// A client-named identity is held by another estate.
@@ -236,6 +245,8 @@ codes! {
     /// A provider configuration's `ignore_tags` names a marker key or a prefix that covers marker keys;
     /// the markers stay managed.
     IgnoreTagsMarkers = "ignore-tags-markers", Warning;
+    /// `output` found no output recorded by an apply (Terraform's "No outputs found").
+    NoOutputs = "no-outputs", Warning;
 }
 
 impl fmt::Display for Code {

@@ -397,6 +397,19 @@ impl Plan {
         self.context.priors.iter()
     }
 
+    /// The root module's outputs as the last apply recorded them, by name: each value as JSON (in the
+    /// clear, sensitive or not) and whether it is sensitive. An output the configuration no longer
+    /// declares is here until the next apply drops its record, as Terraform's state keeps it.
+    pub fn recorded_outputs(
+        &self,
+    ) -> impl Iterator<Item = (&str, &projection::record::OutputRecord)> {
+        self.context
+            .records
+            .outputs
+            .iter()
+            .map(|(name, stored)| (name.as_str(), &stored.body))
+    }
+
     /// Whether the configuration declares output `name` sensitive.
     pub fn output_is_sensitive(&self, name: &str) -> bool {
         self.context

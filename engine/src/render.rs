@@ -5,6 +5,9 @@
 //! `after_unknown`. This module must never print, color anything itself, or show a secret.
 
 mod blocks;
+mod state;
+
+pub use state::instance_state;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -1,8 +1,8 @@
-//! The commands that read or make one small change: `plan`, `validate`, `adopt`, `mv`, `graph` and
-//! `records` (apply, with its prompt and progress, has a module of its own).
+//! The commands that read or make one small change: `plan`, `adopt`, `mv`, `graph` and `records` (apply,
+//! with its prompt and progress, `validate`, `state` and `output` have modules of their own).
 //!
 //! Each command opens its target, calls one engine function and prints the result for a person or, with
-//! `--json`, for a machine. None of them prompts, and `plan`, `validate`, `graph` and `records` never
+//! `--json`, for a machine. None of them prompts, and `plan`, `graph` and `records` never
 //! write anything: not to the cloud, not to the store, not to the sim file.
 
 use admission::{Code, Diagnostic, InstanceAddress, Severity};
@@ -121,7 +121,7 @@ fn offline_catalog(inputs: &Inputs) -> Catalog {
 }
 
 /// The configuration's own findings, made without the live system.
-fn offline_validation(inputs: &Inputs) -> Validation {
+pub(super) fn offline_validation(inputs: &Inputs) -> Validation {
     engine::validate(inputs.sources(), &offline_catalog(inputs))
 }
 
@@ -194,7 +194,8 @@ pub async fn plan(
     })
 }
 
-fn diagnostics_text(diagnostics: &[Diagnostic]) -> String {
+/// Diagnostics as the text commands print: one `Error:` or `Warning:` paragraph each, with its code.
+pub(super) fn diagnostics_text(diagnostics: &[Diagnostic]) -> String {
     let mut out = String::new();
     for d in diagnostics {
         let label = match d.severity() {
@@ -258,31 +259,6 @@ pub fn version(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
         ));
     }
     Ok(Exit::Success)
-}
-
-/// `liveplan validate`: parse and lint only.
-pub async fn validate(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
-    let inputs = Inputs::read(common)?;
-    inputs.require_configuration()?;
-    let linted = offline_validation(&inputs);
-    let valid = linted.valid();
-    if common.json {
-        let doc = json!({
-            "valid": valid,
-            "error_count": linted.diagnostics.iter().filter(|d| d.severity() == Severity::Error).count(),
-            "warning_count": linted.diagnostics.iter().filter(|d| d.severity() == Severity::Warning).count(),
-            "diagnostics": linted.diagnostics.iter().map(render::diagnostic_json).collect::<Vec<_>>(),
-        });
-        term.line(&serde_json::to_string_pretty(&doc)?);
-    } else {
-        term.plan_text(&diagnostics_text(&linted.diagnostics));
-        if valid {
-            term.line(&term.green("Success! The configuration is valid."));
-        } else {
-            term.line(&term.red("The configuration is not valid."));
-        }
-    }
-    Ok(if valid { Exit::Success } else { Exit::Failure })
 }
 
 /// Prints the outcome of `adopt` or `mv` and turns it into an exit code.

@@ -9,12 +9,15 @@ mod apply;
 mod commands;
 mod live;
 pub mod logging;
+mod output;
 mod progress;
 mod show;
 pub mod spelling;
+mod state;
 mod stores;
 mod target;
 mod terminal;
+mod validate;
 
 use std::path::PathBuf;
 
@@ -90,7 +93,31 @@ pub enum Command {
         auto_approve: bool,
     },
     /// Check the configuration (syntax, references, what may be managed); no live read.
+    ///
+    /// With `-json`, prints Terraform's validate document (format 1.0: `valid`, `error_count`,
+    /// `warning_count`, `diagnostics` with their source `range`), each diagnostic with liveplan's `code`.
     Validate,
+    /// Read what the estate owns, as `terraform state list` and `terraform state show` do.
+    ///
+    /// liveplan keeps no state file: both find the estate's objects by reading the live system, as
+    /// `show` does, and write nothing anywhere.
+    State {
+        /// Which reading.
+        #[command(subcommand)]
+        command: StateCommand,
+    },
+    /// The root module's outputs as the last apply recorded them, as `terraform output` prints them.
+    ///
+    /// With no NAME, every output (`<sensitive>` for a sensitive one); with NAME, its value alone, in
+    /// the clear. `-json` prints them as JSON (sensitive values in the clear, as Terraform does), and
+    /// `-raw NAME` prints a string, number or bool with no quotes and no newline, for shell scripts.
+    Output {
+        /// The output to print.
+        name: Option<String>,
+        /// Print NAME's value as raw text (a string, a number or a bool only).
+        #[arg(long)]
+        raw: bool,
+    },
     /// Take ownership of an existing object by writing this estate's tags on it.
     ///
     /// For a client-named type (a bucket, an IAM role) ADDRESS's configured name is the object. For a
@@ -153,6 +180,27 @@ pub enum Command {
         /// Accepted for Terraform's wrappers (`-get=false`); modules are not installed yet.
         #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
         get: Option<bool>,
+    },
+}
+
+/// The readings of `liveplan state`.
+#[derive(Debug, Subcommand)]
+pub enum StateCommand {
+    /// The addresses of the instances the estate owns, one a line, sorted as Terraform sorts them.
+    ///
+    /// ADDRESS filters: a resource (`aws_subnet.this`) selects its instances, an instance
+    /// (`aws_subnet.this[0]`) itself; an address matching nothing is `unknown-instance`.
+    List {
+        /// Resource or instance addresses to list (all instances when none is given).
+        addresses: Vec<String>,
+        /// Only the instance whose id is ID.
+        #[arg(long, value_name = "ID")]
+        id: Option<String>,
+    },
+    /// One owned instance's attributes, as the live system holds them, in Terraform's layout.
+    Show {
+        /// The instance address, e.g. `aws_vpc.main` or `'aws_subnet.this["a"]'`.
+        address: String,
     },
 }
 
@@ -306,7 +354,16 @@ pub async fn run(cli: Cli) -> Exit {
             };
             apply::run(&common, &term, *auto_approve).await
         }
-        Command::Validate => commands::validate(&cli.common, &term).await,
+        Command::Validate => validate::validate(&cli.common, &term).await,
+        Command::State {
+            command: StateCommand::List { addresses, id },
+        } => state::list(&cli.common, &term, addresses, id.as_deref()).await,
+        Command::State {
+            command: StateCommand::Show { address },
+        } => state::show(&cli.common, &term, address).await,
+        Command::Output { name, raw } => {
+            output::output(&cli.common, &term, name.as_deref(), *raw).await
+        }
         Command::Adopt {
             address,
             release: Some(release),

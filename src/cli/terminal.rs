@@ -56,6 +56,13 @@ impl Terminal {
         }
     }
 
+    /// Prints `text` on stderr as it is (diagnostics a script's stdout must not catch).
+    pub fn err(&self, text: &str) {
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(text.as_bytes());
+        let _ = err.flush();
+    }
+
     /// Prints an error line on stderr.
     pub fn error(&self, text: &str) {
         let text = if self.color && std::io::stderr().is_terminal() {

@@ -239,7 +239,7 @@ fn cli_help_lists_every_command() {
     );
     run.expect_code(0);
     for command in [
-        "plan", "apply", "validate", "adopt", "mv", "graph", "records",
+        "plan", "apply", "validate", "state", "output", "adopt", "mv", "graph", "records",
     ] {
         assert!(
             run.stdout

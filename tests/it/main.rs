@@ -36,6 +36,7 @@ mod cli_saved_plans;
 mod cli_spelling;
 #[cfg(feature = "ssm")]
 mod cli_ssm;
+mod cli_state_output;
 mod cli_terminal;
 mod cli_variables;
 mod damaged_records;

@@ -19,7 +19,7 @@ const SENTINEL: &str = "s3ntinel-Secret-0a1b2c";
 const ROTATED: &str = "r0tated-Secret-9z8y7x";
 
 /// Every command that shows an applied estate without changing it, most verbose forms included.
-const LOOKS: [&[&str]; 7] = [
+const LOOKS: [&[&str]; 9] = [
     &["plan"],
     &["plan", "--json"],
     &["plan", "--verbose"],
@@ -27,6 +27,8 @@ const LOOKS: [&[&str]; 7] = [
     &["graph"],
     &["graph", "--debug"],
     &["records"],
+    &["state", "list"],
+    &["output"],
 ];
 
 const CONFIG: &str = r#"

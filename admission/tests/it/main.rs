@@ -112,7 +112,8 @@ fn diagnostic_codes_round_trip_and_the_warnings_are_the_ones_the_contract_and_th
             "backend-ignored",
             "provider-settings-ignored",
             "check-failed",
-            "ignore-tags-markers"
+            "ignore-tags-markers",
+            "no-outputs"
         ]
     );
 }
