@@ -249,8 +249,9 @@ async fn differential_count_scales_up_and_down_and_only_the_highest_slot_leaves(
     differential("dcount", &[], count_scaling).await;
 }
 
-/// Makes one object of every type by hand (no tags) and records each id in the transcript.
-async fn make_foreign(cloud: &Cloud, t: &mut Transcript) {
+/// Makes one object of every type by hand (no tags), records each id in the transcript, and returns them
+/// as `TYPE ID` lines.
+async fn make_foreign(cloud: &Cloud, t: &mut Transcript) -> Vec<String> {
     let hand = format!("{}-hand", cloud.name);
     let policy = r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"sts:AssumeRole","Principal":{"Service":"ec2.amazonaws.com"}}]}"#;
     let mut made = Vec::new();
@@ -293,19 +294,63 @@ async fn make_foreign(cloud: &Cloud, t: &mut Transcript) {
     make("aws_iam_access_key", json!({ "user": hand })).await;
     make("aws_cloudwatch_log_group", json!({ "name": hand })).await;
     t.step("made by hand", &made.join("\n"));
+    made
+}
+
+/// The hand-made objects a configuration names by their names: a bucket, a role, a user, a log group.
+fn hand_named(name: &str) -> String {
+    format!(
+        r#"
+resource "aws_s3_bucket" "hand" {{
+  bucket = "{name}-hand"
+}}
+
+resource "aws_iam_role" "hand" {{
+  name               = "{name}-hand"
+  assume_role_policy = "{{}}"
+}}
+
+resource "aws_iam_user" "hand" {{
+  name = "{name}-hand"
+}}
+
+resource "aws_cloudwatch_log_group" "hand" {{
+  name = "{name}-hand"
+}}
+"#
+    )
 }
 
 async fn foreign_objects(cloud: Cloud) -> Transcript {
     let mut t = Transcript::default();
-    make_foreign(&cloud, &mut t).await;
+    let made = make_foreign(&cloud, &mut t).await;
     let config = live(&cloud.name) + &every_type(&cloud.name);
     let summary = "Plan: 14 to add, 0 to change, 0 to destroy.";
     plan_and_apply(&cloud, &mut t, "beside foreign objects", &config, summary).await;
     let (_, text) = cloud.plan_text(&config).await;
     t.step("re-plan: beside foreign objects", &text);
     assert_eq!(summary_line(&text), NO_CHANGES, "{:?}: {text}", cloud.kind);
-    assert!(
-        text.starts_with("Foreign objects (not managed; never changed):\n"),
+    // The objects of the marker types are reported, still untagged after the apply; a client-named
+    // object is no one's business but the configuration that names it, and a table's children are
+    // inside a foreign table.
+    let reported: Vec<&String> = made
+        .iter()
+        .filter(|m| text.contains(&format!("\n  {m}\n")))
+        .collect();
+    let types: Vec<&str> = reported
+        .iter()
+        .filter_map(|m| m.split(' ').next())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "aws_vpc",
+            "aws_subnet",
+            "aws_security_group",
+            "aws_internet_gateway",
+            "aws_route_table",
+            "aws_eip"
+        ],
         "{:?}: {text}",
         cloud.kind
     );
@@ -325,6 +370,24 @@ async fn foreign_objects(cloud: Cloud) -> Transcript {
         cloud.kind
     );
     assert_eq!(summary_line(&again), NO_CHANGES, "{:?}", cloud.kind);
+    // Named in the configuration, the hand-made bucket, role, user and log group are still there,
+    // carrying no marker: the plan blocks each and offers to adopt it.
+    let named = config + &hand_named(&cloud.name);
+    let (_, blocked) = cloud.plan_text(&named).await;
+    t.step("plan: the hand-made named objects declared", &blocked);
+    let hand = format!("{}-hand", cloud.name);
+    for address in [
+        "aws_s3_bucket.hand",
+        "aws_iam_role.hand",
+        "aws_iam_user.hand",
+        "aws_cloudwatch_log_group.hand",
+    ] {
+        let line = format!(
+            "  {address}: {hand} has no estate marker; to adopt it: liveplan adopt {address}\n"
+        );
+        assert!(blocked.contains(&line), "{:?}: {blocked}", cloud.kind);
+    }
+    assert_eq!(summary_line(&blocked), NO_CHANGES, "{:?}", cloud.kind);
     t
 }
 
