@@ -498,13 +498,7 @@ async fn differential_mv_renames_with_no_churn() {
 
 /// A log group, a user and a security group in a VPC; `all` false leaves the group and the user out.
 fn removable(name: &str, all: bool) -> String {
-    let kept = format!(
-        r#"
-resource "aws_vpc" "main" {{
-  cidr_block = "10.60.0.0/16"
-}}
-"#
-    );
+    let kept = "\nresource \"aws_vpc\" \"main\" {\n  cidr_block = \"10.60.0.0/16\"\n}\n";
     let leaving = format!(
         r#"
 resource "aws_cloudwatch_log_group" "old" {{
@@ -521,7 +515,7 @@ resource "aws_security_group" "old" {{
 }}
 "#
     );
-    live(name) + &kept + if all { leaving.as_str() } else { "" }
+    live(name) + kept + if all { leaving.as_str() } else { "" }
 }
 
 async fn removal(cloud: Cloud) -> Transcript {
