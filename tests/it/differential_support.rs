@@ -5,7 +5,7 @@
 //! account ids become `<vpc-1>` style names in order of first appearance, and the lines of every report
 //! are sorted after that.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -53,6 +53,8 @@ pub(crate) struct Cloud {
     pub(crate) kind: Kind,
     /// The name the journey gives its estate and its client-named objects (the same on both clouds).
     pub(crate) name: String,
+    /// The known differences laid over the simulated cloud's transcript.
+    known: &'static [KnownDifference],
     engine: Engine,
     backend: Backend,
 }
@@ -108,8 +110,8 @@ async fn account_config() -> aws_config::SdkConfig {
 }
 
 impl Cloud {
-    /// A cloud under test of `kind` for the journey named `name`.
-    pub(crate) async fn new(kind: Kind, name: &str) -> Cloud {
+    /// A cloud under test of `kind` for the journey named `name`, which meets the `known` differences.
+    pub(crate) async fn new(kind: Kind, name: &str, known: &'static [KnownDifference]) -> Cloud {
         let (provider, backend): (Arc<dyn Provider>, Backend) = match kind {
             Kind::Sim => {
                 let sim = Arc::new(SimCloud::new(SimConfig::default()));
@@ -136,8 +138,21 @@ impl Cloud {
         Cloud {
             kind,
             name: name.to_owned(),
+            known,
             engine,
             backend,
+        }
+    }
+
+    /// A transcript for a journey on this cloud: on the simulated cloud, the known differences are laid
+    /// over it, so that it reads as the emulator's should.
+    pub(crate) fn transcript(&self) -> Transcript {
+        Transcript {
+            known: match self.kind {
+                Kind::Sim => self.known,
+                Kind::Emulator => &[],
+            },
+            ..Transcript::default()
         }
     }
 
@@ -151,11 +166,22 @@ impl Cloud {
             .expect("the plan runs")
     }
 
-    /// The plan of `config` and its text.
-    pub(crate) async fn plan_text(&self, config: &str) -> (Plan, String) {
+    /// The plan of `config` and its text, both recorded in `transcript` under `title`.
+    pub(crate) async fn plan_text(
+        &self,
+        transcript: &mut Transcript,
+        title: &str,
+        config: &str,
+    ) -> (Plan, String) {
         let plan = self.plan(config).await;
         let text = render::text(&plan, RenderOptions::default());
+        transcript.plan(title, &plan, &text);
         (plan, text)
+    }
+
+    /// The text of a plan of `config`, recorded nowhere (for a step whose plans differ on purpose).
+    pub(crate) async fn unrecorded_plan_text(&self, config: &str) -> String {
+        render::text(&self.plan(config).await, RenderOptions::default())
     }
 
     /// Applies `plan`, which must be applicable.
@@ -336,30 +362,38 @@ fn minted_ids() -> Regex {
     .expect("the id pattern compiles")
 }
 
-/// `transcript` with every minted id named by order of first appearance and each report's lines sorted.
-pub(crate) fn normalise(transcript: &str) -> String {
-    let mut names: BTreeMap<String, String> = BTreeMap::new();
-    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    let named = minted_ids().replace_all(transcript, |c: &Captures<'_>| {
-        let found = c.get(0).map_or("", |m| m.as_str()).to_owned();
-        let kind = c
-            .get(1)
-            .or_else(|| c.get(2))
-            .map_or("account", |m| m.as_str())
-            .to_owned();
-        names
-            .entry(found)
-            .or_insert_with(|| {
-                let n = counts.entry(kind.clone()).or_insert(0);
-                *n += 1;
-                format!("<{kind}-{n}>")
-            })
-            .clone()
-    });
-    sort_reports(&named)
+/// The names given to minted ids so far, by order of first appearance.
+#[derive(Default)]
+struct Names {
+    names: BTreeMap<String, String>,
+    counts: BTreeMap<String, usize>,
 }
 
-/// The lines under each report header sorted (a report ends at the first blank line).
+impl Names {
+    /// `text` with every minted id named (the ids seen before keep their names).
+    fn normalise(&mut self, text: &str) -> String {
+        let Names { names, counts } = self;
+        let named = minted_ids().replace_all(text, |c: &Captures<'_>| {
+            let found = c.get(0).map_or("", |m| m.as_str()).to_owned();
+            let kind = c
+                .get(1)
+                .or_else(|| c.get(2))
+                .map_or("account", |m| m.as_str())
+                .to_owned();
+            names
+                .entry(found)
+                .or_insert_with(|| {
+                    let n = counts.entry(kind.clone()).or_insert(0);
+                    *n += 1;
+                    format!("<{kind}-{n}>")
+                })
+                .clone()
+        });
+        named.into_owned()
+    }
+}
+
+/// The lines under each report header sorted (a report ends at the first line not indented).
 fn sort_reports(text: &str) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut report: Option<Vec<String>> = None;
@@ -385,24 +419,75 @@ fn sort_reports(text: &str) -> String {
     out.join("\n") + "\n"
 }
 
-/// A journey's record of what a user saw, step by step.
+/// The report arrays of the plan JSON, sorted after normalising.
+const JSON_REPORTS: [&str; 5] = [
+    "foreign",
+    "bind_candidates",
+    "unowned",
+    "owned_undeclared",
+    "rename_hints",
+];
+
+/// A journey's record of what a user saw, step by step, normalised as it is written: minted ids named
+/// by order of first appearance, each report's lines (and the plan JSON's report arrays) sorted, and the
+/// known differences laid over it (see [`Cloud::transcript`]).
 #[derive(Default)]
 pub(crate) struct Transcript {
+    names: Names,
     text: String,
+    known: &'static [KnownDifference],
+    /// The known differences that showed.
+    shown: BTreeSet<&'static str>,
 }
 
 impl Transcript {
     /// Adds a titled step.
     pub(crate) fn step(&mut self, title: &str, body: &str) {
-        self.text.push_str(&format!("== {title}\n{body}"));
-        if !body.ends_with('\n') {
-            self.text.push('\n');
+        let mut body = sort_reports(&self.names.normalise(body));
+        for k in self.known {
+            if let Some(rewritten) = k.rewrite_text(&body) {
+                body = rewritten;
+                self.shown.insert(k.what);
+            }
         }
+        self.text.push_str(&format!("== {title}\n{body}"));
     }
 
-    /// The whole transcript, normalised.
-    pub(crate) fn normalised(&self) -> String {
-        normalise(&self.text)
+    /// Adds a plan: its text, then its JSON without the cost (which counts each cloud's own calls).
+    pub(crate) fn plan(&mut self, title: &str, plan: &Plan, text: &str) {
+        self.step(title, text);
+        let mut doc: Json = serde_json::from_str(&render::json(plan, RenderOptions::default()))
+            .expect("the plan JSON parses");
+        if let Some(map) = doc.as_object_mut() {
+            map.remove("cost");
+        }
+        for k in self.known {
+            if k.rewrite_json(&mut doc) {
+                self.shown.insert(k.what);
+            }
+        }
+        let named = self.names.normalise(&doc.to_string());
+        let mut doc: Json = serde_json::from_str(&named).expect("the named JSON parses");
+        for key in JSON_REPORTS {
+            if let Some(Json::Array(entries)) = doc.get_mut(key) {
+                entries.sort_by_key(Json::to_string);
+            }
+        }
+        let pretty = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        self.text
+            .push_str(&format!("== {title} (JSON)\n{pretty}\n"));
+    }
+
+    /// The whole transcript, checked: every known difference laid over it showed somewhere.
+    pub(crate) fn finished(self) -> String {
+        for k in self.known {
+            assert!(
+                self.shown.contains(k.what),
+                "the known difference \"{}\" no longer shows: take it out of README and the journey",
+                k.what
+            );
+        }
+        self.text
     }
 }
 
@@ -411,48 +496,70 @@ pub(crate) fn summary_line(text: &str) -> &str {
     text.lines().last().unwrap_or_default()
 }
 
-/// A difference between the two clouds that README lists ("Running against a local AWS emulator"):
-/// how the simulated cloud's transcript reads where the emulator's differs, and what the emulator shows
-/// instead. A journey names the ones it meets; each must still show, so that the list cannot go stale.
+/// A difference between the two clouds that README lists ("Running against a local AWS emulator"), as
+/// it shows in a plan: a pattern of the simulated cloud's text and what the emulator's holds in its place,
+/// and the attributes of one type's prior value that the emulator's JSON leaves out. A journey names the
+/// ones it meets; each must still show, so that the list cannot go stale.
 pub(crate) struct KnownDifference {
     /// What differs, as README says it.
     pub(crate) what: &'static str,
-    /// A pattern of the simulated cloud's transcript.
-    sim: &'static str,
-    /// What the emulator's transcript holds in its place (`$1` for the pattern's first group).
-    emulator: &'static str,
+    /// A pattern of the simulated cloud's text, and its replacement (`$1` for the first group).
+    text: (&'static str, &'static str),
+    /// The resource type, and the attributes of its `before` value absent from the emulator's JSON.
+    absent: (&'static str, &'static [&'static str]),
 }
 
 impl KnownDifference {
-    /// `sim` as the emulator would show it, or `None` when the difference does not show in it.
-    pub(crate) fn apply(&self, sim: &str) -> Option<String> {
-        let pattern = Regex::new(self.sim).expect("the pattern compiles");
+    /// `text` as the emulator shows it, or `None` when the difference does not show in it.
+    fn rewrite_text(&self, text: &str) -> Option<String> {
+        let pattern = Regex::new(self.text.0).expect("the pattern compiles");
         pattern
-            .is_match(sim)
-            .then(|| pattern.replace_all(sim, self.emulator).into_owned())
+            .is_match(text)
+            .then(|| pattern.replace_all(text, self.text.1).into_owned())
+    }
+
+    /// Takes the absent attributes out of the prior values of the plan JSON `doc`; whether any was there.
+    fn rewrite_json(&self, doc: &mut Json) -> bool {
+        let (type_name, attributes) = self.absent;
+        let mut removed = false;
+        let changes = doc.get_mut("resource_changes").and_then(Json::as_array_mut);
+        for change in changes.into_iter().flatten() {
+            if change["type"] != type_name {
+                continue;
+            }
+            if let Some(before) = change.get_mut("before").and_then(Json::as_object_mut) {
+                for a in attributes {
+                    removed |= before.remove(*a).is_some();
+                }
+            }
+        }
+        removed
     }
 }
 
 /// The AWS provider reads no `route` set of a route table yet (inline routes are not served there).
 pub(crate) const TABLE_ROUTE_SET: KnownDifference = KnownDifference {
     what: "the AWS provider reads no `route` set of a route table",
-    sim: r"\n\n      - route \{\n(?:          - [^\n]*\n)*        \}\n",
-    emulator: "\n",
+    text: (
+        r"\n\n      - route \{\n(?:          - [^\n]*\n)*        \}\n",
+        "\n",
+    ),
+    absent: ("aws_route_table", &["route"]),
 };
 
 /// The AWS provider reads no `network_interface_id` of a route yet.
 pub(crate) const ROUTE_NETWORK_INTERFACE: KnownDifference = KnownDifference {
     what: "the AWS provider reads no `network_interface_id` of a route",
-    sim: r"(?m)^      - network_interface_id += null\n",
-    emulator: "",
+    text: (r"(?m)^      - network_interface_id += null\n", ""),
+    absent: ("aws_route", &["network_interface_id"]),
 };
 
 /// The AWS provider reads no `ingress` and `egress` sets of a security group yet (inline rules are not
 /// served there): they are null where the simulated cloud has empty sets.
 pub(crate) const GROUP_RULE_SETS: KnownDifference = KnownDifference {
     what: "the AWS provider reads no `ingress` and `egress` sets of a security group",
-    sim: r"(?m)^(      [~-] (?:egress|ingress) +=) \[\]",
-    emulator: "$1 null",
+    text: (r"(?m)^(      [~-] (?:egress|ingress) +=) \[\]", "$1 null"),
+    absent: ("aws_security_group", &["egress", "ingress"]),
 };
 
 /// What a converged plan prints last.
