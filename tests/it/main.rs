@@ -40,6 +40,12 @@ mod cli_state_output;
 mod cli_terminal;
 mod cli_variables;
 mod damaged_records;
+#[cfg(feature = "aws")]
+mod differential;
+#[cfg(feature = "aws")]
+mod differential_sdk;
+#[cfg(feature = "aws")]
+mod differential_support;
 mod ecosystem;
 mod embed_configuration;
 mod embed_example;
