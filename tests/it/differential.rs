@@ -15,8 +15,7 @@ use std::future::Future;
 use serde_json::json;
 
 use crate::differential_support::{
-    Cloud, GROUP_RULE_SETS, Kind, KnownDifference, NO_CHANGES, ROUTE_NETWORK_INTERFACE,
-    TABLE_ROUTE_SET, Transcript, summary_line, unique_name,
+    Cloud, Kind, KnownDifference, NO_CHANGES, Transcript, summary_line, unique_name,
 };
 
 /// Runs `journey` on the simulated cloud, then on the emulator, and compares the transcripts, the
@@ -495,7 +494,7 @@ async fn rename(cloud: Cloud) -> Transcript {
 
 #[tokio::test]
 async fn differential_mv_renames_with_no_churn() {
-    differential("dmv", &[GROUP_RULE_SETS], rename).await;
+    differential("dmv", &[], rename).await;
 }
 
 /// A log group, a user and a security group in a VPC; `all` false leaves the group and the user out.
@@ -546,7 +545,7 @@ async fn removal(cloud: Cloud) -> Transcript {
 
 #[tokio::test]
 async fn differential_an_owned_object_no_longer_declared_is_removed() {
-    differential("dremove", &[GROUP_RULE_SETS], removal).await;
+    differential("dremove", &[], removal).await;
 }
 
 /// A log group keeping its events `days` days.
@@ -677,12 +676,7 @@ async fn blocking_dependency(cloud: Cloud) -> Transcript {
 
 #[tokio::test]
 async fn differential_deletes_blocked_by_dependents_run_in_dependency_order() {
-    differential(
-        "dorder",
-        &[TABLE_ROUTE_SET, ROUTE_NETWORK_INTERFACE, GROUP_RULE_SETS],
-        blocking_dependency,
-    )
-    .await;
+    differential("dorder", &[], blocking_dependency).await;
 }
 
 /// An elastic IP, alone.

@@ -537,30 +537,5 @@ impl KnownDifference {
     }
 }
 
-/// The AWS provider reads no `route` set of a route table yet (inline routes are not served there).
-pub(crate) const TABLE_ROUTE_SET: KnownDifference = KnownDifference {
-    what: "the AWS provider reads no `route` set of a route table",
-    text: (
-        r"\n\n      - route \{\n(?:          - [^\n]*\n)*        \}\n",
-        "\n",
-    ),
-    absent: ("aws_route_table", &["route"]),
-};
-
-/// The AWS provider reads no `network_interface_id` of a route yet.
-pub(crate) const ROUTE_NETWORK_INTERFACE: KnownDifference = KnownDifference {
-    what: "the AWS provider reads no `network_interface_id` of a route",
-    text: (r"(?m)^      - network_interface_id += null\n", ""),
-    absent: ("aws_route", &["network_interface_id"]),
-};
-
-/// The AWS provider reads no `ingress` and `egress` sets of a security group yet (inline rules are not
-/// served there): they are null where the simulated cloud has empty sets.
-pub(crate) const GROUP_RULE_SETS: KnownDifference = KnownDifference {
-    what: "the AWS provider reads no `ingress` and `egress` sets of a security group",
-    text: (r"(?m)^(      [~-] (?:egress|ingress) +=) \[\]", "$1 null"),
-    absent: ("aws_security_group", &["egress", "ingress"]),
-};
-
 /// What a converged plan prints last.
 pub(crate) const NO_CHANGES: &str = "No changes. The live system matches the configuration.";
