@@ -8,10 +8,6 @@
 //! The test runs in an emulator account of its own (moto keeps one state per account; the test reaches
 //! its account through an assumed role), so the listings, and so the cost, hold only what it made.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
-use aws_credential_types::Credentials;
-use aws_credential_types::provider::SharedCredentialsProvider;
 use aws_sdk_s3::types::BucketVersioningStatus;
 use serde_json::json;
 
@@ -27,42 +23,18 @@ pub(crate) struct Account {
 impl Account {
     /// Assumes a role in a fresh account (moto makes the account on first use).
     pub(crate) fn fresh(emu: &Emulator) -> Account {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let account = format!(
-            "3{:011}",
-            (nanos + u128::from(std::process::id())) % 100_000_000_000
-        );
-        emu.runtime.block_on(async {
-            let base = staterecord::s3::sdk_config_from_env(None, None).await;
-            let assumed = aws_sdk_sts::Client::new(&base)
-                .assume_role()
-                .role_arn(format!("arn:aws:iam::{account}:role/liveplan-e2e"))
-                .role_session_name("liveplan-e2e")
-                .send()
-                .await
-                .unwrap();
-            let c = assumed.credentials().unwrap();
-            let credentials = Credentials::new(
-                c.access_key_id(),
-                c.secret_access_key(),
-                Some(c.session_token().to_owned()),
-                None,
-                "assumed-role",
-            );
-            let config = base
-                .to_builder()
-                .credentials_provider(SharedCredentialsProvider::new(credentials))
-                .build();
-            let env = vec![
-                ("AWS_ACCESS_KEY_ID", c.access_key_id().to_owned()),
-                ("AWS_SECRET_ACCESS_KEY", c.secret_access_key().to_owned()),
-                ("AWS_SESSION_TOKEN", c.session_token().to_owned()),
-            ];
-            Account { config, env }
-        })
+        let (config, c) = emu
+            .runtime
+            .block_on(crate::aws_e2e::fresh_account(3, "liveplan-e2e"));
+        let env = vec![
+            ("AWS_ACCESS_KEY_ID", c.access_key_id().to_owned()),
+            ("AWS_SECRET_ACCESS_KEY", c.secret_access_key().to_owned()),
+            (
+                "AWS_SESSION_TOKEN",
+                c.session_token().unwrap_or_default().to_owned(),
+            ),
+        ];
+        Account { config, env }
     }
 
     pub(crate) fn run(&self, dir: &Dir, args: &[&str]) -> Run {
