@@ -61,7 +61,7 @@
 //! | read a VPC | `ec2:DescribeVpcs`, 2 × `ec2:DescribeVpcAttribute` |
 //! | create a VPC | `ec2:CreateVpc` (its tags in the call), `ec2:ModifyVpcAttribute` per DNS setting that differs from AWS's default |
 //! | update a VPC | a read, `ec2:ModifyVpcAttribute` per DNS setting that differs, `ec2:ModifyVpcTenancy` when the tenancy differs, the tag change as below |
-//! | list subnets, security groups, internet gateways (one page of 1000, with tags) | `ec2:DescribeSubnets`, `ec2:DescribeSecurityGroups`, `ec2:DescribeInternetGateways` |
+//! | list subnets, security groups, internet gateways (one page of 1000, with tags) | `ec2:DescribeSubnets`, `ec2:DescribeSecurityGroups`, `ec2:DescribeInternetGateways` (with one `ec2:DescribeVpcs` on `is-default` per page of the region's gateways, to leave the default VPC's out) |
 //! | list route tables (one page of 100, with tags, routes and associations inline) | `ec2:DescribeRouteTables` |
 //! | list elastic IPs (one answer, with tags) | `ec2:DescribeAddresses` |
 //! | read a subnet, a security group, a gateway, a route table, an elastic IP | its `Describe*` with the id |

@@ -76,6 +76,27 @@ fn make_foreign(emu: &Emulator, ec2: &aws_sdk_ec2::Client, name: &str) -> Foreig
             .await
             .unwrap();
         let group = group.group_id().unwrap().to_owned();
+        // The gateway AWS gives the default VPC (the emulator's default VPC has none): made here.
+        let default_vpc = ec2
+            .describe_vpcs()
+            .filters(
+                aws_sdk_ec2::types::Filter::builder()
+                    .name("is-default")
+                    .values("true")
+                    .build(),
+            )
+            .send()
+            .await
+            .unwrap();
+        let default_vpc = default_vpc.vpcs()[0].vpc_id().unwrap().to_owned();
+        let gateway = ec2.create_internet_gateway().send().await.unwrap();
+        let gateway = gateway.internet_gateway().unwrap();
+        ec2.attach_internet_gateway()
+            .internet_gateway_id(gateway.internet_gateway_id().unwrap())
+            .vpc_id(&default_vpc)
+            .send()
+            .await
+            .unwrap();
         Foreign { vpc, subnet, group }
     })
 }
@@ -196,8 +217,8 @@ fn aws_e2e_network_converges_at_a_known_cost_and_leaves_foreign_objects_alone() 
             "aws_vpc.main create",
         ]
     );
-    // Only the hand-made network is foreign: the default VPC, its subnets and every VPC's main route
-    // table and default group are not reported.
+    // Only the hand-made network is foreign: the default VPC, its subnets and internet gateway and every
+    // VPC's main route table and default group are not reported.
     let foreign_ids = |doc: &serde_json::Value| -> Vec<(String, String)> {
         doc["foreign"]
             .as_array()
@@ -267,7 +288,8 @@ fn aws_e2e_network_converges_at_a_known_cost_and_leaves_foreign_objects_alone() 
     assert_eq!(actions(&doc), Vec::<String>::new());
     assert_eq!(foreign_ids(&doc), expected_foreign);
     // One sweep page and one listing per declared type with a listing; routes and the association come
-    // inline with their table; each of the two VPCs costs its two DNS settings.
+    // inline with their table; each of the two VPCs costs its two DNS settings; the gateways' listing
+    // asks which VPC is the default one (one more `DescribeVpcs`).
     assert_eq!(
         doc["cost"]["api_calls_by_operation"],
         json!({
@@ -277,11 +299,11 @@ fn aws_e2e_network_converges_at_a_known_cost_and_leaves_foreign_objects_alone() 
             "ec2:DescribeSecurityGroups": 1,
             "ec2:DescribeSubnets": 1,
             "ec2:DescribeVpcAttribute": 4,
-            "ec2:DescribeVpcs": 1,
+            "ec2:DescribeVpcs": 2,
             "tagging:GetResources": 1,
         }),
     );
-    assert_eq!(doc["cost"]["api_calls"], 11);
+    assert_eq!(doc["cost"]["api_calls"], 12);
 
     // Undeclared, the estate's network is removed in dependency order; the foreign one stays. The
     // address stays declared: the emulator's tagging index holds no elastic IPs, so there an owned
