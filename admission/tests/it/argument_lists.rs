@@ -178,3 +178,48 @@ fn argument_lists_unknown_argument_is_still_unknown() {
         ["Unsupported argument: `aws_s3_bucket` has no argument `bukcet_acl`"]
     );
 }
+
+/// The detail of the refusal of `name` configured (as `body`) on a resource of `type_name`.
+fn refusal_detail(type_name: &str, name: &str, body: &str) -> String {
+    let main =
+        format!("live {{ estate = \"acme\" }}\nresource \"{type_name}\" \"x\" {{\n  {body}\n}}\n");
+    let linted = lint_main(&main, &VariableInputs::default());
+    let summary = format!("liveplan does not implement the argument `{name}` of `{type_name}`");
+    linted
+        .diagnostics
+        .iter()
+        .find(|d| d.summary == summary)
+        .unwrap_or_else(|| panic!("{type_name}.{name}: {:#?}", linted.diagnostics))
+        .detail
+        .clone()
+}
+
+#[test]
+fn argument_lists_deprecations_are_those_of_the_pinned_release() {
+    // The provider deprecates aws_iam_role's inline_policy from v5.68.0 and its managed_policy_arns
+    // only from v5.72.0 (their release notes), so at 5.70.0 the first is deprecated, the second not.
+    let inline = refusal_detail(
+        "aws_iam_role",
+        "inline_policy",
+        "inline_policy {\n    name = \"p\"\n  }",
+    );
+    assert!(inline.contains("documents it as deprecated"), "{inline}");
+    let managed = refusal_detail(
+        "aws_iam_role",
+        "managed_policy_arns",
+        "managed_policy_arns = []",
+    );
+    assert!(!managed.contains("documents it as deprecated"), "{managed}");
+    assert!(
+        managed.contains("aws_iam_role_policy_attachment"),
+        "{managed}"
+    );
+}
+
+#[test]
+fn argument_lists_documented_attributes_are_refused_by_name() {
+    // aws_eip exports `arn` in v5 (its 5.71.0 schema); configured, it is refused by name rather than
+    // called unknown.
+    let detail = refusal_detail("aws_eip", "arn", "arn = \"x\"");
+    assert!(!detail.contains("deprecated"), "{detail}");
+}
