@@ -168,7 +168,14 @@ pub(super) async fn execute(
     if common.json {
         report_json(&view, &outcome, failed, tally);
     } else {
-        report_text(term, reviewed, &outcome, failed, tally, common.destroy || reviewed.plan().destroys_estate());
+        report_text(
+            term,
+            reviewed,
+            &outcome,
+            failed,
+            tally,
+            common.destroy || reviewed.plan().destroys_estate(),
+        );
     }
     Ok(if failed { Exit::Failure } else { Exit::Success })
 }

@@ -65,6 +65,8 @@ pub(crate) struct Moved {
     pub kind: PinKind,
     /// Which one.
     pub subject: String,
+    /// The instance it is about, when it is an object or an identity.
+    pub address: Option<String>,
     /// How it moved.
     pub how: Movement,
 }
@@ -145,11 +147,7 @@ pub(crate) fn pins(plan: &Plan, relied: &BTreeSet<InstanceAddress>) -> Vec<Pin> 
             );
         }
         for (namespace, version) in record_versions(plan, address) {
-            pin(
-                PinKind::Record,
-                format!("{namespace} {address}"),
-                version,
-            );
+            pin(PinKind::Record, format!("{namespace} {address}"), version);
         }
     }
     let blocks: BTreeSet<_> = relied
@@ -250,9 +248,19 @@ pub(crate) fn moved(saved: &[Pin], now: &[Pin]) -> Vec<Moved> {
             (None, Some(_)) => Movement::Appeared,
             (None, None) => continue,
         };
+        // An object is named with its id, as the plan read it (or as it is now, for one that appeared).
+        let id = saved
+            .get(key)
+            .or_else(|| now.get(key))
+            .and_then(|v| v.split(' ').next());
+        let subject = match (key.0, id) {
+            (PinKind::Object, Some(id)) => format!("{} (id {id})", key.1),
+            _ => key.1.clone(),
+        };
         out.push(Moved {
             kind: key.0,
-            subject: key.1.clone(),
+            subject,
+            address: matches!(key.0, PinKind::Object | PinKind::Identity).then(|| key.1.clone()),
             how,
         });
     }

@@ -18,6 +18,7 @@ use admission::{
 };
 
 use super::pins::{self, Moved};
+
 use super::seal::{self, SealError};
 use super::{ApplyInputs, SavedPlan};
 use crate::handle::Engine;
@@ -158,9 +159,7 @@ impl Engine {
         }
         let moved = pins::moved(&inputs.pins, &pins::pins(&fresh, &relied));
         if !moved.is_empty() {
-            return Ok(SavedReview::Refused(
-                moved.iter().map(|m| stale(Moved::summary(m))).collect(),
-            ));
+            return Ok(SavedReview::Refused(moved.iter().map(stale_item).collect()));
         }
         Ok(SavedReview::Current(Box::new(fresh.review()?)))
     }
@@ -192,7 +191,9 @@ impl Engine {
                 Err(e) => return Ok(Err(invalid(&e.to_string()))),
             };
             let Ok(serde_json::Value::Object(values)) = serde_json::from_slice(&plain) else {
-                return Ok(Err(invalid("the sealed variable values are not a JSON object")));
+                return Ok(Err(invalid(
+                    "the sealed variable values are not a JSON object",
+                )));
             };
             all.extend(values);
         }
@@ -201,7 +202,9 @@ impl Engine {
 }
 
 /// `values` as variable inputs: one JSON variable file.
-pub(super) fn variable_inputs(values: serde_json::Map<String, serde_json::Value>) -> VariableInputs {
+pub(super) fn variable_inputs(
+    values: serde_json::Map<String, serde_json::Value>,
+) -> VariableInputs {
     let file = SourceFile::new(
         SAVED_VARIABLES,
         serde_json::Value::Object(values).to_string(),
@@ -259,4 +262,12 @@ fn stale(summary: String) -> Diagnostic {
         "nothing was applied: the saved plan relied on it as it was when the plan was made. Plan again \
          (`liveplan plan -out FILE`), review the new plan and apply that file",
     )
+}
+
+fn stale_item(moved: &Moved) -> Diagnostic {
+    let d = stale(moved.summary());
+    match &moved.address {
+        Some(address) => d.with_address(address.clone()),
+        None => d,
+    }
 }

@@ -62,11 +62,13 @@ pub(crate) async fn key_for_sealing(store: &dyn Store, record: &str) -> Result<V
     getrandom::getrandom(&mut key).map_err(|e| SealError::Random(e.to_string()))?;
     match store.put_if_absent(record, hex(&key).as_bytes()).await {
         Ok(_) => Ok(key),
-        Err(e) if e.as_conflict().is_some() => read_key(store, record)
-            .await?
-            .ok_or_else(|| SealError::NoKey {
-                key: record.to_owned(),
-            }),
+        Err(e) if e.as_conflict().is_some() => {
+            read_key(store, record)
+                .await?
+                .ok_or_else(|| SealError::NoKey {
+                    key: record.to_owned(),
+                })
+        }
         Err(e) => Err(e.into()),
     }
 }
