@@ -23,9 +23,14 @@ resource "aws_s3_bucket" "logs" {
   tags   = { Owner = var.owner, Team = "TEAM" }
 }
 
+variable "env" {
+  type    = string
+  default = "dev"
+}
+
 resource "aws_s3_bucket" "data" {
   bucket = "sapply-data"
-  tags   = { Team = "TEAM" }
+  tags   = { Team = "TEAM", Env = var.env }
 }
 "#;
 
@@ -50,7 +55,7 @@ fn live_object(dir: &Dir, id: &str) -> Json {
 fn cli_saved_apply_applies_exactly_the_saved_plan_without_a_prompt_or_variables() {
     let dir = Dir::with_config(&buckets("blue"));
     let env = [("TF_VAR_owner", SECRET)];
-    let plan = dir.run_with_env(&["plan", "-out=tfplan"], &env);
+    let plan = dir.run_with_env(&["plan", "-var=env=prod", "-out=tfplan"], &env);
     plan.expect_code(0);
     assert!(
         plan.stdout
@@ -74,7 +79,8 @@ fn cli_saved_apply_applies_exactly_the_saved_plan_without_a_prompt_or_variables(
     );
     assert_eq!(live_object(&dir, "sapply-logs")["tags"]["Owner"], SECRET);
     assert_eq!(live_object(&dir, "sapply-logs")["tags"]["Team"], "blue");
-    let again = dir.run_with_env(&["plan"], &env);
+    assert_eq!(live_object(&dir, "sapply-data")["tags"]["Env"], "prod");
+    let again = dir.run_with_env(&["plan", "-var=env=prod"], &env);
     again.expect_code(0);
     assert!(again.stdout.contains("No changes."), "{}", again.stdout);
 }
