@@ -311,3 +311,41 @@ fn cli_saved_apply_refuses_variables_options_and_a_plan_with_errors() {
     assert!(run.stdout.contains("has errors"), "{}", run.stdout);
     assert!(!dir.cloud_file().exists(), "nothing was applied");
 }
+
+#[test]
+fn cli_saved_apply_refuses_a_create_whose_identity_was_taken_since_the_plan() {
+    let dir = Dir::with_config(
+        r#"
+live {
+  estate = "taken"
+}
+
+resource "aws_s3_bucket" "a" {
+  bucket = "taken-a"
+}
+"#,
+    );
+    dir.run(&["plan", "-out=tfplan"]).expect_code(0);
+    // Someone else creates a bucket of that name, with no marker of this estate.
+    dir.write(
+        ".liveplan/cloud.json",
+        r#"{"resources":[{"type":"aws_s3_bucket","id":"taken-a","region":"us-east-1",
+            "attributes":{"bucket":"taken-a","arn":"arn:aws:s3:::taken-a"},"tags":{}}]}"#,
+    );
+    let before = std::fs::read(dir.cloud_file()).unwrap();
+    let apply = dir.run(&["apply", "tfplan"]);
+    apply.expect_code(1);
+    assert!(
+        apply.stdout.contains(
+            "the saved plan is stale: the identity of the create of aws_s3_bucket.a is no longer free \
+             [stale-plan]"
+        ),
+        "{}",
+        apply.stdout
+    );
+    assert_eq!(
+        std::fs::read(dir.cloud_file()).unwrap(),
+        before,
+        "nothing was applied"
+    );
+}
