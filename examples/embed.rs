@@ -4,8 +4,10 @@
 //! which depends on liveplan's `provider` seam alone) with two resource types: `kv_namespace`, named by the
 //! client, and `kv_entry`, whose ids the server mints.
 //!
-//! The program plans a namespace with two entries, prints the plan, applies it while printing each
-//! operation, then plans again and prints `No changes`. Run it with `cargo run --example embed`.
+//! The program plans a namespace with two entries, prints the plan, saves it (the bytes `plan -out FILE`
+//! writes), reads the saved plan back and applies exactly it while printing each operation (a saved plan
+//! that something moved under would be refused with `stale-plan`), then plans again and prints `No
+//! changes`. Run it with `cargo run --example embed`.
 
 use std::error::Error;
 use std::io::Write;
@@ -14,7 +16,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use kvcloud::KvCloud;
 use liveplan::render::{self, RenderOptions};
 use liveplan::{
-    ApplyConfig, ApplyEvent, Argument, Configuration, Engine, LocalStore, Resource, Store,
+    ApplyConfig, ApplyEvent, Argument, Configuration, Engine, LocalStore, PlanOptions, Resource,
+    SavedPlan, SavedReview, Sources, Store, VariableInputs,
 };
 
 /// The configuration, built in code: one namespace and two entries in it.
@@ -63,11 +66,30 @@ pub(crate) async fn run<W: Write + Send + 'static>(
         writeln!(out, "{text}")
     };
 
-    let plan = config.plan(&engine).await?;
+    let files = config.source_files()?;
+    let inputs = VariableInputs::default();
+    let plan = engine.plan(Sources::new(&files, &inputs)).await?;
     say(&render::text(&plan, RenderOptions::default()))?;
-    let reviewed = match plan.review() {
-        Ok(reviewed) => reviewed,
-        Err(e) => return Err(format!("the plan cannot be applied: {e}").into()),
+
+    // Save the plan for review (a pull request shows it), then apply exactly that plan later: the
+    // engine checks that nothing it relies on moved, and makes no other change.
+    let bytes = engine
+        .save(
+            &plan,
+            Sources::new(&files, &inputs),
+            &PlanOptions::default(),
+        )
+        .await?
+        .to_bytes();
+    let saved = SavedPlan::from_slice(&bytes)?;
+    let reviewed = match engine.review_saved(&saved, None).await? {
+        SavedReview::Current(reviewed) => reviewed,
+        SavedReview::Refused(problems) => {
+            for problem in &problems {
+                say(&problem.to_string())?;
+            }
+            return Err("the saved plan cannot be applied".into());
+        }
     };
 
     let events = Arc::clone(&out);

@@ -129,7 +129,8 @@ pub use configuration::{Argument, Block, Configuration, ConfigurationError, Reso
 pub use engine::render;
 pub use engine::{
     Action, ApplyConfig, ApplyEvent, ApplyEventKind, ApplyOutcome, Engine, MvOptions,
-    OwnershipOutcome, Plan, ResourceChange, RetryConfig, ReviewedPlan, Sources, Summary,
+    OwnershipOutcome, Plan, PlanOptions, ResourceChange, RetryConfig, ReviewedPlan, SavedPlan,
+    SavedReview, Sources, Summary,
 };
 pub use fixtures::{SimCloud, SimConfig};
 pub use provider::schema::AttributeSchema;

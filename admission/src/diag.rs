@@ -149,6 +149,9 @@ codes! {
     /// A saved plan file (`plan -out FILE`) that cannot be read: missing, not a liveplan plan file, or
     /// written in a format version this liveplan does not read.
     InvalidPlanFile = "invalid-plan-file", Error;
+    /// `apply FILE` of a saved plan that something it relies on moved since: an object it changes or
+    /// reads, the identity of a create, or a record it read. Nothing is applied; plan again.
+    StalePlan = "stale-plan", Error;
     /// One thing declared twice where it may be declared once: a `live` block in `liveplan.hcl` and a
     /// `.tf` file, two `live` blocks, two backends, a provider required twice.
     DuplicateDeclaration = "duplicate-declaration", Error;

@@ -25,6 +25,9 @@ pub enum Error {
     /// The execution graph built for the plan is not well-formed.
     #[error("the execution graph is invalid: {0}")]
     InvalidGraph(String),
+    /// A saved plan's sensitive values could not be sealed (no random bytes from the operating system).
+    #[error("the saved plan could not be sealed: {0}")]
+    Seal(String),
     /// An address given by the caller does not parse.
     #[error("invalid address {input:?}: {reason}")]
     InvalidAddress {

@@ -154,6 +154,11 @@ impl Engine {
         &self.store
     }
 
+    /// The record key prefix (empty, or ending with `/`).
+    pub(crate) fn key_prefix(&self) -> &str {
+        &self.key_prefix
+    }
+
     /// The configuration's own findings, without reading the live system or the records.
     pub fn validate(&self, sources: Sources<'_>) -> Validation {
         validate_with(sources, &self.catalog)

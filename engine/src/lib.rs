@@ -13,6 +13,9 @@
 //! - [`Engine::apply`] runs a [`ReviewedPlan`] through the provider with a parallelism limit and
 //!   cancellation, writing create intents, markers and records with compare-and-swap, and reporting
 //!   [`ApplyEvent`]s.
+//! - [`Engine::save`] keeps a plan as a [`SavedPlan`] (`plan -out FILE`), and [`Engine::review_saved`]
+//!   checks one before [`Engine::apply`] applies it (`apply FILE`): a plan something moved under is
+//!   refused with `stale-plan`.
 //! - [`Engine::adopt`] and [`Engine::mv`] are the explicit ownership operations.
 //! - [`validate`] is the configuration's own findings, with no live system at all.
 //! - [`Clock`] is where every operation reads the time of day ([`Engine::with_clock`]).
@@ -53,5 +56,7 @@ pub use model::{
 };
 pub use planner::{PlanMode, PlanOptions, Target};
 pub use projection::{Backoff, RetryConfig, Retrying};
-pub use saved::{SAVED_PLAN_FORMAT, SAVED_PLAN_VERSION, SavedFile, SavedPlan, SavedPlanError};
+pub use saved::{
+    SAVED_PLAN_FORMAT, SAVED_PLAN_VERSION, SavedFile, SavedPlan, SavedPlanError, SavedReview,
+};
 pub use summary::{PLANNING_FAILED, Summary};

@@ -419,6 +419,11 @@ impl Plan {
             .is_some_and(|o| o.sensitive)
     }
 
+    /// Whether this is a destroy plan (`-destroy`, `liveplan destroy`).
+    pub fn destroys_estate(&self) -> bool {
+        self.context.destroy
+    }
+
     /// Whether the plan can be applied: no error diagnostic.
     pub fn applicable(&self) -> bool {
         !self

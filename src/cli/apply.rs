@@ -111,14 +111,26 @@ pub async fn run(common: &Common, term: &Terminal, auto_approve: bool) -> anyhow
         anyhow::bail!("the plan was made without a live system or a record store");
     };
     let reviewed = plan.review()?;
+    execute(common, term, &engine, &reviewed, planned.sim.as_deref()).await
+}
+
+/// Applies `reviewed` through `engine` with the command line's parallelism, progress and signal handling,
+/// and reports the outcome.
+pub(super) async fn execute(
+    common: &Common,
+    term: &Terminal,
+    engine: &engine::Engine,
+    reviewed: &engine::ReviewedPlan,
+    sim: Option<&fixtures::SimCloud>,
+) -> anyhow::Result<Exit> {
     // The records this apply writes name the simulated cloud's id: the file keeps it from now on, even
     // when the apply changes nothing in the cloud.
-    if let Some(sim) = &planned.sim {
+    if let Some(sim) = sim {
         sim.claim_cloud_id()
             .await
             .context("the simulated cloud's file could not be written")?;
     }
-    if !common.json && !summary.is_empty() {
+    if !common.json && !reviewed.plan().summary().is_empty() {
         term.line("");
     }
     let total = reviewed.plan().effective_changes().count();
@@ -131,7 +143,7 @@ pub async fn run(common: &Common, term: &Terminal, auto_approve: bool) -> anyhow
         progress_interval: PROGRESS_INTERVAL,
     };
     let mut interrupts = Interrupts::listen();
-    let applying = engine.apply(&reviewed, config);
+    let applying = engine.apply(reviewed, config);
     let result = until_done(applying, &mut interrupts, &view, &cancel).await;
     view.finish();
     let mut outcome = result.context("the apply could not run")?;
@@ -156,7 +168,14 @@ pub async fn run(common: &Common, term: &Terminal, auto_approve: bool) -> anyhow
     if common.json {
         report_json(&view, &outcome, failed, tally);
     } else {
-        report_text(term, &reviewed, &outcome, failed, tally, common.destroy);
+        report_text(
+            term,
+            reviewed,
+            &outcome,
+            failed,
+            tally,
+            common.destroy || reviewed.plan().destroys_estate(),
+        );
     }
     Ok(if failed { Exit::Failure } else { Exit::Success })
 }

@@ -84,7 +84,7 @@ pub async fn make_plan(
 
 /// The plan options of the command line: `-destroy`, `-replace=ADDR` and `-target=ADDR`. An address that
 /// does not parse is `invalid-address`.
-fn plan_options(common: &Common) -> Result<engine::PlanOptions, Box<Diagnostic>> {
+pub(super) fn plan_options(common: &Common) -> Result<engine::PlanOptions, Box<Diagnostic>> {
     let invalid = |flag: &str, given: &str, e: admission::Error| {
         Box::new(Diagnostic::new(
             Code::InvalidAddress,
@@ -180,10 +180,17 @@ pub async fn plan(
         }
         Err(e) => return Err(e),
     };
-    let planned = make_plan(common, &inputs, Access::Read).await?;
+    // A saved plan may seal sensitive values under the estate's key, which the record store keeps.
+    let access = if out.is_some() {
+        Access::Write
+    } else {
+        Access::Read
+    };
+    let planned = make_plan(common, &inputs, access).await?;
     show_plan(common, term, &planned.plan);
     if let Some(out) = out {
-        super::show::write_plan_file(&super::show::plan_file_path(common, out), &planned, &inputs)?;
+        let path = super::show::plan_file_path(common, out);
+        super::show::write_plan_file(common, &path, &planned, &inputs).await?;
     }
     Ok(if !planned.plan.applicable() {
         Exit::Failure
@@ -332,6 +339,17 @@ pub fn init(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
 /// Prints a refusal of the command line itself (before anything is read), as a setup problem is printed.
 pub fn print_refusal(common: &Common, term: &Terminal, problem: &Diagnostic) {
     let _ = setup_failure(common, term, problem);
+}
+
+/// Prints the problems that stop a command before it changes anything.
+pub fn print_refusals(common: &Common, term: &Terminal, problems: &[Diagnostic]) {
+    if common.json {
+        let diagnostics: Vec<_> = problems.iter().map(render::diagnostic_json).collect();
+        let doc = json!({ "ok": false, "diagnostics": diagnostics });
+        term.line(&serde_json::to_string_pretty(&doc).unwrap_or_default());
+    } else {
+        term.plan_text(&diagnostics_text(problems));
+    }
 }
 
 /// Prints a setup problem (live system or store) and fails.

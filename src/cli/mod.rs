@@ -6,6 +6,7 @@
 //! live system, a record store and a terminal.
 
 mod apply;
+mod apply_file;
 mod commands;
 mod live;
 pub mod logging;
@@ -72,15 +73,20 @@ pub enum Command {
         /// The saved plan file.
         file: Option<PathBuf>,
     },
-    /// Plan, ask for confirmation, then make the changes.
+    /// Plan, ask for confirmation, then make the changes; or apply a saved plan (`apply FILE`).
     ///
     /// On a terminal, apply shows the plan and waits for you to type `yes`. Without a terminal (CI,
     /// scripts) it refuses to run unless `--auto-approve` is given. Ctrl-C stops new operations from
-    /// starting, lets the running ones finish and exits 1.
+    /// starting, lets the running ones finish and exits 1. `apply FILE` applies exactly the plan that
+    /// `plan -out FILE` saved, without asking (the plan was the review) and without `-var` or
+    /// `-var-file` (the file holds the values); it refuses with `stale-plan`, changing nothing, when
+    /// anything the plan relies on moved since.
     Apply {
         /// Apply without asking for confirmation.
         #[arg(long)]
         auto_approve: bool,
+        /// A saved plan (`plan -out FILE`; relative to the configuration directory).
+        file: Option<PathBuf>,
     },
     /// Plan the destroy of everything this estate owns, ask for confirmation, then destroy it.
     ///
@@ -346,7 +352,13 @@ pub async fn run(cli: Cli) -> Exit {
             out,
         } => commands::plan(&cli.common, &term, *detailed_exitcode, out.as_deref()).await,
         Command::Show { file } => show::show(&cli.common, &term, file.as_deref()).await,
-        Command::Apply { auto_approve } => apply::run(&cli.common, &term, *auto_approve).await,
+        Command::Apply {
+            file: Some(file), ..
+        } => apply_file::run(&cli.common, &term, file).await,
+        Command::Apply {
+            auto_approve,
+            file: None,
+        } => apply::run(&cli.common, &term, *auto_approve).await,
         Command::Destroy { auto_approve } => {
             let common = Common {
                 destroy: true,

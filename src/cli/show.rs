@@ -1,5 +1,5 @@
-//! Saved plans on the command line: `plan -out FILE` writes one, `show FILE` prints it as `plan` printed
-//! it, `show -json FILE` as Terraform's JSON plan representation, and `show -json` with no file prints
+//! Saved plans on the command line: `plan -out FILE` writes one (`apply FILE` applies it, in
+//! `apply_file`), `show FILE` prints it as `plan` printed it, `show -json FILE` as Terraform's JSON plan representation, and `show -json` with no file prints
 //! what discovery finds as Terraform's state representation.
 //!
 //! A plan file is written owner-only (0600), whole or not at all (a temporary file beside it, renamed
@@ -23,11 +23,24 @@ pub fn plan_file_path(common: &Common, path: &Path) -> PathBuf {
     common.dir.join(path)
 }
 
-/// Writes `planned`'s plan, made from `inputs`, to `path`: owner-only, and never half written.
-pub fn write_plan_file(path: &Path, planned: &Planned, inputs: &Inputs) -> anyhow::Result<()> {
-    let saved = match &planned.engine {
-        Some(engine) => SavedPlan::of(&planned.plan, &inputs.files, engine.clock().as_ref()),
-        None => SavedPlan::of(&planned.plan, &inputs.files, &SystemClock),
+/// Writes `planned`'s plan, made from `inputs` with the command line's options, to `path`: owner-only,
+/// and never half written. An applicable plan carries what `apply FILE` needs (its sensitive variables
+/// sealed under the estate's key, which the record store keeps).
+pub async fn write_plan_file(
+    common: &Common,
+    path: &Path,
+    planned: &Planned,
+    inputs: &Inputs,
+) -> anyhow::Result<()> {
+    let saved = match (&planned.engine, commands::plan_options(common)) {
+        (Some(engine), Ok(options)) => engine
+            .save(&planned.plan, inputs.sources(), &options)
+            .await
+            .context("the plan could not be saved")?,
+        (Some(engine), Err(_)) => {
+            SavedPlan::of(&planned.plan, &inputs.files, engine.clock().as_ref())
+        }
+        (None, _) => SavedPlan::of(&planned.plan, &inputs.files, &SystemClock),
     };
     write_private(path, &saved.to_bytes())
         .with_context(|| format!("cannot write the plan file {}", path.display()))
@@ -64,7 +77,7 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// Reads a saved plan file, or the `invalid-plan-file` diagnostic saying why it cannot be read.
-fn read_plan_file(path: &Path) -> Result<SavedPlan, Box<Diagnostic>> {
+pub fn read_plan_file(path: &Path) -> Result<SavedPlan, Box<Diagnostic>> {
     let invalid = |why: String| {
         Box::new(Diagnostic::new(
             Code::InvalidPlanFile,

@@ -131,6 +131,38 @@ impl Inputs {
         Ok(inputs)
     }
 
+    /// The inputs of `apply FILE`: the saved plan's configuration, estate and variable values (those not
+    /// sensitive: the engine opens the sealed ones), with the configuration directory's module context.
+    pub fn from_saved(common: &Common, saved: &engine::SavedPlan) -> Inputs {
+        let dir = common.dir.clone();
+        let files: Vec<SourceFile> = saved
+            .configuration()
+            .iter()
+            .map(|f| SourceFile::new(f.name.clone(), f.text.clone()))
+            .collect();
+        let variables = saved.clear_variables();
+        let module = ModuleContext::from_environment(&dir);
+        let (mut config, _) = admission::parse_config(&files);
+        config.set_module(module.clone());
+        let (values, _) = admission::resolve_variables(&config, &variables);
+        let mut inputs = Inputs {
+            dir: dir.clone(),
+            files,
+            outside_estate: saved
+                .outside_estate()
+                .map(|name| (name.to_owned(), EstateSource::Flag)),
+            variables,
+            module,
+            config,
+            values,
+            key_prefix: String::new(),
+            sim: common.sim.as_ref().map(|p| dir.join(p)),
+            sim_remote_records: common.sim_remote_records,
+        };
+        inputs.key_prefix = inputs.s3_key_prefix();
+        inputs
+    }
+
     /// The `key_prefix` of a `record_store "s3"` block, ending with `/` when not empty.
     fn s3_key_prefix(&self) -> String {
         let block = self

@@ -32,6 +32,7 @@ mod cli_module_context;
 mod cli_ownership;
 mod cli_plan_options;
 mod cli_providers;
+mod cli_saved_apply;
 mod cli_saved_plans;
 mod cli_spelling;
 #[cfg(feature = "ssm")]

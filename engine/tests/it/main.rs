@@ -25,6 +25,7 @@ mod plan_shapes;
 mod plan_tags_all;
 mod record_lineage;
 mod replace_gaps;
+mod saved_plans;
 mod slot_marks;
 mod store_failures;
 mod support;

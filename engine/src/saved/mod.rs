@@ -1,18 +1,31 @@
-//! The saved plan file that `plan -out FILE` writes and `show FILE` reads: one JSON document of format
-//! [`SAVED_PLAN_FORMAT`], version [`SAVED_PLAN_VERSION`].
+//! The saved plan file that `plan -out FILE` writes, `show FILE` reads and `apply FILE` applies: one JSON
+//! document of format [`SAVED_PLAN_FORMAT`], version [`SAVED_PLAN_VERSION`].
 //!
 //! It holds the plan as the engine produced it: Terraform's JSON plan representation of every instance
 //! with liveplan's reports ([`crate::tfjson::plan_document`], which carries the variables and the estate),
 //! the human text of the plan (plain and with no-ops), and the configuration files the plan was made from,
 //! as Terraform's plan files embed their configuration. A plan with errors is saved too, marked `errored`,
-//! so that its diagnostics can be shown later.
+//! so that its diagnostics can be shown later; it is never applied.
 //!
-//! Secrets: a sensitive value is never in the file. Sensitive leaves are `null` with their mask `true` in
-//! the plan representation, sensitive variables' values are `null`, the text shows `(sensitive value)`, and
-//! variable files are not kept (only the values they gave, through the plan representation). A sensitive
-//! variable's `default` written in a configuration file stays in that file's text, as it is in the
-//! configuration directory. This module does no I/O: the caller writes the bytes (owner-only) and reads
-//! them back.
+//! An applicable plan also carries what `apply FILE` needs ([`Engine::save`](crate::Engine::save)): the
+//! plan options, the variables' values, and the pins of everything the plan relies on (`pins`), which
+//! [`Engine::review_saved`](crate::Engine::review_saved) checks against the live system and the records
+//! before anything is applied.
+//!
+//! Secrets: a sensitive value is never in the file in the clear. Sensitive leaves are `null` with their
+//! mask `true` in the plan representation, the text shows `(sensitive value)`, variable files are not kept
+//! (only the values they gave), and sensitive variables' values are sealed under a key of the estate kept
+//! in the record store (`seal`). A sensitive variable's `default` written in a configuration file stays in
+//! that file's text, as it is in the configuration directory. This module does no I/O but the sealing
+//! key's record: the caller writes the bytes (owner-only) and reads them back.
+
+mod pins;
+mod review;
+mod seal;
+
+pub use review::SavedReview;
+
+use std::collections::BTreeMap;
 
 use admission::SourceFile;
 use serde::{Deserialize, Serialize};
@@ -25,7 +38,7 @@ use crate::render::{self, RenderOptions};
 pub const SAVED_PLAN_FORMAT: &str = "liveplan-plan";
 
 /// The `format_version` written; a reader accepts every file of the same major version.
-pub const SAVED_PLAN_VERSION: &str = "1.0";
+pub const SAVED_PLAN_VERSION: &str = "1.1";
 
 /// Why a saved plan file cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -74,6 +87,33 @@ pub struct SavedPlan {
     text: String,
     text_verbose: String,
     plan: serde_json::Value,
+    /// What `apply FILE` needs; absent from a plan with errors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    apply: Option<ApplyInputs>,
+}
+
+/// What `apply FILE` makes the plan again from, and what it checks first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct ApplyInputs {
+    /// The estate named from outside the configuration (`--estate`, `LIVEPLAN_ESTATE`), if any.
+    outside_estate: Option<String>,
+    /// Whether it is a destroy plan (`-destroy`).
+    destroy: bool,
+    /// The instances `-replace` named.
+    replace: Vec<String>,
+    /// The addresses `-target` named.
+    targets: Vec<String>,
+    /// The instances the plan changes, in address order.
+    changed: Vec<String>,
+    /// The values of the variables that are not sensitive, as JSON.
+    variables: BTreeMap<String, serde_json::Value>,
+    /// The values of the sensitive variables, as one JSON object, sealed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sealed_variables: Option<seal::Sealed>,
+    /// The instances the plan relies on: those it changes and what they read.
+    relied_on: Vec<String>,
+    /// What each item the plan relies on was.
+    pins: Vec<pins::Pin>,
 }
 
 impl SavedPlan {
@@ -95,6 +135,7 @@ impl SavedPlan {
             text: render::text(plan, RenderOptions { verbose: false }),
             text_verbose: render::text(plan, RenderOptions { verbose: true }),
             plan: crate::tfjson::plan_document(plan, clock),
+            apply: None,
         }
     }
 
@@ -161,6 +202,24 @@ impl SavedPlan {
     /// The estate planned.
     pub fn estate(&self) -> &str {
         &self.estate
+    }
+
+    /// The estate named from outside the configuration when the plan was made (`--estate`).
+    pub fn outside_estate(&self) -> Option<&str> {
+        self.apply.as_ref()?.outside_estate.as_deref()
+    }
+
+    /// The values of the variables that are not sensitive, as variable inputs: what a caller evaluates
+    /// the configuration's settings with (the provider's region, the record store) before the sealed
+    /// values can be opened. [`Engine::review_saved`](crate::Engine::review_saved) plans with all of them.
+    pub fn clear_variables(&self) -> admission::VariableInputs {
+        let values: serde_json::Map<String, serde_json::Value> = self
+            .apply
+            .iter()
+            .flat_map(|a| a.variables.iter())
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        review::variable_inputs(values)
     }
 
     /// The configuration files the plan was made from.
