@@ -108,6 +108,20 @@ fn long_results_have_terraforms_digits() {
     let product = ev_rows("1e300 * 1e10");
     assert!(product.starts_with("100000000000000000000000"), "{product}");
     assert_eq!(product.bytes().filter(u8::is_ascii_digit).count(), 311);
+    // #411: a literal past a 64-bit float is a number, written in a configuration as in an expression.
+    let big = ev_rows("1e400");
+    assert_eq!(big, format!("1{}", "0".repeat(400)), "{big}");
+    assert_eq!(ev_rows("-1.5e400 / 1e400"), "-1.5");
+    // A 331-digit integer literal; adding 1 is lost in the 512-bit mantissa (about 154 digits), as in
+    // Terraform.
+    let long = format!("1{}", "0".repeat(330));
+    assert_eq!(ev_rows(&format!("{long} + 1")), long);
+    let file = admission::SourceFile::new(
+        "main.tf",
+        "locals {\n  big = 1e400 # not \"1e400\"\n}\noutput \"big\" {\n  value = local.big\n}\n",
+    );
+    let (_, diags) = admission::parse_config(&[file]);
+    assert_eq!(diags, vec![], "a configuration may write 1e400");
 }
 
 const EXPRESSIONS: &[Row] = &[

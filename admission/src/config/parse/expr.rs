@@ -14,8 +14,12 @@ use crate::value::Number;
 
 /// A number literal as written, read at Terraform's precision (the parser's own value is a 64-bit float);
 /// `None` past the supported range.
-fn literal_number(n: &hcl_edit::Formatted<hcl_edit::Number>) -> Option<Number> {
-    if let Some(text) = n.as_repr() {
+fn literal_number(
+    n: &hcl_edit::Formatted<hcl_edit::Number>,
+    original: Option<&str>,
+) -> Option<Number> {
+    // The text as written (a literal past a float was shielded before parsing: see `big_numbers`).
+    if let Some(text) = original.or_else(|| n.as_repr().map(|r| &**r)) {
         // A negative literal is written `-` then the number, possibly with blanks between.
         let text: String = text.chars().filter(|c| !c.is_whitespace()).collect();
         if let Ok(parsed) = text.parse() {
@@ -69,7 +73,12 @@ impl Parser<'_> {
         let kind = match e {
             hx::Expression::Null(_) => ExprKind::Null,
             hx::Expression::Bool(b) => ExprKind::Bool(*b.value()),
-            hx::Expression::Number(n) => match literal_number(n) {
+            hx::Expression::Number(n) => match literal_number(
+                n,
+                e.span()
+                    .and_then(|r| self.map.text_of(r))
+                    .and_then(|t| super::big_numbers::literal_text(t, 0..t.len())),
+            ) {
                 Some(n) => ExprKind::Number(n),
                 None => {
                     self.number_out_of_range(&loc);

@@ -8,6 +8,7 @@
 //! `unsupported-construct`. It never evaluates an expression and never stops at the first problem: every
 //! file and block is looked at.
 
+mod big_numbers;
 mod blocks;
 mod conditions;
 mod expr;
@@ -82,13 +83,15 @@ fn parse_config_here(files: &[SourceFile]) -> (Config, Vec<Diagnostic>) {
         config.files.push(file.name.clone());
         let map = SourceMap::new(&file.name, &file.text);
         let tree = match syntax {
-            Syntax::Native => match hcl_edit::parser::parse_body(&file.text) {
-                Ok(body) => Tree::Hcl(body),
-                Err(err) => {
-                    diags.push(syntax_error(&map, &err));
-                    Tree::Unparsed
+            Syntax::Native => {
+                match hcl_edit::parser::parse_body(&big_numbers::shield(&file.text)) {
+                    Ok(body) => Tree::Hcl(body),
+                    Err(err) => {
+                        diags.push(syntax_error(&map, &err));
+                        Tree::Unparsed
+                    }
                 }
-            },
+            }
             Syntax::Json => match json::parse(&file.text) {
                 Ok(root) => Tree::Json(root),
                 Err(err) => {
@@ -203,8 +206,8 @@ pub fn parse_expression(name: &str, text: &str) -> Result<Expr, Box<Diagnostic>>
 
 fn parse_expression_here(name: &str, text: &str) -> Result<Expr, Box<Diagnostic>> {
     let map = SourceMap::new(name, text);
-    let expr =
-        hcl_edit::parser::parse_expr(text).map_err(|err| Box::new(syntax_error(&map, &err)))?;
+    let expr = hcl_edit::parser::parse_expr(&big_numbers::shield(text))
+        .map_err(|err| Box::new(syntax_error(&map, &err)))?;
     let mut diags = Vec::new();
     let mut p = Parser::new(&map, &mut diags);
     let start = map.loc(0);
@@ -246,7 +249,7 @@ fn parse_var_file_here(file: &SourceFile) -> (Vec<Attr>, Vec<Diagnostic>) {
     let map = SourceMap::new(&file.name, &file.text);
     let mut diags = Vec::new();
     let mut attrs = Vec::new();
-    match hcl_edit::parser::parse_body(&file.text) {
+    match hcl_edit::parser::parse_body(&big_numbers::shield(&file.text)) {
         Ok(body) => {
             let mut p = Parser::new(&map, &mut diags);
             let top = map.loc(0);

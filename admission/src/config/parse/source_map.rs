@@ -68,6 +68,14 @@ impl SourceMap {
         }
     }
 
+    /// The original text of `span` (offsets of this view), when the view's offsets are the file's.
+    pub(super) fn text_of(&self, span: Range<usize>) -> Option<&str> {
+        if self.pinned.is_some() {
+            return None;
+        }
+        self.text.get(self.base + span.start..self.base + span.end)
+    }
+
     /// Where `span` starts, or `fallback` for a node without a span.
     pub(super) fn loc_of(&self, span: Option<Range<usize>>, fallback: &Loc) -> Loc {
         span.map_or_else(|| fallback.clone(), |r| self.loc(r.start))
