@@ -49,6 +49,7 @@
 
 mod address;
 mod config;
+mod data;
 mod diag;
 mod error;
 mod eval;
@@ -77,6 +78,7 @@ pub use config::{
     Check, Condition, ConditionKind, ObjectAttribute, RESERVED_VARIABLE_NAMES, TypeConstraint,
     VariableMode, conform, is_identifier, resolve_variables_for,
 };
+pub use data::{DataReads, data_block, data_read_order, data_reads};
 pub use diag::{Code, Diagnostic, Severity, SourcePos};
 pub use error::Error;
 pub use eval::{

@@ -224,6 +224,7 @@ pub fn lint(input: &LintInput<'_>) -> Linted {
     let estate = cx.estate();
     cx.references();
     cx.diags.extend(rules::cycles::cycles(input.config));
+    cx.data_blocks();
     cx.settings();
     cx.one_region();
     cx.inline_and_standalone();
