@@ -86,8 +86,8 @@ pub use eval::{
     ResourceResolver, SENSITIVE_MESSAGE, UnknownPerSchema,
 };
 pub use lint::{
-    EstateSource, ExpandedInstance, IdentityValue, LintInput, Linted, OutsideEstate, Sources,
-    check, lint, validate,
+    EstateSource, ExpandedInstance, IdentityValue, LintInput, Linted, OutsideEstate, Prepared,
+    Sources, check, lint, lint_prepared, prepare, validate,
 };
 pub use marker::{Estate, Slot};
 pub use provider_settings::{IgnoredTags, ProviderSettings, TagSettings};
