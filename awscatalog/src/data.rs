@@ -1,8 +1,12 @@
 //! The AWS data sources an AWS-like provider reads, as schema data: each one's arguments and the
 //! attributes a read returns, named as the AWS provider v5 documents them.
 //!
-//! Only data: which live system answers a read, and how, is the provider's business.
+//! Data and the shape of what a read gives (`caller_identity_value`, `region_value`, `partition_value`):
+//! which live system answers a read, and how, is the provider's business.
 
+use std::collections::BTreeMap;
+
+use provider::Value;
 use provider::schema::{AttributeSchema, DataSourceSchema};
 
 use crate::string;
@@ -111,4 +115,80 @@ pub fn region_description(name: &str) -> Option<&'static str> {
 /// The EC2 endpoint `aws_region` gives for `region` (`ec2.us-east-1.amazonaws.com`).
 pub fn region_endpoint(region: &str) -> String {
     format!("ec2.{region}.{}", partition_of(region).dns_suffix)
+}
+
+/// What `aws_caller_identity` gives for the caller `arn` and `user_id` of `account`.
+pub fn caller_identity_value(account: &str, arn: &str, user_id: &str) -> Value {
+    object([
+        ("id", account),
+        ("account_id", account),
+        ("arn", arn),
+        ("user_id", user_id),
+    ])
+}
+
+/// What `aws_partition` gives for a provider in `region`.
+pub fn partition_value(region: &str) -> Value {
+    let p = partition_of(region);
+    object([
+        ("id", p.name),
+        ("partition", p.name),
+        ("dns_suffix", p.dns_suffix),
+        ("reverse_dns_prefix", p.reverse_dns_prefix),
+    ])
+}
+
+/// What `aws_region` gives for the region `name`, or `None` for a name it does not know. The
+/// provider's own region is known even when the table has no description of it (the description is
+/// then empty).
+pub fn region_value(name: &str, own_region: &str) -> Option<Value> {
+    let description = match region_description(name) {
+        Some(d) => d,
+        None if name == own_region => "",
+        None => return None,
+    };
+    let endpoint = region_endpoint(name);
+    Some(object([
+        ("id", name),
+        ("name", name),
+        ("endpoint", endpoint.as_str()),
+        ("description", description),
+    ]))
+}
+
+/// The region `aws_region`'s request selects: its `name`, else the region its `endpoint` names, else
+/// the provider's own. `Err` names what selects no region.
+pub fn requested_region(
+    arguments: &BTreeMap<String, Value>,
+    own_region: &str,
+) -> Result<String, String> {
+    let name = arguments.get("name").and_then(Value::as_str);
+    let endpoint = arguments.get("endpoint").and_then(Value::as_str);
+    let region = match (name, endpoint) {
+        (Some(name), _) => name.to_owned(),
+        (None, Some(endpoint)) => REGIONS
+            .iter()
+            .map(|(r, _)| *r)
+            .chain([own_region])
+            .find(|r| region_endpoint(r) == endpoint)
+            .ok_or_else(|| format!("no region has the endpoint {endpoint}"))?
+            .to_owned(),
+        (None, None) => own_region.to_owned(),
+    };
+    if let Some(endpoint) = endpoint
+        && region_endpoint(&region) != endpoint
+    {
+        return Err(format!("region {region} does not have the endpoint {endpoint}"));
+    }
+    Ok(region)
+}
+
+/// A string-valued object.
+fn object<const N: usize>(pairs: [(&str, &str); N]) -> Value {
+    Value::Map(
+        pairs
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), Value::from(v)))
+            .collect(),
+    )
 }
