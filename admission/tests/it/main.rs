@@ -3,6 +3,7 @@
 mod addresses;
 mod argument_lists;
 mod config_conditions;
+mod data_sources;
 mod config_files;
 mod config_parse;
 mod config_providers;
