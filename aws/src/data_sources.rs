@@ -17,11 +17,8 @@ const GET_CALLER_IDENTITY: &str = "sts:GetCallerIdentity";
 
 /// Whether this build reads the data source `type_name`.
 pub(crate) fn is_served(schema: &DataSourceSchema) -> bool {
-    match schema.type_name.as_str() {
-        REGION | PARTITION => true,
-        CALLER_IDENTITY => cfg!(feature = "sts"),
-        _ => false,
-    }
+    let name = schema.type_name.as_str();
+    name == REGION || name == PARTITION || (name == CALLER_IDENTITY && cfg!(feature = "sts"))
 }
 
 impl AwsProvider {
@@ -74,6 +71,8 @@ impl AwsProvider {
         let account = out.account().ok_or_else(|| missing("account"))?;
         let arn = out.arn().ok_or_else(|| missing("ARN"))?;
         let user_id = out.user_id().ok_or_else(|| missing("user id"))?;
-        Ok(awscatalog::data::caller_identity_value(account, arn, user_id))
+        Ok(awscatalog::data::caller_identity_value(
+            account, arn, user_id,
+        ))
     }
 }

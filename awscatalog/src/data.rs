@@ -178,7 +178,9 @@ pub fn requested_region(
     if let Some(endpoint) = endpoint
         && region_endpoint(&region) != endpoint
     {
-        return Err(format!("region {region} does not have the endpoint {endpoint}"));
+        return Err(format!(
+            "region {region} does not have the endpoint {endpoint}"
+        ));
     }
     Ok(region)
 }

@@ -52,7 +52,9 @@ pub(crate) async fn check_with_data(
     let (config, mut linted) = admission::lint_prepared(prepared, catalog);
     if !read.diagnostics.is_empty() {
         linted.diagnostics.extend(read.diagnostics.iter().cloned());
-        linted.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        linted
+            .diagnostics
+            .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     }
     (config, linted, read)
 }
@@ -188,7 +190,9 @@ fn members(ev: &Evaluator<'_>, data: &Resource) -> Option<Vec<(MemberKey, Instan
             Some(
                 pairs
                     .into_iter()
-                    .map(|(key, value)| (MemberKey::Key(key.clone()), Instance::Each { key, value }))
+                    .map(|(key, value)| {
+                        (MemberKey::Key(key.clone()), Instance::Each { key, value })
+                    })
                     .collect(),
             )
         }

@@ -15,11 +15,21 @@ async fn aws_data_sources_read_the_caller_and_the_region() {
         .read_data_source(&call, DataSourceRequest::new("aws_caller_identity"))
         .await
         .expect("the caller identity reads");
-    assert_eq!(me.get("account_id").and_then(Value::as_str), Some("123456789012"));
+    assert_eq!(
+        me.get("account_id").and_then(Value::as_str),
+        Some("123456789012")
+    );
     assert_eq!(me.get("id").and_then(Value::as_str), Some("123456789012"));
     let arn = me.get("arn").and_then(Value::as_str).unwrap_or_default();
-    assert!(arn.starts_with("arn:aws:") && arn.contains(":123456789012:"), "{arn}");
-    assert!(me.get("user_id").and_then(Value::as_str).is_some_and(|u| !u.is_empty()));
+    assert!(
+        arn.starts_with("arn:aws:") && arn.contains(":123456789012:"),
+        "{arn}"
+    );
+    assert!(
+        me.get("user_id")
+            .and_then(Value::as_str)
+            .is_some_and(|u| !u.is_empty())
+    );
     let region = aws
         .read_data_source(&call, DataSourceRequest::new("aws_region"))
         .await
@@ -40,18 +50,27 @@ async fn aws_data_sources_read_the_caller_and_the_region() {
         )
         .await
         .expect("a named region reads");
-    assert_eq!(other.get("description").and_then(Value::as_str), Some("Europe (Ireland)"));
+    assert_eq!(
+        other.get("description").and_then(Value::as_str),
+        Some("Europe (Ireland)")
+    );
     let partition = aws
         .read_data_source(&call, DataSourceRequest::new("aws_partition"))
         .await
         .expect("the partition reads");
-    assert_eq!(partition.get("dns_suffix").and_then(Value::as_str), Some("amazonaws.com"));
+    assert_eq!(
+        partition.get("dns_suffix").and_then(Value::as_str),
+        Some("amazonaws.com")
+    );
     assert_eq!(
         partition.get("reverse_dns_prefix").and_then(Value::as_str),
         Some("com.amazonaws")
     );
     // Only the caller identity is an API call.
-    assert_eq!(counts.snapshot().into_iter().collect::<Vec<_>>(), [("sts:GetCallerIdentity".to_owned(), 1)]);
+    assert_eq!(
+        counts.snapshot().into_iter().collect::<Vec<_>>(),
+        [("sts:GetCallerIdentity".to_owned(), 1)]
+    );
     let missing = aws
         .read_data_source(
             &call,

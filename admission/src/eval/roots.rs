@@ -222,7 +222,8 @@ impl Evaluator<'_> {
     /// arguments are known only at apply, or nothing was read: `validate`).
     fn data_root(&self, r: &Reference<'_>, b: &mut Bindings) -> Result<Value, EvalError> {
         let (loc, inst, d) = (r.loc, r.inst, r.d);
-        let (Some(Step::Attr(type_name)), Some(Step::Attr(block))) = (r.steps.first(), r.steps.get(1))
+        let (Some(Step::Attr(type_name)), Some(Step::Attr(block))) =
+            (r.steps.first(), r.steps.get(1))
         else {
             return Err(unknown_ref(
                 loc,

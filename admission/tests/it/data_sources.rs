@@ -18,7 +18,11 @@ fn lines(diags: &[admission::Diagnostic]) -> String {
         .iter()
         .map(|d| {
             let pos = d.pos.as_ref().map(|p| format!(" {p}")).unwrap_or_default();
-            let addr = d.address.as_deref().map(|a| format!(" {a}")).unwrap_or_default();
+            let addr = d
+                .address
+                .as_deref()
+                .map(|a| format!(" {a}"))
+                .unwrap_or_default();
             format!("{}{pos}{addr}: {}", d.code, d.summary)
         })
         .collect::<Vec<_>>()
@@ -39,7 +43,9 @@ fn lint_read(main: &str, read: &[(&str, &str, Value)]) -> admission::Linted {
 }
 
 fn check(main: &str, expect: Expect) {
-    expect.assert_eq(&lines(&crate::lint_main(main, &VariableInputs::default()).diagnostics));
+    expect.assert_eq(&lines(
+        &crate::lint_main(main, &VariableInputs::default()).diagnostics,
+    ));
 }
 
 fn account() -> Value {
@@ -76,10 +82,15 @@ fn data_sources_not_read_leave_an_identity_unknown() {
     // Nothing read (an argument known only at apply would leave it so): the identity is not static.
     check(
         &format!("{LIVE}{BUCKET_FROM_ACCOUNT}"),
-        expect!["non-static-identity main.tf:6:12 aws_s3_bucket.logs: identity argument `bucket` of `aws_s3_bucket.logs` is not known until apply"],
+        expect![
+            "non-static-identity main.tf:6:12 aws_s3_bucket.logs: identity argument `bucket` of `aws_s3_bucket.logs` is not known until apply"
+        ],
     );
     // `validate` reads no data source and leaves the identity to the plan, as for a variable.
-    let files = [SourceFile::new("main.tf", format!("{LIVE}{BUCKET_FROM_ACCOUNT}"))];
+    let files = [SourceFile::new(
+        "main.tf",
+        format!("{LIVE}{BUCKET_FROM_ACCOUNT}"),
+    )];
     let inputs = VariableInputs::default();
     let (_, linted) = admission::validate(&Sources::new(&files, &inputs), &crate::contract());
     assert_eq!(lines(&linted.diagnostics), "");
@@ -109,7 +120,11 @@ resource "aws_s3_bucket" "b" {{
         &main,
         &[
             ("aws_region", "each", each),
-            ("aws_region", "n", Value::List(vec![region("x"), region("us-east-1")])),
+            (
+                "aws_region",
+                "n",
+                Value::List(vec![region("x"), region("us-east-1")]),
+            ),
         ],
     );
     assert_eq!(lines(&linted.diagnostics), "");

@@ -3,11 +3,11 @@
 mod addresses;
 mod argument_lists;
 mod config_conditions;
-mod data_sources;
 mod config_files;
 mod config_parse;
 mod config_providers;
 mod config_variables;
+mod data_sources;
 mod eval_expressions;
 mod eval_fidelity;
 mod functions_collection;

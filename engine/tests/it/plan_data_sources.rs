@@ -35,7 +35,10 @@ async fn data_sources_name_a_bucket_that_plans_applies_and_converges() {
     let plan = bench.plan(CONFIG).await;
     assert!(plan.applicable(), "{:?}", plan.diagnostics);
     let shown = text(&plan);
-    assert!(shown.contains(r#"+ bucket        = "logs-123456789012""#), "{shown}");
+    assert!(
+        shown.contains(r#"+ bucket        = "logs-123456789012""#),
+        "{shown}"
+    );
     assert!(
         shown.contains(r#"caller = "arn:aws:iam::123456789012:root", dns = "amazonaws.com", endpoint = "ec2.us-east-1.amazonaws.com", partition = "aws", place = "US East (N. Virginia)", region = "us-east-1""#),
         "{shown}"
@@ -68,8 +71,21 @@ async fn data_sources_name_a_bucket_that_plans_applies_and_converges() {
         .collect();
     assert_eq!(live, [("aws_s3_bucket", "logs-123456789012")]);
     let again = bench.plan(CONFIG).await;
-    assert!(again.changes.iter().all(|c| c.action == engine::Action::NoOp), "{}", text(&again));
-    assert_eq!(again.cost.api_calls_by_operation.get("sts:GetCallerIdentity"), Some(&1));
+    assert!(
+        again
+            .changes
+            .iter()
+            .all(|c| c.action == engine::Action::NoOp),
+        "{}",
+        text(&again)
+    );
+    assert_eq!(
+        again
+            .cost
+            .api_calls_by_operation
+            .get("sts:GetCallerIdentity"),
+        Some(&1)
+    );
 }
 
 #[tokio::test]
@@ -97,14 +113,21 @@ resource "aws_s3_bucket" "b" {
         "{}",
         text(&plan)
     );
-    assert_eq!(plan.cost.api_calls_by_operation.get("sts:GetCallerIdentity"), Some(&3));
+    assert_eq!(
+        plan.cost
+            .api_calls_by_operation
+            .get("sts:GetCallerIdentity"),
+        Some(&3)
+    );
 }
 
 #[tokio::test]
 async fn a_failed_data_read_makes_the_plan_not_applicable() {
     let mut bench = Bench::empty();
     // More failures than the retries: the read fails for good.
-    bench.with_faults(failing("sts:GetCallerIdentity", 10)).await;
+    bench
+        .with_faults(failing("sts:GetCallerIdentity", 10))
+        .await;
     let plan = bench.plan(CONFIG).await;
     assert!(!plan.applicable());
     let failed: Vec<String> = plan
@@ -115,7 +138,9 @@ async fn a_failed_data_read_makes_the_plan_not_applicable() {
         .collect();
     assert_eq!(failed.len(), 1, "{:?}", plan.diagnostics);
     assert!(
-        failed[0].starts_with("data.aws_caller_identity.current reading `data.aws_caller_identity.current` failed"),
+        failed[0].starts_with(
+            "data.aws_caller_identity.current reading `data.aws_caller_identity.current` failed"
+        ),
         "{failed:?}"
     );
     // Never an empty result: the bucket's name is not planned from a read that did not happen.

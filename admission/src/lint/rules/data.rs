@@ -46,7 +46,10 @@ impl Lint<'_, '_, '_> {
                     self.push(
                         Diagnostic::new(
                             Code::InvalidArgument,
-                            format!("Unsupported argument: data source `{}` has no argument `{name}`", data.type_name),
+                            format!(
+                                "Unsupported argument: data source `{}` has no argument `{name}`",
+                                data.type_name
+                            ),
                             "remove it, or fix its name",
                         )
                         .with_address(address.clone())

@@ -73,7 +73,10 @@ impl Lint<'_, '_, '_> {
                 self.push(
                     Diagnostic::new(
                         Code::UnknownReference,
-                        format!("`depends_on` names `{}`, which is not declared", path.join(".")),
+                        format!(
+                            "`depends_on` names `{}`, which is not declared",
+                            path.join(".")
+                        ),
                         "declare the block or fix the reference",
                     )
                     .with_address(res.address().to_string())
