@@ -166,6 +166,7 @@ data "aws_region" "b" {{ name = data.aws_region.a.name }}
 data "aws_partition" "p" {{ bogus = 1 }}
 data "aws_region" "r" {{}}
 data "aws_region" "r" {{}}
+data "aws_region" "u" {{ name = var.nope }}
 data "aws_region" "l" {{
   lifecycle {{
     postcondition {{
@@ -185,12 +186,13 @@ resource "aws_s3_bucket" "b" {{
             dependency-cycle main.tf:6:1 data.aws_region.a: `data.aws_region.a` waits for itself through the data sources it reads
             dependency-cycle main.tf:7:1 data.aws_region.b: `data.aws_region.b` waits for itself through the data sources it reads
             duplicate-declaration main.tf:10:1: Duplicate data declaration: data `data.aws_region.r` is declared twice
-            invalid-argument main.tf:22:17: Invalid value: `depends_on` entries must name a whole data source, not one of its attributes
+            invalid-argument main.tf:23:17: Invalid value: `depends_on` entries must name a whole data source, not one of its attributes
             invalid-argument main.tf:8:28 data.aws_partition.p: Unsupported argument: data source `aws_partition` has no argument `bogus`
-            unknown-reference main.tf:21:22 aws_s3_bucket.b: data source `aws_region` has no attribute `nope`
-            unknown-reference main.tf:21:50 aws_s3_bucket.b: data source `data.aws_region.missing` is not declared
-            unknown-reference main.tf:22:41 aws_s3_bucket.b: `depends_on` names `data.aws_nope.x`, which is not declared
-            unsupported-construct main.tf:11:1: `lifecycle` block of `data.aws_region.l` is not supported
+            unknown-reference main.tf:22:22 aws_s3_bucket.b: data source `aws_region` has no attribute `nope`
+            unknown-reference main.tf:22:50 aws_s3_bucket.b: data source `data.aws_region.missing` is not declared
+            unknown-reference main.tf:23:41 aws_s3_bucket.b: `depends_on` names `data.aws_nope.x`, which is not declared
+            unknown-reference main.tf:11:32 data.aws_region.u: variable `nope` is not declared
+            unsupported-construct main.tf:12:1: `lifecycle` block of `data.aws_region.l` is not supported
             unsupported-construct main.tf:5:1 data.aws_region.late: `data.aws_region.late` reads `aws_s3_bucket.b`, known only after apply
             unsupported-type main.tf:4:1 data.aws_vpc.main: data source type `aws_vpc` is not supported"#]],
     );

@@ -60,6 +60,22 @@ impl Lint<'_, '_, '_> {
         }
     }
 
+    /// How diagnostics name the block `res`: `data.TYPE.NAME` for a data block, `TYPE.NAME` for a
+    /// resource.
+    fn shown_address(&self, res: &Resource) -> String {
+        let is_data = self
+            .input
+            .config
+            .data_sources()
+            .iter()
+            .any(|d| std::ptr::eq(d, res));
+        if is_data {
+            format!("data.{}", res.address())
+        } else {
+            res.address().to_string()
+        }
+    }
+
     /// Each `depends_on` entry of `res` (a resource or a data block) names a declared block.
     fn depends_on_declared(&mut self, res: &Resource) {
         let config = self.input.config;
@@ -79,7 +95,7 @@ impl Lint<'_, '_, '_> {
                         ),
                         "declare the block or fix the reference",
                     )
-                    .with_address(res.address().to_string())
+                    .with_address(self.shown_address(res))
                     .at(loc.to_pos()),
                 );
             }
@@ -132,7 +148,7 @@ impl Lint<'_, '_, '_> {
                     )
                     .at(loc.to_pos());
                     if let Some(r) = res {
-                        d = d.with_address(r.address().to_string());
+                        d = d.with_address(self.shown_address(r));
                     }
                     self.push(d);
                 }
