@@ -61,19 +61,21 @@
 //! | read a VPC | `ec2:DescribeVpcs`, 2 × `ec2:DescribeVpcAttribute` |
 //! | create a VPC | `ec2:CreateVpc` (its tags in the call), `ec2:ModifyVpcAttribute` per DNS setting that differs from AWS's default |
 //! | update a VPC | a read, `ec2:ModifyVpcAttribute` per DNS setting that differs, `ec2:ModifyVpcTenancy` when the tenancy differs, the tag change as below |
-//! | list subnets, security groups, internet gateways (one page of 1000, with tags) | `ec2:DescribeSubnets`, `ec2:DescribeSecurityGroups`, `ec2:DescribeInternetGateways` |
+//! | list subnets, security groups, internet gateways (one page of 1000, with tags) | `ec2:DescribeSubnets`, `ec2:DescribeSecurityGroups`, `ec2:DescribeInternetGateways` (with one `ec2:DescribeVpcs` on `is-default` per page of the region's gateways, to leave the default VPC's out) |
 //! | list route tables (one page of 100, with tags, routes and associations inline) | `ec2:DescribeRouteTables` |
 //! | list elastic IPs (one answer, with tags) | `ec2:DescribeAddresses` |
 //! | read a subnet, a security group, a gateway, a route table, an elastic IP | its `Describe*` with the id |
 //! | read a route or an association (by identity or id) | `ec2:DescribeRouteTables` |
 //! | create a subnet | `ec2:CreateSubnet` (tags in the call), `ec2:ModifySubnetAttribute` when `map_public_ip_on_launch` |
-//! | create a security group | `ec2:CreateSecurityGroup` (tags in the call), `ec2:DescribeSecurityGroups` when the answer carries no ARN (the emulator) |
+//! | create a security group | `ec2:CreateSecurityGroup` (tags in the call), `ec2:DescribeSecurityGroups` when the answer carries no ARN (the emulator) or no `vpc_id` was given, `ec2:RevokeSecurityGroupEgress` (AWS's allow-all outbound rule), then `ec2:AuthorizeSecurityGroupEgress` and `ec2:AuthorizeSecurityGroupIngress` for each direction with declared rules |
 //! | create an internet gateway | `ec2:CreateInternetGateway` (tags in the call), `ec2:AttachInternetGateway` when `vpc_id` is set |
-//! | create a route table, a route, an association, an elastic IP | `ec2:CreateRouteTable` (tags in the call), `ec2:CreateRoute`, `ec2:AssociateRouteTable`, `ec2:AllocateAddress` (tags in the call) |
+//! | create a route table, a route, an association, an elastic IP | `ec2:CreateRouteTable` (tags in the call) and one `ec2:CreateRoute` per declared inline route, `ec2:CreateRoute`, `ec2:AssociateRouteTable`, `ec2:AllocateAddress` (tags in the call) |
 //! | update a subnet | a read, `ec2:ModifySubnetAttribute` when it differs, the tag change |
 //! | update a gateway's VPC | a read, `ec2:DetachInternetGateway` (when attached), `ec2:AttachInternetGateway` (when set), the tag change |
-//! | update a route's gateway | `ec2:ReplaceRoute` |
-//! | update a security group, a route table, an elastic IP (tags only: the rest forces replacement) | a read, the tag change |
+//! | update a route's target | `ec2:ReplaceRoute` |
+//! | update a security group | a read; per declared rule set that differs, one `ec2:RevokeSecurityGroup*` of the rules that go and one `ec2:AuthorizeSecurityGroup*` of those that come; the tag change |
+//! | update a route table | a read; for a declared `route` set, `ec2:DeleteRoute`, `ec2:ReplaceRoute`, `ec2:CreateRoute` per route that goes, changes target or comes; the tag change |
+//! | update an elastic IP (tags only: the rest forces replacement) | a read, the tag change |
 //! | tags-only update of an EC2 object | `ec2:CreateTags` for keys set, `ec2:DeleteTags` for keys removed |
 //! | delete a VPC, subnet, security group, route table, route, association, elastic IP | `ec2:DeleteVpc`, `ec2:DeleteSubnet`, `ec2:DeleteSecurityGroup`, `ec2:DeleteRouteTable`, `ec2:DeleteRoute`, `ec2:DisassociateRouteTable`, `ec2:ReleaseAddress` |
 //! | delete an internet gateway | `ec2:DescribeInternetGateways`, `ec2:DetachInternetGateway` when attached, `ec2:DeleteInternetGateway` |

@@ -55,4 +55,4 @@ pub use model::{
 pub use planner::{PlanMode, PlanOptions, Target};
 pub use projection::{Backoff, RetryConfig, Retrying};
 pub use saved::{SAVED_PLAN_FORMAT, SAVED_PLAN_VERSION, SavedFile, SavedPlan, SavedPlanError};
-pub use summary::Summary;
+pub use summary::{PLANNING_FAILED, Summary};

@@ -270,11 +270,10 @@ pub fn text(plan: &Plan, options: RenderOptions) -> String {
         diagnostic_text(d, &mut out);
         out.push('\n');
     }
-    let summary = plan.summary();
     if plan.applicable() {
-        let _ = writeln!(out, "{summary}");
+        let _ = writeln!(out, "{}", plan.summary());
     } else {
-        let _ = writeln!(out, "{}", summary.counts());
+        let _ = writeln!(out, "{}", crate::summary::PLANNING_FAILED);
     }
     out
 }

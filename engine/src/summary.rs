@@ -2,11 +2,17 @@
 //!
 //! A plan without errors ends with `Plan: A to add, C to change, D to destroy.`, or with `No changes. The live
 //! system matches the configuration.` when it changes nothing and holds nothing back; a plan with errors
-//! always ends with the counts. A plan that withholds changes (an interrupted create that may be retried
+//! ends with [`PLANNING_FAILED`] instead, never with counts or "No changes" (as Terraform, which prints no
+//! plan summary when planning failed). A plan that withholds changes (an interrupted create that may be retried
 //! later, and what waits on it) says how many: `Plan: 0 to add, 0 to change, 0 to destroy, 1 withheld.`,
 //! never that the live system matches.
 
 use std::fmt;
+
+/// The last line of a plan with errors: the changes it could work out are listed above it, but it is not
+/// applicable.
+pub const PLANNING_FAILED: &str =
+    "Planning failed: the errors above must be fixed. Nothing will be applied.";
 
 /// How many resource changes of each kind a plan holds. A replace counts as one add and one destroy.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -33,9 +39,8 @@ impl Summary {
         self.add > 0 || self.change > 0 || self.destroy > 0
     }
 
-    /// The summary line of a plan that has errors: always the counts, even when they are all zero. Such a
-    /// plan cannot say that the live system matches the configuration (it may not have read all of either),
-    /// so it never takes the "No changes" form.
+    /// The counts line, even when they are all zero (`Plan: 0 to add, 0 to change, 0 to destroy.`), never
+    /// the "No changes" form.
     pub fn counts(&self) -> impl fmt::Display + '_ {
         Counts(self)
     }

@@ -8,7 +8,11 @@
 
 use std::io::{Read, Write};
 use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
+
+use aws_credential_types::Credentials;
+use aws_credential_types::provider::SharedCredentialsProvider;
 
 use aws_sdk_s3::types::{
     BucketLifecycleConfiguration, BucketVersioningStatus, ExpirationStatus, LifecycleRule,
@@ -21,6 +25,41 @@ use staterecord::testkit::emulator::S3Emulator;
 use crate::cli::{Dir, Run, actions, codes};
 
 /// The key prefix every test gives its record store (each test has a record bucket of its own).
+/// An emulator account of a test's own (moto makes it on first use), reached through a role assumed in it:
+/// its SDK configuration and the assumed credentials. `first` is the account id's first digit, so that
+/// suites draw from apart ranges; `role` names the session.
+pub(crate) async fn fresh_account(first: u8, role: &str) -> (aws_config::SdkConfig, Credentials) {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let seed =
+        nanos + u128::from(std::process::id()) + u128::from(NEXT.fetch_add(7, Ordering::SeqCst));
+    let account = format!("{first}{:011}", seed % 100_000_000_000);
+    let base = staterecord::s3::sdk_config_from_env(None, None).await;
+    let assumed = aws_sdk_sts::Client::new(&base)
+        .assume_role()
+        .role_arn(format!("arn:aws:iam::{account}:role/{role}"))
+        .role_session_name(role)
+        .send()
+        .await
+        .expect("the emulator assumes a role in a fresh account");
+    let c = assumed.credentials().expect("assumed credentials");
+    let credentials = Credentials::new(
+        c.access_key_id(),
+        c.secret_access_key(),
+        Some(c.session_token().to_owned()),
+        None,
+        "assumed-role",
+    );
+    let config = base
+        .to_builder()
+        .credentials_provider(SharedCredentialsProvider::new(credentials.clone()))
+        .build();
+    (config, credentials)
+}
+
 pub(crate) const KEY_PREFIX: &str = "teams/e2e";
 
 /// What a converged plan prints.

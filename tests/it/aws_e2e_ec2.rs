@@ -8,10 +8,6 @@
 //! The test runs in an emulator account of its own (moto keeps one state per account; the test reaches
 //! its account through an assumed role), so the listings, and so the cost, hold only what it made.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
-use aws_credential_types::Credentials;
-use aws_credential_types::provider::SharedCredentialsProvider;
 use aws_sdk_s3::types::BucketVersioningStatus;
 use serde_json::json;
 
@@ -27,42 +23,18 @@ pub(crate) struct Account {
 impl Account {
     /// Assumes a role in a fresh account (moto makes the account on first use).
     pub(crate) fn fresh(emu: &Emulator) -> Account {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let account = format!(
-            "3{:011}",
-            (nanos + u128::from(std::process::id())) % 100_000_000_000
-        );
-        emu.runtime.block_on(async {
-            let base = staterecord::s3::sdk_config_from_env(None, None).await;
-            let assumed = aws_sdk_sts::Client::new(&base)
-                .assume_role()
-                .role_arn(format!("arn:aws:iam::{account}:role/liveplan-e2e"))
-                .role_session_name("liveplan-e2e")
-                .send()
-                .await
-                .unwrap();
-            let c = assumed.credentials().unwrap();
-            let credentials = Credentials::new(
-                c.access_key_id(),
-                c.secret_access_key(),
-                Some(c.session_token().to_owned()),
-                None,
-                "assumed-role",
-            );
-            let config = base
-                .to_builder()
-                .credentials_provider(SharedCredentialsProvider::new(credentials))
-                .build();
-            let env = vec![
-                ("AWS_ACCESS_KEY_ID", c.access_key_id().to_owned()),
-                ("AWS_SECRET_ACCESS_KEY", c.secret_access_key().to_owned()),
-                ("AWS_SESSION_TOKEN", c.session_token().to_owned()),
-            ];
-            Account { config, env }
-        })
+        let (config, c) = emu
+            .runtime
+            .block_on(crate::aws_e2e::fresh_account(3, "liveplan-e2e"));
+        let env = vec![
+            ("AWS_ACCESS_KEY_ID", c.access_key_id().to_owned()),
+            ("AWS_SECRET_ACCESS_KEY", c.secret_access_key().to_owned()),
+            (
+                "AWS_SESSION_TOKEN",
+                c.session_token().unwrap_or_default().to_owned(),
+            ),
+        ];
+        Account { config, env }
     }
 
     pub(crate) fn run(&self, dir: &Dir, args: &[&str]) -> Run {
@@ -104,6 +76,27 @@ fn make_foreign(emu: &Emulator, ec2: &aws_sdk_ec2::Client, name: &str) -> Foreig
             .await
             .unwrap();
         let group = group.group_id().unwrap().to_owned();
+        // The gateway AWS gives the default VPC (the emulator's default VPC has none): made here.
+        let default_vpc = ec2
+            .describe_vpcs()
+            .filters(
+                aws_sdk_ec2::types::Filter::builder()
+                    .name("is-default")
+                    .values("true")
+                    .build(),
+            )
+            .send()
+            .await
+            .unwrap();
+        let default_vpc = default_vpc.vpcs()[0].vpc_id().unwrap().to_owned();
+        let gateway = ec2.create_internet_gateway().send().await.unwrap();
+        let gateway = gateway.internet_gateway().unwrap();
+        ec2.attach_internet_gateway()
+            .internet_gateway_id(gateway.internet_gateway_id().unwrap())
+            .vpc_id(&default_vpc)
+            .send()
+            .await
+            .unwrap();
         Foreign { vpc, subnet, group }
     })
 }
@@ -224,8 +217,8 @@ fn aws_e2e_network_converges_at_a_known_cost_and_leaves_foreign_objects_alone() 
             "aws_vpc.main create",
         ]
     );
-    // Only the hand-made network is foreign: the default VPC, its subnets and every VPC's main route
-    // table and default group are not reported.
+    // Only the hand-made network is foreign: the default VPC, its subnets and internet gateway and every
+    // VPC's main route table and default group are not reported.
     let foreign_ids = |doc: &serde_json::Value| -> Vec<(String, String)> {
         doc["foreign"]
             .as_array()
@@ -295,7 +288,8 @@ fn aws_e2e_network_converges_at_a_known_cost_and_leaves_foreign_objects_alone() 
     assert_eq!(actions(&doc), Vec::<String>::new());
     assert_eq!(foreign_ids(&doc), expected_foreign);
     // One sweep page and one listing per declared type with a listing; routes and the association come
-    // inline with their table; each of the two VPCs costs its two DNS settings.
+    // inline with their table; each of the two VPCs costs its two DNS settings; the gateways' listing
+    // asks which VPC is the default one (one more `DescribeVpcs`).
     assert_eq!(
         doc["cost"]["api_calls_by_operation"],
         json!({
@@ -305,11 +299,11 @@ fn aws_e2e_network_converges_at_a_known_cost_and_leaves_foreign_objects_alone() 
             "ec2:DescribeSecurityGroups": 1,
             "ec2:DescribeSubnets": 1,
             "ec2:DescribeVpcAttribute": 4,
-            "ec2:DescribeVpcs": 1,
+            "ec2:DescribeVpcs": 2,
             "tagging:GetResources": 1,
         }),
     );
-    assert_eq!(doc["cost"]["api_calls"], 11);
+    assert_eq!(doc["cost"]["api_calls"], 12);
 
     // Undeclared, the estate's network is removed in dependency order; the foreign one stays. The
     // address stays declared: the emulator's tagging index holds no elastic IPs, so there an owned

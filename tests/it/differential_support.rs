@@ -11,8 +11,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use admission::{InstanceAddress, SourceFile, VariableInputs};
-use aws_credential_types::Credentials;
-use aws_credential_types::provider::SharedCredentialsProvider;
 use engine::graph::FinalKind;
 use engine::render::{self, RenderOptions};
 use engine::{
@@ -78,37 +76,6 @@ pub(crate) fn unique_name(hint: &str) -> String {
     format!("lp-{hint}-{}-{nanos:08x}{n}", std::process::id())
 }
 
-/// A fresh emulator account (moto makes it on first use), reached through an assumed role.
-async fn account_config() -> aws_config::SdkConfig {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default();
-    let seed =
-        nanos + u128::from(std::process::id()) + u128::from(NEXT.fetch_add(7, Ordering::SeqCst));
-    let account = format!("4{:011}", seed % 100_000_000_000);
-    let base = staterecord::s3::sdk_config_from_env(None, None).await;
-    let assumed = aws_sdk_sts::Client::new(&base)
-        .assume_role()
-        .role_arn(format!("arn:aws:iam::{account}:role/liveplan-differential"))
-        .role_session_name("liveplan-differential")
-        .send()
-        .await
-        .expect("the emulator assumes a role in a fresh account");
-    let c = assumed.credentials().expect("assumed credentials");
-    let credentials = Credentials::new(
-        c.access_key_id(),
-        c.secret_access_key(),
-        Some(c.session_token().to_owned()),
-        None,
-        "assumed-role",
-    );
-    base.to_builder()
-        .credentials_provider(SharedCredentialsProvider::new(credentials))
-        .build()
-}
-
 impl Cloud {
     /// A cloud under test of `kind` for the journey named `name`, which meets the `known` differences.
     pub(crate) async fn new(kind: Kind, name: &str, known: &'static [KnownDifference]) -> Cloud {
@@ -121,7 +88,7 @@ impl Cloud {
                 S3Emulator::from_env()
                     .await
                     .expect("the AWS emulator is required: run the tests through scripts/test");
-                let config = account_config().await;
+                let (config, _) = crate::aws_e2e::fresh_account(4, "liveplan-differential").await;
                 let provider = AwsProvider::from_sdk_config(&config, &AwsProviderConfig::default())
                     .expect("AWS_REGION is set by scripts/test");
                 let account = Account {

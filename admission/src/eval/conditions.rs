@@ -56,7 +56,17 @@ impl Evaluator<'_> {
                 ),
             ));
         }
-        let holds = to_bool(&v, &c.condition.loc)?;
+        let holds = to_bool(&v, &c.condition.loc).map_err(|_| {
+            bad(
+                &c.condition.loc,
+                Fault::InvalidCondition,
+                format!(
+                    "the {} condition must be bool, not {}",
+                    c.kind.as_str(),
+                    v.peel().type_of()
+                ),
+            )
+        })?;
         if holds {
             return Ok(ConditionOutcome::Holds);
         }

@@ -5,11 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use super::operators::binary;
+use super::operators::{BoolPlace, binary, bool_at};
 use super::structural::{Typed, refined, types_differ, value_needs_types};
 use super::{
-    Bindings, EvalError, Evaluator, Fault, Instance, bad, functions, primitive_text, to_bool,
-    to_number,
+    Bindings, EvalError, Evaluator, Fault, Instance, bad, functions, primitive_text, to_number,
 };
 use crate::config::BinaryOp;
 use crate::config::{Expr, ExprKind, Loc, UnaryOp};
@@ -146,7 +145,7 @@ impl Evaluator<'_> {
         let marked = cv.contains_sensitive();
         let choice = match cv.peel() {
             Value::Unknown(_) => None,
-            other => Some(to_bool(other, &c.loc)?),
+            other => Some(bool_at(other, &c.loc, BoolPlace::Conditional)?),
         };
         let tv = self.eval_typed(t, inst, b, d);
         let fv = self.eval_typed(f, inst, b, d);
@@ -272,7 +271,7 @@ fn unary(op: UnaryOp, v: Value, loc: &Loc) -> Result<Value, EvalError> {
             Type::Bool
         }),
         (UnaryOp::Neg, _) => Value::Number(to_number(&v, loc)?.negate()),
-        (UnaryOp::Not, _) => Value::Bool(!to_bool(&v, loc)?),
+        (UnaryOp::Not, _) => Value::Bool(!bool_at(&v, loc, BoolPlace::Negated)?),
     };
     Ok(out.mark_sensitive_if(marked || v.contains_sensitive()))
 }

@@ -5,9 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{
-    Bindings, EvalError, Evaluator, Fault, Instance, bad, primitive_text, quoted, to_bool,
-};
+use super::operators::{BoolPlace, bool_at};
+use super::{Bindings, EvalError, Evaluator, Fault, Instance, bad, primitive_text, quoted};
 use crate::config::{ForExpr, Loc};
 use crate::value::{Type, Value};
 
@@ -68,7 +67,7 @@ impl Evaluator<'_> {
                             return Ok(());
                         }
                         other => {
-                            if !to_bool(other, &cond.loc)? {
+                            if !bool_at(other, &cond.loc, BoolPlace::ForCondition)? {
                                 return Ok(());
                             }
                         }

@@ -217,6 +217,10 @@ pub(crate) enum Fault {
     InvalidReference,
     /// A condition whose result is not a bool.
     InvalidCondition,
+    /// The condition of a conditional expression or `%{ if }` directive that is not a bool.
+    ConditionType,
+    /// The `if` clause of a `for` expression that is not a bool.
+    ForCondition,
     /// An expression past liveplan's bounds (nesting depth, chains of locals).
     TooComplex,
 }
@@ -239,6 +243,8 @@ impl Fault {
             Fault::InvalidExpansion => "Invalid expanding argument value",
             Fault::InvalidReference => "Invalid reference",
             Fault::InvalidCondition => "Invalid condition result",
+            Fault::ConditionType => "Incorrect condition type",
+            Fault::ForCondition => "Invalid 'for' condition",
             Fault::TooComplex => "Expression too complex",
         }
     }
@@ -270,7 +276,9 @@ impl Fault {
             }
             Fault::InvalidExpansion => "expand a list or tuple with `...`",
             Fault::InvalidReference => "finish the reference, and let no local read itself",
-            Fault::InvalidCondition => "write a condition that is true or false",
+            Fault::InvalidCondition | Fault::ConditionType | Fault::ForCondition => {
+                "write a condition that is true or false (`tobool()` converts \"true\" and \"false\")"
+            }
             Fault::TooComplex => "split the expression into locals",
         }
     }

@@ -56,6 +56,57 @@ pub(crate) fn to_bool(v: &Value, loc: &Loc) -> Result<bool, EvalError> {
     }
 }
 
+/// Where a bool is required, for the error's words: Terraform names the place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BoolPlace {
+    /// The condition of `c ? a : b`.
+    Conditional,
+    /// The `if` clause of a `for` expression.
+    ForCondition,
+    /// The condition of a template's `%{ if }` directive.
+    TemplateIf,
+    /// The left operand of `&&` or `||`.
+    LeftOperand,
+    /// The right operand of `&&` or `||`.
+    RightOperand,
+    /// The operand of `!`.
+    Negated,
+}
+
+impl BoolPlace {
+    fn fault(self) -> Fault {
+        match self {
+            BoolPlace::Conditional | BoolPlace::TemplateIf => Fault::ConditionType,
+            BoolPlace::ForCondition => Fault::ForCondition,
+            BoolPlace::LeftOperand | BoolPlace::RightOperand | BoolPlace::Negated => {
+                Fault::InvalidOperand
+            }
+        }
+    }
+
+    fn words(self) -> &'static str {
+        match self {
+            BoolPlace::Conditional => "the condition of a conditional expression",
+            BoolPlace::ForCondition => "the `if` clause of a `for` expression",
+            BoolPlace::TemplateIf => "the condition of a `%{ if }` directive",
+            BoolPlace::LeftOperand => "the left operand",
+            BoolPlace::RightOperand => "the right operand",
+            BoolPlace::Negated => "the operand of `!`",
+        }
+    }
+}
+
+/// A known value as a bool where `place` requires one, the error naming the place and the type found.
+pub(crate) fn bool_at(v: &Value, loc: &Loc, place: BoolPlace) -> Result<bool, EvalError> {
+    to_bool(v, loc).map_err(|_| {
+        let what = match v.peel() {
+            Value::Null => format!("{} is null; it must be true or false", place.words()),
+            other => format!("{} must be bool, not {}", place.words(), other.type_of()),
+        };
+        bad(loc, place.fault(), what)
+    })
+}
+
 /// `l OP r`; `lloc` and `rloc` are where the operands are written, for the errors.
 pub(super) fn binary(
     op: BinaryOp,
@@ -83,12 +134,12 @@ pub(super) fn binary(
             let lb = if l.is_unknown() {
                 None
             } else {
-                Some(to_bool(&l, lloc)?)
+                Some(bool_at(&l, lloc, BoolPlace::LeftOperand)?)
             };
             let rb = if r.is_unknown() {
                 None
             } else {
-                Some(to_bool(&r, rloc)?)
+                Some(bool_at(&r, rloc, BoolPlace::RightOperand)?)
             };
             let is_and = op == BinaryOp::And;
             match (lb, rb) {

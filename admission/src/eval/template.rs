@@ -5,7 +5,8 @@
 //! exception is HCL's unwrapping: a template of a single interpolation is that interpolation's value.
 
 use super::for_expr::iteration_pairs;
-use super::{Bindings, EvalError, Evaluator, Fault, Instance, bad, primitive_text, to_bool};
+use super::operators::{BoolPlace, bool_at};
+use super::{Bindings, EvalError, Evaluator, Fault, Instance, bad, primitive_text};
 use crate::config::{Loc, TemplatePart};
 use crate::value::{Type, Value};
 
@@ -77,7 +78,7 @@ impl Evaluator<'_> {
                             self.eval_parts(otherwise, inst, b, d, acc)?;
                         }
                         other => {
-                            let chosen = if to_bool(other, &cond.loc)? {
+                            let chosen = if bool_at(other, &cond.loc, BoolPlace::TemplateIf)? {
                                 then
                             } else {
                                 otherwise

@@ -552,6 +552,6 @@ variable "d" {
             invalid-argument main.tf:6:10: Invalid type specification: `optional(...)` is allowed only for an attribute of an object type
             invalid-argument main.tf:9:23: Invalid type specification: `optional(...)` takes a type and an optional default
             invalid-argument main.tf:13:3: Missing required argument: `validation` block has no `error_message`
-            invalid-variable main.tf:20:21: the validation rule of variable `d` cannot be checked: Invalid operand: a bool is required"#]],
+            invalid-variable main.tf:20:21: the validation rule of variable `d` cannot be checked: Invalid condition result: the validation condition must be bool, not string"#]],
     );
 }

@@ -204,7 +204,7 @@ EOT"#,
               EOT  =>  "hello web\n"
             1 / 0  =>  invalid-expression: Operation failed: division by zero
             1 + "a"  =>  invalid-expression: Invalid operand: "a" is not a number
-            null ? 1 : 2  =>  invalid-expression: Invalid operand: a bool is required, found null
+            null ? 1 : 2  =>  invalid-expression: Incorrect condition type: the condition of a conditional expression is null; it must be true or false
         "#]],
     );
 }

@@ -2,7 +2,9 @@
 //! `AttachInternetGateway` when `vpc_id` is set; `vpc_id` changes in place (`DetachInternetGateway`, then
 //! `AttachInternetGateway`); read and listed with `DescribeInternetGateways`, whose attachment names the
 //! VPC. A delete reads the gateway first and detaches it, as the AWS provider does: EC2 refuses to delete
-//! an attached gateway.
+//! an attached gateway. A listing of the region leaves out the gateway AWS attached to the default VPC
+//! (nothing in `DescribeInternetGateways` marks it, so each such page costs one `DescribeVpcs` filtered on
+//! `is-default`), as it leaves out the default VPC itself; a read by id still finds it.
 
 use aws_sdk_ec2::types::{Filter, InternetGateway, ResourceType};
 use provider::{
@@ -167,8 +169,18 @@ impl AwsProvider {
         let (gateways, next_page_token) = self
             .call_describe_internet_gateways(call, None, filters, request.page_token.clone())
             .await?;
+        let defaults = match request.parent {
+            Some(_) => Vec::new(),
+            None => self.default_vpc_ids(call).await?,
+        };
+        let made_by_aws = |g: &InternetGateway| {
+            g.attachments()
+                .iter()
+                .any(|a| a.vpc_id().is_some_and(|v| defaults.iter().any(|d| d == v)))
+        };
         let objects = gateways
             .iter()
+            .filter(|g| !made_by_aws(g))
             .filter_map(|g| self.internet_gateway_object(g))
             .collect();
         Ok(ListPage {
@@ -177,6 +189,17 @@ impl AwsProvider {
             tags_included: true,
             next_page_token,
         })
+    }
+
+    /// The region's default VPC (none or one), by `DescribeVpcs` filtered on `is-default`.
+    async fn default_vpc_ids(&self, call: &Call<'_>) -> Result<Vec<String>, ProviderError> {
+        let (vpcs, _) = self
+            .call_describe_vpcs(call, None, vec![filter("is-default", "true")], None)
+            .await?;
+        Ok(vpcs
+            .iter()
+            .filter_map(|v| v.vpc_id().map(str::to_owned))
+            .collect())
     }
 
     pub(super) async fn read_internet_gateway(

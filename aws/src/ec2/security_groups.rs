@@ -237,40 +237,24 @@ impl AwsProvider {
         };
         call.attempt(op);
         let permissions: Vec<_> = rules.iter().map(|r| permission(r, id)).collect();
-        let ec2 = &self.ec2;
+        // Four operations with one shape and four builder types.
+        macro_rules! send {
+            ($builder:ident) => {
+                self.ec2
+                    .$builder()
+                    .group_id(id)
+                    .set_ip_permissions(Some(permissions))
+                    .send()
+                    .await
+                    .map(drop)
+                    .map_err(|e| from_sdk(op, e))
+            };
+        }
         match (direction, grant) {
-            (Direction::Ingress, Grant::Authorize) => ec2
-                .authorize_security_group_ingress()
-                .group_id(id)
-                .set_ip_permissions(Some(permissions))
-                .send()
-                .await
-                .map(drop)
-                .map_err(|e| from_sdk(op, e)),
-            (Direction::Ingress, Grant::Revoke) => ec2
-                .revoke_security_group_ingress()
-                .group_id(id)
-                .set_ip_permissions(Some(permissions))
-                .send()
-                .await
-                .map(drop)
-                .map_err(|e| from_sdk(op, e)),
-            (Direction::Egress, Grant::Authorize) => ec2
-                .authorize_security_group_egress()
-                .group_id(id)
-                .set_ip_permissions(Some(permissions))
-                .send()
-                .await
-                .map(drop)
-                .map_err(|e| from_sdk(op, e)),
-            (Direction::Egress, Grant::Revoke) => ec2
-                .revoke_security_group_egress()
-                .group_id(id)
-                .set_ip_permissions(Some(permissions))
-                .send()
-                .await
-                .map(drop)
-                .map_err(|e| from_sdk(op, e)),
+            (Direction::Ingress, Grant::Authorize) => send!(authorize_security_group_ingress),
+            (Direction::Ingress, Grant::Revoke) => send!(revoke_security_group_ingress),
+            (Direction::Egress, Grant::Authorize) => send!(authorize_security_group_egress),
+            (Direction::Egress, Grant::Revoke) => send!(revoke_security_group_egress),
         }
     }
 

@@ -75,7 +75,7 @@ impl AwsProvider {
 
     /// One page of VPCs (or the VPCs `ids`, unpaged), with their tags.
     #[tracing::instrument(skip_all, fields(operation = DESCRIBE_VPCS), err)]
-    async fn call_describe_vpcs(
+    pub(super) async fn call_describe_vpcs(
         &self,
         call: &Call<'_>,
         ids: Option<Vec<String>>,
