@@ -12,8 +12,8 @@
 use std::collections::BTreeMap;
 
 use admission::{
-    BlockAddress, Code, Config, Diagnostic, Evaluator, Instance, Prepared, Repetition, Resource,
-    Sources, Value, VariableMode, data_block, data_read_order,
+    BlockAddress, Code, Config, Diagnostic, Evaluator, Instance, InstanceKey, Prepared, Repetition,
+    Resource, Sources, Value, VariableMode, data_block, data_read_order,
 };
 use projection::{RetryConfig, Retrying};
 use provider::{Call, CallCounts, Catalog, DataSourceRequest, Provider};
@@ -86,7 +86,7 @@ async fn read_all(
             match retried.read_data_source(&call, request).await {
                 Ok(v) => got.push((key, v)),
                 Err(e) => {
-                    let address = format!("data.{}{}", data.address(), key.suffix());
+                    let address = format!("data.{}{key}", data.address());
                     read.diagnostics.push(
                         Diagnostic::new(
                             Code::DataReadFailed,
@@ -108,28 +108,6 @@ async fn read_all(
     values
 }
 
-/// Which member of a data block a read is for.
-#[derive(Debug, Clone, PartialEq)]
-enum MemberKey {
-    /// The block's only instance.
-    Single,
-    /// `[i]` of a `count` block.
-    Index(u64),
-    /// `["key"]` of a `for_each` block.
-    Key(String),
-}
-
-impl MemberKey {
-    /// How the member's address ends (`""`, `[0]`, `["a"]`).
-    fn suffix(&self) -> String {
-        match self {
-            MemberKey::Single => String::new(),
-            MemberKey::Index(i) => format!("[{i}]"),
-            MemberKey::Key(k) => format!("[{}]", Value::from(k.as_str())),
-        }
-    }
-}
-
 /// The requests of a data block's members, or `None` when a `count`, a `for_each` or an argument is
 /// not known now (the block stays unread) or does not evaluate (the lint reports it).
 fn requests(
@@ -137,7 +115,7 @@ fn requests(
     variables: &BTreeMap<String, Value>,
     values: &BTreeMap<BlockAddress, Value>,
     data: &Resource,
-) -> Option<Vec<(MemberKey, DataSourceRequest)>> {
+) -> Option<Vec<(InstanceKey, DataSourceRequest)>> {
     let ev = Evaluator::new(config, variables).with_data_values(values);
     let members = members(&ev, data)?;
     let mut out = Vec::with_capacity(members.len());
@@ -159,9 +137,9 @@ fn requests(
 
 /// The members of a data block with the instance each is evaluated for, or `None` when its `count` or
 /// `for_each` is not known now.
-fn members(ev: &Evaluator<'_>, data: &Resource) -> Option<Vec<(MemberKey, Instance)>> {
+fn members(ev: &Evaluator<'_>, data: &Resource) -> Option<Vec<(InstanceKey, Instance)>> {
     match &data.repetition {
-        Repetition::Single => Some(vec![(MemberKey::Single, Instance::Single)]),
+        Repetition::Single => Some(vec![(InstanceKey::None, Instance::Single)]),
         Repetition::Count(attr) => {
             let v = ev.eval(&attr.expr, &Instance::Single).ok()?;
             let n = provider::value::convert(v, &admission::Type::Number)
@@ -170,7 +148,7 @@ fn members(ev: &Evaluator<'_>, data: &Resource) -> Option<Vec<(MemberKey, Instan
                 .as_u64()?;
             Some(
                 (0..n)
-                    .map(|i| (MemberKey::Index(i), Instance::Count(i)))
+                    .map(|i| (InstanceKey::Int(i), Instance::Count(i)))
                     .collect(),
             )
         }
@@ -191,7 +169,7 @@ fn members(ev: &Evaluator<'_>, data: &Resource) -> Option<Vec<(MemberKey, Instan
                 pairs
                     .into_iter()
                     .map(|(key, value)| {
-                        (MemberKey::Key(key.clone()), Instance::Each { key, value })
+                        (InstanceKey::Str(key.clone()), Instance::Each { key, value })
                     })
                     .collect(),
             )
@@ -200,7 +178,7 @@ fn members(ev: &Evaluator<'_>, data: &Resource) -> Option<Vec<(MemberKey, Instan
 }
 
 /// A block's value from its members' reads: the object, a list of them, or a map by key.
-fn assemble(data: &Resource, got: Vec<(MemberKey, Value)>) -> Value {
+fn assemble(data: &Resource, got: Vec<(InstanceKey, Value)>) -> Value {
     match data.repetition {
         Repetition::Single => got
             .into_iter()
@@ -211,8 +189,8 @@ fn assemble(data: &Resource, got: Vec<(MemberKey, Value)>) -> Value {
         Repetition::ForEach(_) => Value::Map(
             got.into_iter()
                 .map(|(k, v)| match k {
-                    MemberKey::Key(k) => (k, v),
-                    other => (other.suffix(), v),
+                    InstanceKey::Str(k) => (k, v),
+                    other => (other.to_string(), v),
                 })
                 .collect(),
         ),
