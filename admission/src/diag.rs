@@ -135,6 +135,8 @@ codes! {
     NonStaticCount = "non-static-count", Error;
     /// A `for_each` not computable from variables, locals and literals.
     NonStaticForEach = "non-static-for-each", Error;
+    /// A data source read failed: the plan needs its attributes and cannot go on without them.
+    DataReadFailed = "data-read-failed", Error;
     /// An identity argument unset or null.
     IdentityNotSet = "identity-not-set", Error;
     /// An identity derived from `uuid()` or `timestamp()`.

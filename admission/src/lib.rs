@@ -49,6 +49,7 @@
 
 mod address;
 mod config;
+mod data;
 mod diag;
 mod error;
 mod eval;
@@ -77,6 +78,7 @@ pub use config::{
     Check, Condition, ConditionKind, ObjectAttribute, RESERVED_VARIABLE_NAMES, TypeConstraint,
     VariableMode, conform, is_identifier, resolve_variables_for,
 };
+pub use data::{DataReads, data_block, data_read_order, data_reads};
 pub use diag::{Code, Diagnostic, Severity, SourcePos};
 pub use error::Error;
 pub use eval::{
@@ -84,8 +86,8 @@ pub use eval::{
     ResourceResolver, SENSITIVE_MESSAGE, UnknownPerSchema,
 };
 pub use lint::{
-    EstateSource, ExpandedInstance, IdentityValue, LintInput, Linted, OutsideEstate, Sources,
-    check, lint, validate,
+    EstateSource, ExpandedInstance, IdentityValue, LintInput, Linted, OutsideEstate, Prepared,
+    Sources, check, lint, lint_prepared, prepare, validate,
 };
 pub use marker::{Estate, Slot};
 pub use provider_settings::{IgnoredTags, ProviderSettings, TagSettings};

@@ -140,6 +140,7 @@
 //! This crate talks to AWS and translates; it must never keep state between calls beyond its clients and
 //! its call counts, never retry on its own, and never return an absence for a look that failed.
 
+mod data_sources;
 #[cfg(feature = "ec2")]
 mod ec2;
 mod error;
@@ -303,6 +304,8 @@ pub struct AwsProvider {
     logs: aws_sdk_cloudwatchlogs::Client,
     #[cfg(feature = "ec2")]
     ec2: aws_sdk_ec2::Client,
+    #[cfg(feature = "sts")]
+    sts: aws_sdk_sts::Client,
     region: String,
     bucket_tagging: BucketTagging,
 }
@@ -362,6 +365,8 @@ impl AwsProvider {
             logs: aws_sdk_cloudwatchlogs::Client::new(&shared),
             #[cfg(feature = "ec2")]
             ec2: aws_sdk_ec2::Client::new(&shared),
+            #[cfg(feature = "sts")]
+            sts: aws_sdk_sts::Client::new(&shared),
             region,
             bucket_tagging,
         })
@@ -388,11 +393,16 @@ impl AwsProvider {
 /// three IAM types with the feature `iam`, the log group with the feature `logs` and the nine EC2 types
 /// (`aws_eip_association`, whose calls are all refused, included) with the feature `ec2`.
 pub fn catalog() -> Catalog {
-    awscatalog::catalog()
+    let all = awscatalog::catalog();
+    let types: Catalog = all
         .iter()
         .filter(|s| is_served(&s.type_name))
         .cloned()
-        .collect()
+        .collect();
+    all.data_sources()
+        .filter(|d| data_sources::is_served(d))
+        .cloned()
+        .fold(types, Catalog::with_data_source)
 }
 
 fn unsupported(method: &str, type_name: &str) -> ProviderError {
@@ -458,6 +468,15 @@ impl Provider for AwsProvider {
     fn schemas(&self) -> &Catalog {
         static SERVED: std::sync::LazyLock<Catalog> = std::sync::LazyLock::new(catalog);
         &SERVED
+    }
+
+    #[tracing::instrument(skip_all, fields(type_name = %request.type_name), err)]
+    async fn read_data_source(
+        &self,
+        call: &Call<'_>,
+        request: provider::DataSourceRequest,
+    ) -> Result<Value, ProviderError> {
+        self.read_data(call, &request).await
     }
 
     #[tracing::instrument(skip_all, fields(type_name = %request.type_name), err)]

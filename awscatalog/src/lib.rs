@@ -19,6 +19,7 @@
 //! the types, nor do any I/O.
 
 mod arguments;
+pub mod data;
 mod ec2;
 mod iam;
 mod logs;
@@ -37,7 +38,10 @@ pub fn catalog() -> Catalog {
     types.extend(iam::schemas());
     types.extend(logs::schemas());
     types.extend(ec2::schemas());
-    Catalog::new(types.into_iter().map(with_refusals))
+    data::schemas().into_iter().fold(
+        Catalog::new(types.into_iter().map(with_refusals)),
+        Catalog::with_data_source,
+    )
 }
 
 /// `schema` refusing by name the top-level entries its argument list refuses. A list that breaks the

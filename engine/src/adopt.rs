@@ -180,7 +180,8 @@ pub(crate) async fn adopt(
 ) -> Result<OwnershipOutcome, crate::Error> {
     let address = request.address.clone();
     let address_text = address.to_string();
-    let (parsed, linted) = admission::check(&config.sources, catalog);
+    let (parsed, linted, _) =
+        crate::data::check_with_data(&config.sources, catalog, provider, &config.retry).await;
     let refusals = Refusals(&address_text);
     let view = AdoptView::new(&linted, catalog, &address);
     // Every read and the tags-only update of the adoption go through one retrying decorator; the
@@ -609,7 +610,8 @@ pub(crate) async fn mv(
     let old = request.old.clone();
     let new = request.new.clone();
     let old_text = old.to_string();
-    let (_, linted) = admission::check(&config.sources, catalog);
+    let (_, linted, _) =
+        crate::data::check_with_data(&config.sources, catalog, provider, &config.retry).await;
     let estate = linted.estate.as_deref().and_then(|e| Estate::new(e).ok());
     let refuse = |summary: String| {
         OwnershipOutcome::refused(Code::MvRefused, summary, "nothing was changed", &old_text)

@@ -28,6 +28,7 @@ mod apply;
 mod builtin;
 mod claim;
 mod clock;
+mod data;
 mod error;
 pub mod graph;
 mod handle;

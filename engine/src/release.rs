@@ -42,7 +42,8 @@ pub(crate) async fn release(
     let refuse = |summary: String, detail: &str| {
         OwnershipOutcome::refused(Code::AdoptRefused, summary, detail, &subject)
     };
-    let (_, linted) = admission::check(&config.sources, catalog);
+    let (_, linted, _) =
+        crate::data::check_with_data(&config.sources, catalog, provider, &config.retry).await;
     let estate = linted.estate.as_deref().and_then(|e| Estate::new(e).ok());
     let taggable = catalog.get(address.type_name()).is_some_and(|s| s.taggable);
     let mut facts = ReleaseFacts {

@@ -1,16 +1,18 @@
-//! A catalog: the resource type schemas a provider serves, sorted by type name.
+//! A catalog: the resource type schemas a provider serves, sorted by type name, and the data sources it
+//! reads.
 //!
 //! A provider hands its catalog out by reference, built once; an embedder builds one from its own types and
 //! merges it with others. This module is a container; it must never know which types exist.
 
 use std::collections::BTreeMap;
 
-use crate::schema::ResourceTypeSchema;
+use crate::schema::{DataSourceSchema, ResourceTypeSchema};
 
 /// A set of resource type schemas, sorted by type name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Catalog {
     types: BTreeMap<String, ResourceTypeSchema>,
+    data_sources: BTreeMap<String, DataSourceSchema>,
 }
 
 impl Catalog {
@@ -38,6 +40,22 @@ impl Catalog {
         self.types.contains_key(type_name)
     }
 
+    /// This catalog with the data source `schema` added (replacing one of the same type).
+    pub fn with_data_source(mut self, schema: DataSourceSchema) -> Catalog {
+        self.data_sources.insert(schema.type_name.clone(), schema);
+        self
+    }
+
+    /// The schema of the data source `type_name`, if the catalog reads it.
+    pub fn data_source(&self, type_name: &str) -> Option<&DataSourceSchema> {
+        self.data_sources.get(type_name)
+    }
+
+    /// The data source schemas, sorted by type name.
+    pub fn data_sources(&self) -> impl Iterator<Item = &DataSourceSchema> {
+        self.data_sources.values()
+    }
+
     /// The schemas, sorted by type name.
     pub fn iter(&self) -> impl Iterator<Item = &ResourceTypeSchema> {
         self.types.values()
@@ -61,6 +79,7 @@ impl Catalog {
     /// This catalog with `other`'s types added; where both have a type, `other`'s schema wins.
     pub fn merged(mut self, other: Catalog) -> Catalog {
         self.types.extend(other.types);
+        self.data_sources.extend(other.data_sources);
         self
     }
 }

@@ -1,6 +1,8 @@
 //! Integration tests of the root package: the CLI end to end.
 
 #[cfg(feature = "aws")]
+mod aws_data_sources;
+#[cfg(feature = "aws")]
 mod aws_e2e;
 mod aws_e2e_arguments;
 #[cfg(feature = "aws")]

@@ -20,7 +20,9 @@ mod version;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use crate::address::BlockAddress;
 use crate::eval::ModuleContext;
+use crate::value::Value;
 
 pub use conditions::{Check, Condition, ConditionKind};
 pub use expr::{BinaryOp, Expr, ExprKind, ForExpr, Loc, Step, TemplatePart, UnaryOp};
@@ -153,6 +155,13 @@ pub struct Config {
     resource_index: BTreeMap<String, BTreeMap<String, usize>>,
     /// Where the configuration's expressions run (set by [`Config::set_module`]; the default until then).
     module: ModuleContext,
+    /// The `data` blocks, in file order; changed only through [`Config::add_data_source`].
+    data_sources: Vec<Resource>,
+    /// Where each data block sits in `data_sources`, by type then name.
+    data_index: BTreeMap<String, BTreeMap<String, usize>>,
+    /// The data blocks read so far, by block (set by [`Config::set_data_values`]): what
+    /// `data.TYPE.NAME` evaluates to. A block not here is not read yet, and its attributes are unknown.
+    data_values: BTreeMap<BlockAddress, Value>,
 }
 
 impl Config {
@@ -250,6 +259,44 @@ impl Config {
     /// The `check` blocks by name.
     pub fn checks(&self) -> &BTreeMap<String, Check> {
         &self.checks
+    }
+
+    /// The `data` blocks, in file order.
+    pub fn data_sources(&self) -> &[Resource] {
+        &self.data_sources
+    }
+
+    /// The data block `data.type_name.name`, if declared.
+    pub fn data_source(&self, type_name: &str, name: &str) -> Option<&Resource> {
+        let i = *self.data_index.get(type_name)?.get(name)?;
+        self.data_sources.get(i)
+    }
+
+    /// Adds a data block, keeping its lookup index up to date (a later block of the same type and name
+    /// is found by lookups, as with [`Config::add_resource`]).
+    pub fn add_data_source(&mut self, data: Resource) {
+        self.data_index
+            .entry(data.type_name.clone())
+            .or_default()
+            .insert(data.name.clone(), self.data_sources.len());
+        self.data_sources.push(data);
+    }
+
+    /// The value of the data block at `block` (its type and name) as expressions see it, if it was read:
+    /// the read's object, a list of them for `count`, a map by key for `for_each`.
+    pub fn data_value(&self, block: &BlockAddress) -> Option<&Value> {
+        self.data_values.get(block)
+    }
+
+    /// The data blocks read, by block.
+    pub fn data_values(&self) -> &BTreeMap<BlockAddress, Value> {
+        &self.data_values
+    }
+
+    /// Sets the values of the data blocks read (the engine reads them before the lint judges the
+    /// identities that need them); a block left out stays unread.
+    pub fn set_data_values(&mut self, values: BTreeMap<BlockAddress, Value>) {
+        self.data_values = values;
     }
 
     /// Adds a resource block, keeping the lookup index up to date. A block of the same type and name as

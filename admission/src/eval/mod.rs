@@ -304,7 +304,6 @@ fn unknown_ref(loc: &Loc, summary: String, detail: &str) -> EvalError {
 pub(crate) fn reserved_root(name: &str) -> Option<&'static str> {
     match name {
         "self" => Some("`self` exists only in provisioners, which are not supported"),
-        "data" => Some("data sources are not supported"),
         "module" => Some("modules are not supported"),
         _ => None,
     }
@@ -393,6 +392,8 @@ pub struct Evaluator<'a> {
     local_types: RefCell<BTreeMap<String, crate::value::Type>>,
     /// Whether the evaluation under way has read a resource (see [`Evaluator::eval_tracked`]).
     read_resource: Cell<bool>,
+    /// The data blocks read, when not the configuration's own ([`Evaluator::with_data_values`]).
+    data_values: Option<&'a BTreeMap<BlockAddress, Value>>,
 }
 
 impl std::fmt::Debug for Evaluator<'_> {
@@ -439,6 +440,7 @@ impl<'a> Evaluator<'a> {
             in_progress: RefCell::default(),
             local_types: RefCell::default(),
             read_resource: Cell::new(false),
+            data_values: None,
         }
     }
 
@@ -459,6 +461,7 @@ impl<'a> Evaluator<'a> {
             in_progress: RefCell::default(),
             local_types: RefCell::default(),
             read_resource: Cell::new(false),
+            data_values: None,
         }
     }
 
@@ -475,6 +478,21 @@ impl<'a> Evaluator<'a> {
     pub fn with_module(mut self, module: &'a ModuleContext) -> Self {
         self.module = module;
         self
+    }
+
+    /// The same evaluator, reading `data.TYPE.NAME` from `values` instead of the configuration's
+    /// [`Config::data_values`]: the blocks read so far, while the data blocks are being read in order.
+    pub fn with_data_values(mut self, values: &'a BTreeMap<BlockAddress, Value>) -> Self {
+        self.data_values = Some(values);
+        self
+    }
+
+    /// The value of the data block `block`, if it was read.
+    pub(crate) fn data_value(&self, block: &BlockAddress) -> Option<&Value> {
+        match self.data_values {
+            Some(values) => values.get(block),
+            None => self.config.data_value(block),
+        }
     }
 
     /// Whether this evaluator refuses resource references.

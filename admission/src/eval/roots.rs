@@ -64,6 +64,7 @@ impl Evaluator<'_> {
             "count" => self.count_root(&r, b),
             "each" => self.each_root(&r, b),
             "path" | "terraform" => self.context_root(name, &r, b),
+            "data" => self.data_root(&r, b),
             type_name if reserved_root(type_name).is_some() => Err(unknown_ref(
                 loc,
                 format!(
@@ -215,6 +216,34 @@ impl Evaluator<'_> {
             }
         };
         self.apply_steps(v, r.rest(), loc, inst, b, d)
+    }
+
+    /// `data.TYPE.NAME...`: a declared data block's value as read, or unknown while it is not (its
+    /// arguments are known only at apply, or nothing was read: `validate`).
+    fn data_root(&self, r: &Reference<'_>, b: &mut Bindings) -> Result<Value, EvalError> {
+        let (loc, inst, d) = (r.loc, r.inst, r.d);
+        let (Some(Step::Attr(type_name)), Some(Step::Attr(block))) =
+            (r.steps.first(), r.steps.get(1))
+        else {
+            return Err(unknown_ref(
+                loc,
+                "`data` must be followed by a data source type and name".into(),
+                "refer to a data source as `data.TYPE.NAME.ATTR`",
+            ));
+        };
+        if self.config.data_source(type_name, block).is_none() {
+            return Err(unknown_ref(
+                loc,
+                format!("data source `data.{type_name}.{block}` is not declared"),
+                "declare the `data` block or fix the reference",
+            ));
+        }
+        let rest = r.steps.get(2..).unwrap_or(&[]);
+        let value = crate::address::BlockAddress::new(type_name.as_str(), block.as_str())
+            .ok()
+            .and_then(|a| self.data_value(&a).cloned())
+            .unwrap_or_else(Value::unknown);
+        self.apply_steps(value, rest, loc, inst, b, d)
     }
 
     /// `TYPE.NAME...`: a declared resource block, read through the resolver.

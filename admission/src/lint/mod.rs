@@ -177,29 +177,78 @@ pub fn validate(sources: &Sources<'_>, catalog: &Catalog) -> (Config, Linted) {
 }
 
 fn check_in(sources: &Sources<'_>, catalog: &Catalog, mode: VariableMode) -> (Config, Linted) {
+    lint_prepared(prepare(sources, mode), catalog)
+}
+
+/// A configuration parsed and its variables resolved, not linted yet: what a plan reads its data
+/// blocks from ([`Prepared::config`]'s [`Config::set_data_values`]) before [`lint_prepared`] judges the
+/// identities that read them.
+#[derive(Debug, Clone)]
+pub struct Prepared<'a> {
+    /// The configuration as far as it parsed.
+    pub config: Config,
+    /// The value of every declared variable.
+    pub variables: BTreeMap<String, Value>,
+    /// The problems of parsing and of the variables.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Whether a file does not parse: the lint then stops, as [`check`] does.
+    pub syntax_error: bool,
+    /// The estate named from outside the configuration, if any.
+    pub outside_estate: Option<OutsideEstate<'a>>,
+    /// Planning or validating.
+    pub mode: VariableMode,
+}
+
+/// Parses `sources` and resolves their variables for `mode`: the first half of [`check`].
+pub fn prepare<'a>(sources: &Sources<'a>, mode: VariableMode) -> Prepared<'a> {
     let Sources {
         files,
         inputs,
         outside_estate,
         module,
     } = *sources;
-    let (mut config, mut diags) = parse_config(files);
+    let (mut config, diagnostics) = parse_config(files);
     if let Some(module) = module {
         config.set_module(module.clone());
     }
-    if diags.iter().any(|d| d.code == Code::ConfigSyntax) {
+    let syntax_error = diagnostics.iter().any(|d| d.code == Code::ConfigSyntax);
+    let mut prepared = Prepared {
+        config,
+        variables: BTreeMap::new(),
+        diagnostics,
+        syntax_error,
+        outside_estate,
+        mode,
+    };
+    if !syntax_error {
+        let (variables, var_diags) = resolve_variables_for(&prepared.config, inputs, mode);
+        prepared.variables = variables;
+        prepared.diagnostics.extend(var_diags);
+    }
+    prepared
+}
+
+/// Lints a [`Prepared`] configuration: the second half of [`check`], every diagnostic sorted.
+pub fn lint_prepared(prepared: Prepared<'_>, catalog: &Catalog) -> (Config, Linted) {
+    let Prepared {
+        config,
+        variables,
+        mut diagnostics,
+        syntax_error,
+        outside_estate,
+        mode,
+    } = prepared;
+    if syntax_error {
         // As in Terraform, a file that does not parse stops validation: whatever it declared would otherwise
         // show up as undeclared references and a missing estate.
         return (
             config,
             Linted {
-                diagnostics: sorted(diags),
+                diagnostics: sorted(diagnostics),
                 ..Linted::default()
             },
         );
     }
-    let (variables, var_diags) = resolve_variables_for(&config, inputs, mode);
-    diags.extend(var_diags);
     let mut linted = lint(&LintInput {
         config: &config,
         variables: &variables,
@@ -207,8 +256,8 @@ fn check_in(sources: &Sources<'_>, catalog: &Catalog, mode: VariableMode) -> (Co
         outside_estate,
         mode,
     });
-    diags.append(&mut linted.diagnostics);
-    linted.diagnostics = sorted(diags);
+    diagnostics.append(&mut linted.diagnostics);
+    linted.diagnostics = sorted(diagnostics);
     (config, linted)
 }
 
@@ -224,6 +273,7 @@ pub fn lint(input: &LintInput<'_>) -> Linted {
     let estate = cx.estate();
     cx.references();
     cx.diags.extend(rules::cycles::cycles(input.config));
+    cx.data_blocks();
     cx.settings();
     cx.one_region();
     cx.inline_and_standalone();

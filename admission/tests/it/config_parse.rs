@@ -139,7 +139,7 @@ fn config_parse_refuses_constructs_outside_the_subset_where_they_are() {
     let text = r#"module "net" {
   source = "./net"
 }
-data "aws_vpc" "x" {}
+data "aws_vpc" {}
 moved {
   from = aws_vpc.a
   to   = aws_vpc.b
@@ -177,7 +177,7 @@ output "o" {}
         &[("main.tf", text)],
         expect![[r#"
             unsupported-construct main.tf:1:1 `module` block is not supported
-            unsupported-construct main.tf:4:1 `data` block is not supported
+            invalid-block main.tf:4:1 Wrong block labels: `data` block needs 2 label(s), found 1
             unsupported-construct main.tf:5:1 `moved` block is not supported
             invalid-block main.tf:10:1 Unsupported block type: blocks of type `whatever` are not expected here
             invalid-argument main.tf:11:1 Unsupported argument: an argument named `top` is not expected at the top level

@@ -98,8 +98,8 @@ fn lint_config_syntax() {
 #[test]
 fn lint_unsupported_construct() {
     lint(
-        &format!("{LIVE}data \"aws_vpc\" \"x\" {{}}\n"),
-        expect![[r#"unsupported-construct main.tf:4:1: `data` block is not supported"#]],
+        &format!("{LIVE}module \"net\" {{\n  source = \"./net\"\n}}\n"),
+        expect![[r#"unsupported-construct main.tf:4:1: `module` block is not supported"#]],
     );
 }
 

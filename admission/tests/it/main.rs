@@ -7,6 +7,7 @@ mod config_files;
 mod config_parse;
 mod config_providers;
 mod config_variables;
+mod data_sources;
 mod eval_expressions;
 mod eval_fidelity;
 mod functions_collection;

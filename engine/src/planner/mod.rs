@@ -94,7 +94,13 @@ pub(crate) async fn plan(
             .unwrap_or_default()
             .with_plan_timestamp(crate::clock::rfc3339(request.clock.now())),
     };
-    let (config, mut linted) = admission::check(&request.sources.with_module(&module), catalog);
+    let (config, mut linted, data) = crate::data::check_with_data(
+        &request.sources.with_module(&module),
+        catalog,
+        provider,
+        &request.retry,
+    )
+    .await;
     if request.options.mode == PlanMode::Destroy {
         // Nothing declared: every owned object is planned for deletion as no longer declared.
         linted.instances.clear();
@@ -130,6 +136,11 @@ pub(crate) async fn plan(
             &projection_config(request),
         )
         .await?;
+        // The data sources were read before the lint: their attempts are part of this plan's cost.
+        for (operation, n) in data.counts.snapshot() {
+            p.cost.api_calls += n;
+            *p.cost.api_calls_by_operation.entry(operation).or_default() += n;
+        }
         planner.absorb(&mut p);
         planner.evaluate();
         planner.top_conditions();

@@ -83,10 +83,11 @@ use crate::value::Value;
 ///
 /// # The next surface
 ///
-/// [`Provider::read_data_source`], [`Provider::configure`] and [`Provider::rate_limits`] are not called by
-/// the engine yet. Their defaults say "not offered": a data-source read fails as
-/// [`ProviderErrorKind::Unsupported`], a configuration is accepted only when it asks for nothing beyond
-/// what the provider already is, and no rate limit is declared.
+/// [`Provider::read_data_source`] is called at plan time, once per member of each data block whose type
+/// the provider's catalog declares ([`Catalog::data_source`]); [`Provider::configure`] and
+/// [`Provider::rate_limits`] are not called by the engine yet. Their defaults say "not offered": a
+/// data-source read fails as [`ProviderErrorKind::Unsupported`], a configuration is accepted only when it
+/// asks for nothing beyond what the provider already is, and no rate limit is declared.
 #[async_trait]
 pub trait Provider: Send + Sync {
     /// The region this provider reads and writes (`us-east-1`).

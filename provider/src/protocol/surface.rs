@@ -2,7 +2,8 @@
 //! provider: data-source reads, a provider configured per `provider` block, and declared rate limits.
 //!
 //! These are plain data, `#[non_exhaustive]` so that fields can be added; build them with their
-//! constructors and `with_*` methods. Nothing in the engine calls them yet.
+//! constructors and `with_*` methods. The engine reads data sources at plan time; it calls neither
+//! `configure` nor `rate_limits` yet.
 
 use std::collections::BTreeMap;
 use std::num::NonZeroU32;

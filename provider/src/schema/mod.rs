@@ -27,6 +27,7 @@
 //! This module holds data and pure functions over it; it must never talk to a live system.
 
 mod block;
+mod data_source;
 mod lifecycle;
 mod normalize;
 
@@ -38,6 +39,7 @@ use crate::path::AdmissionPath;
 use crate::value::{Type, Value};
 
 pub use block::{BlockSchema, Nesting};
+pub use data_source::DataSourceSchema;
 pub use lifecycle::{DestroyArguments, DestroyMode, RefusedArgument};
 pub use normalize::{Normalize, ip_protocol};
 

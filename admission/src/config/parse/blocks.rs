@@ -22,6 +22,7 @@ pub(super) enum Declaration {
     Variable,
     Local,
     Resource,
+    Data,
     Output,
     Check,
 }
@@ -33,6 +34,7 @@ impl Declaration {
             Declaration::Variable => "variable",
             Declaration::Local => "local",
             Declaration::Resource => "resource",
+            Declaration::Data => "data",
             Declaration::Output => "output",
             Declaration::Check => "check",
         }
@@ -44,6 +46,7 @@ impl Declaration {
             Declaration::Variable => "write `variable \"name\" { ... }`",
             Declaration::Local => "write `locals { name = value }`",
             Declaration::Resource => "write `resource \"type\" \"name\" { ... }`",
+            Declaration::Data => "write `data \"type\" \"name\" { ... }`",
             Declaration::Output => "write `output \"name\" { value = ... }`",
             Declaration::Check => "write `check \"name\" { assert { ... } }`",
         }
@@ -55,6 +58,7 @@ impl Declaration {
             Declaration::Variable | Declaration::Output | Declaration::Check => "declare it once",
             Declaration::Local => "declare each local once",
             Declaration::Resource => "give each resource block a unique name",
+            Declaration::Data => "give each data block a unique name",
         }
     }
 }
@@ -137,6 +141,7 @@ impl<'a> Parser<'a> {
             ),
             "locals" => self.declare_locals(block, &loc, config),
             "resource" => self.declare_resource(block, loc, config),
+            "data" => self.declare_data(block, loc, config),
             "output" => self.declare_named(
                 block,
                 loc,
@@ -153,13 +158,12 @@ impl<'a> Parser<'a> {
                 Self::check,
                 config,
             ),
-            kind @ ("module" | "data" | "moved" | "import" | "removed") => {
+            kind @ ("module" | "moved" | "import" | "removed") => {
                 let (what, instead) = match kind {
                     "module" => (
                         "module calls",
                         "declare the module's resources in the root module",
                     ),
-                    "data" => ("data sources", "pass the value in as a variable"),
                     "moved" => ("`moved` blocks", "rename with `liveplan mv FROM TO`"),
                     "import" => (
                         "`import` blocks",
@@ -316,6 +320,32 @@ impl<'a> Parser<'a> {
         if let Some(r) = self.resource(block, type_name.clone(), name.clone(), loc) {
             config.add_resource(r);
         }
+    }
+
+    /// A `data` block, one per type and name: a resource body (meta-arguments and arguments) without a
+    /// `lifecycle` block, which this subset does not implement for data sources.
+    fn declare_data(&mut self, block: &RawBlock<'a>, loc: Loc, config: &mut Config) {
+        if !self.expect_labels(block, &loc, 2, Declaration::Data.usage()) {
+            return;
+        }
+        let (type_name, name) = (&block.labels[0], &block.labels[1]);
+        let taken = config.data_source(type_name, name).is_some();
+        let address = format!("data.{}", BlockLabels::new(type_name, name));
+        if !self.declare_once(taken, &address, &loc, Declaration::Data) {
+            return;
+        }
+        let Some(data) = self.resource(block, type_name.clone(), name.clone(), loc) else {
+            return;
+        };
+        if data.lifecycle != crate::config::Lifecycle::default() {
+            self.unsupported(
+                &data.loc,
+                format!("`lifecycle` block of `{address}` is not supported"),
+                "liveplan does not implement conditions on data sources: remove the block",
+            );
+            return;
+        }
+        config.add_data_source(data);
     }
 
     /// A block with one label, its name (a `variable` or an `output`), read by `read` into the map

@@ -141,6 +141,20 @@ impl<'a> Parser<'a> {
         let mut out = Vec::new();
         for item in items {
             match item.as_static_path() {
+                // `data.TYPE.NAME`: a data block, read before anything it could wait for.
+                Some(path) if path.len() >= 3 && path[0] == "data" => {
+                    if names_a_data_attribute(item) {
+                        self.refuse(
+                            Refusal::InvalidValue,
+                            &item.loc,
+                            "`depends_on` entries must name a whole data source, not one of its attributes"
+                                .into(),
+                            &format!("write `depends_on = [data.{}.{}]`", path[1], path[2]),
+                        );
+                        continue;
+                    }
+                    out.push((path[..3].to_vec(), item.loc.clone()))
+                }
                 Some(path) if path.len() >= 2 && path[0] != "var" && path[0] != "local" => {
                     if names_an_attribute(item) {
                         self.refuse(
@@ -218,6 +232,14 @@ impl<'a> Parser<'a> {
 
 /// Whether a `depends_on` entry reads past its resource (`aws_vpc.a.id`): Terraform takes a resource,
 /// or one of its instances (`aws_vpc.a[0]`), as a whole only.
+/// Whether a `depends_on` entry `data.TYPE.NAME...` goes past the block to one of its attributes.
+fn names_a_data_attribute(item: &crate::config::Expr) -> bool {
+    let ExprKind::Traversal(_, steps) = &item.kind else {
+        return false;
+    };
+    !matches!(steps.as_slice(), [_, _] | [_, _, Step::Index(_)])
+}
+
 fn names_an_attribute(item: &crate::config::Expr) -> bool {
     let ExprKind::Traversal(_, steps) = &item.kind else {
         return false;

@@ -8,6 +8,7 @@ mod arguments;
 mod conditions;
 pub(crate) mod count_index;
 pub(crate) mod cycles;
+mod data;
 mod estate;
 mod identity;
 mod inline;

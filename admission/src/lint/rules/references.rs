@@ -60,6 +60,48 @@ impl Lint<'_, '_, '_> {
         }
     }
 
+    /// How diagnostics name the block `res`: `data.TYPE.NAME` for a data block, `TYPE.NAME` for a
+    /// resource.
+    fn shown_address(&self, res: &Resource) -> String {
+        let is_data = self
+            .input
+            .config
+            .data_sources()
+            .iter()
+            .any(|d| std::ptr::eq(d, res));
+        if is_data {
+            format!("data.{}", res.address())
+        } else {
+            res.address().to_string()
+        }
+    }
+
+    /// Each `depends_on` entry of `res` (a resource or a data block) names a declared block.
+    fn depends_on_declared(&mut self, res: &Resource) {
+        let config = self.input.config;
+        for (path, loc) in &res.depends_on {
+            let declared = match path.as_slice() {
+                [root, t, n] if root == "data" => config.data_source(t, n).is_some(),
+                [t, n] => config.resource(t, n).is_some(),
+                _ => false,
+            };
+            if !declared {
+                self.push(
+                    Diagnostic::new(
+                        Code::UnknownReference,
+                        format!(
+                            "`depends_on` names `{}`, which is not declared",
+                            path.join(".")
+                        ),
+                        "declare the block or fix the reference",
+                    )
+                    .with_address(self.shown_address(res))
+                    .at(loc.to_pos()),
+                );
+            }
+        }
+    }
+
     /// Every reference in the configuration names something declared, and `count`/`each` only where the
     /// block repeats.
     pub(crate) fn references(&mut self) {
@@ -87,22 +129,14 @@ impl Lint<'_, '_, '_> {
             self.provider_reference(res);
             // `count` and `for_each` are evaluated before the repetition exists.
             exprs.extend(res.repetition.argument().map(|a| (&a.expr, None)));
-            for (path, loc) in &res.depends_on {
-                if config.resource(&path[0], &path[1]).is_none() {
-                    self.push(
-                        Diagnostic::new(
-                            Code::UnknownReference,
-                            format!(
-                                "`depends_on` names `{}.{}`, which is not declared",
-                                path[0], path[1]
-                            ),
-                            "declare the resource or fix the reference",
-                        )
-                        .with_address(res.address().to_string())
-                        .at(loc.to_pos()),
-                    );
-                }
+            self.depends_on_declared(res);
+        }
+        for data in config.data_sources() {
+            for attr in data.attrs.values() {
+                exprs.push((&attr.expr, Some(data)));
             }
+            exprs.extend(data.repetition.argument().map(|a| (&a.expr, None)));
+            self.depends_on_declared(data);
         }
         for (expr, res) in exprs {
             for (path, loc) in expr.references() {
@@ -114,7 +148,7 @@ impl Lint<'_, '_, '_> {
                     )
                     .at(loc.to_pos());
                     if let Some(r) = res {
-                        d = d.with_address(r.address().to_string());
+                        d = d.with_address(self.shown_address(r));
                     }
                     self.push(d);
                 }
@@ -167,6 +201,7 @@ impl Lint<'_, '_, '_> {
                 Some("workspace") => None,
                 _ => Some("`terraform` has only the attribute `workspace`".into()),
             },
+            "data" => self.data_reference_problem(path),
             type_name if crate::eval::reserved_root(type_name).is_some() => Some(format!(
                 "`{type_name}` references are not available: {}",
                 crate::eval::reserved_root(type_name).unwrap_or_default()
@@ -196,5 +231,26 @@ impl Lint<'_, '_, '_> {
                     .then(|| format!("resource type `{type_name}` has no attribute `{attr}`"))
             }
         }
+    }
+
+    /// Why the reference `data.TYPE.NAME...` is refused, if it is: an undeclared block, or an attribute
+    /// the data source does not have.
+    fn data_reference_problem(&self, path: &[String]) -> Option<String> {
+        let (Some(t), Some(n)) = (path.get(1), path.get(2)) else {
+            return Some("`data` must be followed by a data source type and name".into());
+        };
+        let Some(target) = self.input.config.data_source(t, n) else {
+            return Some(format!("data source `data.{t}.{n}` is not declared"));
+        };
+        let attr = path.get(3)?;
+        if target.repetition.is_repeated() {
+            return Some(format!(
+                "`data.{t}.{n}` has several instances: pick one (`data.{t}.{n}[0].{attr}`) or all \
+                 (`data.{t}.{n}[*].{attr}`)"
+            ));
+        }
+        let schema = self.input.catalog.data_source(t)?;
+        (schema.attribute(attr).is_none())
+            .then(|| format!("data source `{t}` has no attribute `{attr}`"))
     }
 }
