@@ -11,19 +11,7 @@ const LIVE: &str = "live {\n  estate = \"acme\"\n}\n";
 
 /// Renders every diagnostic as `code file:line:col address: summary`.
 fn render(diags: &[admission::Diagnostic]) -> String {
-    let lines: Vec<String> = diags
-        .iter()
-        .map(|d| {
-            let pos = d.pos.as_ref().map(|p| format!(" {p}")).unwrap_or_default();
-            let addr = d
-                .address
-                .as_deref()
-                .map(|a| format!(" {a}"))
-                .unwrap_or_default();
-            format!("{}{pos}{addr}: {}", d.code, d.summary)
-        })
-        .collect();
-    lines.join("\n")
+    crate::diagnostic_lines(diags)
 }
 
 /// The diagnostics a plan's lint gives `main.tf` (after the `live` block) with `vars` as `--var`s.

@@ -14,19 +14,7 @@ const LIVE: &str = "live {\n  estate = \"acme\"\n}\n";
 
 /// The diagnostics of `main` as one line each: code, position, address and summary.
 fn lines(diags: &[admission::Diagnostic]) -> String {
-    diags
-        .iter()
-        .map(|d| {
-            let pos = d.pos.as_ref().map(|p| format!(" {p}")).unwrap_or_default();
-            let addr = d
-                .address
-                .as_deref()
-                .map(|a| format!(" {a}"))
-                .unwrap_or_default();
-            format!("{}{pos}{addr}: {}", d.code, d.summary)
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    crate::diagnostic_lines(diags)
 }
 
 /// Lints `main` for a plan, with the data blocks `read` (by type and name) already read.

@@ -15,20 +15,7 @@ fn check_with(main: &str, inputs: VariableInputs, estate_flag: Option<&str>, exp
             .with_outside_estate(estate_flag.map(admission::OutsideEstate::flag)),
         &crate::contract(),
     );
-    let lines: Vec<String> = linted
-        .diagnostics
-        .iter()
-        .map(|d| {
-            let pos = d.pos.as_ref().map(|p| format!(" {p}")).unwrap_or_default();
-            let addr = d
-                .address
-                .as_deref()
-                .map(|a| format!(" {a}"))
-                .unwrap_or_default();
-            format!("{}{pos}{addr}: {}", d.code, d.summary)
-        })
-        .collect();
-    expect.assert_eq(&lines.join("\n"));
+    expect.assert_eq(&crate::diagnostic_lines(&linted.diagnostics));
 }
 
 fn lint(main: &str, expect: Expect) {

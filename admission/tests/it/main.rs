@@ -26,6 +26,23 @@ mod markers;
 mod nested_blocks;
 mod parser_suite;
 
+/// Diagnostics as one line each, `code file:line:col address: summary` (position and address when given).
+pub fn diagnostic_lines(diags: &[admission::Diagnostic]) -> String {
+    diags
+        .iter()
+        .map(|d| {
+            let pos = d.pos.as_ref().map(|p| format!(" {p}")).unwrap_or_default();
+            let addr = d
+                .address
+                .as_deref()
+                .map(|a| format!(" {a}"))
+                .unwrap_or_default();
+            format!("{}{pos}{addr}: {}", d.code, d.summary)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The catalog the lint judges the tests' configurations against: the AWS types, and the record-backed
 /// `random_id` and `terraform_data` as the engine serves them (written here: the engine depends on this
 /// crate).
