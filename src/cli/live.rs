@@ -3,7 +3,8 @@
 //!
 //! The provider configuration the resources use gives the region (the simulated region under `--sim`)
 //! and the account checks (`allowed_account_ids`, `forbidden_account_ids`, against the snapshot's
-//! account on the simulated cloud). What only serves to reach AWS (credentials, profile, roles,
+//! account on the simulated cloud, against the credentials' account from `sts:GetCallerIdentity` on AWS,
+//! before anything else). What only serves to reach AWS (credentials, profile, roles,
 //! endpoints) is ignored by the simulated cloud, with one warning naming it.
 
 use std::sync::Arc;
@@ -34,7 +35,15 @@ pub async fn open_live(inputs: &Inputs) -> Result<Live, Diagnostic> {
         if let Some(refused) = unimplemented_on_aws(inputs) {
             return Err(refused);
         }
-        return open_aws(region).await;
+        let live = open_aws(region).await?;
+        if let Some(block) = block.filter(|b| has_account_checks(b)) {
+            // As the AWS provider does, before anything else: the caller's account, then the lists.
+            let account = caller_account(live.provider.as_ref()).await?;
+            if let Some(refused) = check_account(inputs, block, &account, "the AWS credentials") {
+                return Err(refused);
+            }
+        }
+        return Ok(live);
     }
     let path = inputs.sim_file();
     let config = SimConfig {
@@ -73,6 +82,41 @@ pub async fn open_live(inputs: &Inputs) -> Result<Live, Diagnostic> {
         sim: Some(cloud),
         warnings: ignored_settings(inputs).into_iter().collect(),
     })
+}
+
+/// Whether a provider block lists accounts to allow or forbid.
+fn has_account_checks(block: &ProviderBlock) -> bool {
+    ["allowed_account_ids", "forbidden_account_ids"]
+        .iter()
+        .any(|a| block.args.contains_key(*a))
+}
+
+/// The account of the provider's credentials, read as the `aws_caller_identity` data source (one
+/// `sts:GetCallerIdentity`).
+async fn caller_account(provider: &dyn Provider) -> Result<String, Diagnostic> {
+    let request = provider::DataSourceRequest::new("aws_caller_identity");
+    let read = provider
+        .read_data_source(&provider::Call::unrecorded(), request)
+        .await
+        .map_err(|e| {
+            Diagnostic::new(
+                Code::DiscoveryIncomplete,
+                "the account of the AWS credentials cannot be read for `allowed_account_ids` / \
+                 `forbidden_account_ids`",
+                format!("{e}; allow sts:GetCallerIdentity, or remove the account lists"),
+            )
+        })?;
+    read.as_map()
+        .and_then(|m| m.get("account_id"))
+        .and_then(|v| v.as_str())
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            Diagnostic::new(
+                Code::DiscoveryIncomplete,
+                "sts:GetCallerIdentity answered without an account",
+                "check the endpoint AWS_ENDPOINT_URL points at",
+            )
+        })
 }
 
 /// The refusal of an account `allowed_account_ids` does not list or `forbidden_account_ids` does, as the
@@ -160,18 +204,9 @@ fn ignored_settings(inputs: &Inputs) -> Option<Diagnostic> {
 
 /// The settings of the `aws` provider blocks liveplan does not act on against AWS yet, refused by name
 /// rather than left unapplied: the connection settings (it reaches AWS through the SDK's environment
-/// alone) and the account checks (which need the caller's identity).
+/// alone).
 fn unimplemented_on_aws(inputs: &Inputs) -> Option<Diagnostic> {
-    let named = named_settings(inputs, |block| {
-        let checks = ["allowed_account_ids", "forbidden_account_ids"]
-            .into_iter()
-            .filter(|a| block.args.contains_key(*a));
-        block
-            .connection_settings()
-            .into_iter()
-            .chain(checks)
-            .collect()
-    });
+    let named = named_settings(inputs, |block| block.connection_settings());
     if named.is_empty() {
         return None;
     }

@@ -272,3 +272,41 @@ fn cli_aws_a_failing_credential_command_is_no_credentials_with_its_reason() {
     );
     assert!(!run.stdout.contains("access denied"), "{}", run.stdout);
 }
+
+/// `allowed_account_ids` and `forbidden_account_ids` are checked against the account of the credentials
+/// (the emulator's default account, 123456789012) before anything is read or written.
+#[test]
+fn cli_aws_account_lists_are_checked_against_the_callers_account() {
+    let (_emulator, name) = emulator_and_name("acct");
+    let config = |provider: &str| {
+        format!(
+            "live {{\n  estate = \"{name}\"\n}}\n\nprovider \"aws\" {{\n{provider}\n}}\n\nresource \"aws_s3_bucket\" \"b\" {{\n  bucket = \"{name}\"\n}}\n"
+        )
+    };
+    let refused = Dir::with_config(&config("  allowed_account_ids = [\"111111111111\"]"));
+    let run = refused.run(&["plan", "-json"]);
+    run.expect_code(1);
+    let doc = run.json();
+    assert_eq!(
+        crate::cli::codes(&doc),
+        ["account-not-allowed"],
+        "{}",
+        run.stdout
+    );
+    assert!(
+        doc["diagnostics"][0]["summary"].as_str().unwrap().contains(
+            "account 123456789012 of the AWS credentials is not in `allowed_account_ids`"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(actions(&doc), Vec::<String>::new());
+    let forbidden = Dir::with_config(&config("  forbidden_account_ids = [\"123456789012\"]"));
+    let run = forbidden.run(&["plan", "-json"]);
+    run.expect_code(1);
+    assert_eq!(crate::cli::codes(&run.json()), ["account-not-allowed"]);
+    let allowed = Dir::with_config(&config("  allowed_account_ids = [\"123456789012\"]"));
+    let run = allowed.run(&["plan", "-json"]);
+    run.expect_code(0);
+    assert_eq!(actions(&run.json()), ["aws_s3_bucket.b create"]);
+}
