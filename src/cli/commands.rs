@@ -159,18 +159,11 @@ pub async fn plan(
     detailed_exitcode: bool,
     out: Option<&std::path::Path>,
 ) -> anyhow::Result<Exit> {
-    let inputs = match Inputs::read(common).and_then(|inputs| {
-        inputs.require_configuration()?;
-        Ok(inputs)
-    }) {
+    let inputs = match Inputs::read_configured(common) {
         Ok(inputs) => inputs,
         // `plan --json` prints one plan whatever happens; a person reads the error on stderr.
         Err(e) if common.json => {
-            let problem = Diagnostic::new(
-                Code::NoConfiguration,
-                format!("{e:#}"),
-                "run liveplan in the configuration directory, or name it with -C DIR",
-            );
+            let problem = Inputs::unreadable(&e);
             show_plan(
                 common,
                 term,
@@ -311,8 +304,7 @@ fn platform() -> String {
 /// parse's errors: syntax, `required_version`, `required_providers`, blocks declared twice); installs
 /// and writes nothing, so it is harmless to repeat.
 pub fn init(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
-    let inputs = Inputs::read(common)?;
-    inputs.require_configuration()?;
+    let inputs = Inputs::read_configured(common)?;
     let (_, diagnostics) = admission::parse_config(&inputs.files);
     let errors: Vec<Diagnostic> = diagnostics
         .into_iter()

@@ -67,6 +67,22 @@ impl Inputs {
         Ok(())
     }
 
+    /// [`Inputs::read`], then [`Inputs::require_configuration`].
+    pub fn read_configured(common: &Common) -> anyhow::Result<Inputs> {
+        let inputs = Inputs::read(common)?;
+        inputs.require_configuration()?;
+        Ok(inputs)
+    }
+
+    /// A failure of [`Inputs::read_configured`] as the diagnostic a `-json` command prints in its document.
+    pub fn unreadable(e: &anyhow::Error) -> admission::Diagnostic {
+        admission::Diagnostic::new(
+            admission::Code::NoConfiguration,
+            format!("{e:#}"),
+            "run liveplan in the configuration directory, or name it with -C DIR",
+        )
+    }
+
     /// Reads the configuration directory and every variable source.
     pub fn read(common: &Common) -> anyhow::Result<Inputs> {
         let dir = common.dir.clone();

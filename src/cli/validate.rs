@@ -6,7 +6,7 @@
 //! a place, and liveplan's own `code`. With `-json` stdout holds that one document and nothing else,
 //! whatever goes wrong. This command never reads the live system or the store and never writes.
 
-use admission::{Code, Diagnostic, Severity, SourceFile, SourcePos};
+use admission::{Diagnostic, Severity, SourceFile, SourcePos};
 use engine::render;
 use serde_json::{Value as Json, json};
 
@@ -20,18 +20,11 @@ const FORMAT_VERSION: &str = "1.0";
 
 /// `liveplan validate`: parse and lint only.
 pub async fn validate(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
-    let inputs = match Inputs::read(common).and_then(|inputs| {
-        inputs.require_configuration()?;
-        Ok(inputs)
-    }) {
+    let inputs = match Inputs::read_configured(common) {
         Ok(inputs) => inputs,
         // `validate -json` prints one document whatever happens; a person reads the error on stderr.
         Err(e) if common.json => {
-            let problem = Diagnostic::new(
-                Code::NoConfiguration,
-                format!("{e:#}"),
-                "run liveplan in the configuration directory, or name it with -C DIR",
-            );
+            let problem = Inputs::unreadable(&e);
             let doc = document(&[], std::slice::from_ref(&problem));
             term.line(&serde_json::to_string_pretty(&doc)?);
             return Ok(Exit::Failure);

@@ -8,7 +8,6 @@
 //! digits not glued to a name or a `.` before it, with an optional fraction and exponent.
 
 use std::borrow::Cow;
-use std::ops::Range;
 
 /// `text` with every number literal that overflows an `f64` written as zeros; borrowed when there is none.
 pub(crate) fn shield(text: &str) -> Cow<'_, str> {
@@ -45,9 +44,9 @@ pub(crate) fn shield(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// The original text of a literal whose span the parser gave, when it is a number literal there.
-pub(crate) fn literal_text(text: &str, span: Range<usize>) -> Option<&str> {
-    text.get(span).filter(|t| {
+/// `text` (the original source at a number's span), when it is a number literal there.
+pub(crate) fn literal_text(text: &str) -> Option<&str> {
+    Some(text).filter(|t| {
         t.bytes()
             .next()
             .is_some_and(|b| b.is_ascii_digit() || b == b'-')
@@ -170,6 +169,7 @@ mod tests {
             "0".repeat(400)
         );
         assert_eq!(shielded, expected);
-        assert_eq!(literal_text(&text, 4..9), None);
+        assert_eq!(literal_text(&text[4..9]), None);
+        assert_eq!(literal_text("1e400"), Some("1e400"));
     }
 }

@@ -77,7 +77,7 @@ impl Parser<'_> {
                 n,
                 e.span()
                     .and_then(|r| self.map.text_of(r))
-                    .and_then(|t| super::big_numbers::literal_text(t, 0..t.len())),
+                    .and_then(super::big_numbers::literal_text),
             ) {
                 Some(n) => ExprKind::Number(n),
                 None => {
