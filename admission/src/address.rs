@@ -4,8 +4,8 @@
 //! Parsing and display are exact inverses: every accepted text displays back to itself, and a key that needs
 //! quoting or escaping is written the way HCL reads it. Addresses order by type, then name, then key (no key
 //! first, then numeric keys in numeric order, then string keys), so `this[9]` sorts before `this[10]`.
-//! Modules are not in this version's configuration subset, so a `module.` prefix is refused rather than
-//! half-supported. The marker form of an address (escaped into a tag value) lives in [`crate::marker`];
+//! A block declared in a module carries its module path in front (`module.net.aws_subnet.this`,
+//! `module.app["web"].module.db.aws_db_instance.main[0]`); a root block has none. The marker form of an address (escaped into a tag value) lives in [`crate::marker`];
 //! this module must never escape or decode tag values.
 //!
 //! ```
@@ -34,8 +34,89 @@ use crate::value::syntax::{is_identifier, read_quoted, write_quoted};
 /// block compares no text.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct BlockAddress {
+    module: ModulePath,
     type_name: Arc<str>,
     name: Arc<str>,
+}
+
+/// The resource type of a type as a reference in a module names it (`aws_vpc` of
+/// `module.net.aws_vpc`, see [`BlockAddress::qualified_type`]); a plain type is itself.
+pub fn unqualified_type(qualified: &str) -> &str {
+    qualified.rsplit('.').next().unwrap_or(qualified)
+}
+
+/// One level of a module path: the module call's name and the instance key its `count` or `for_each`
+/// gives (none for a call without either).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ModuleStep {
+    /// The module call's name (`net` of `module "net"`).
+    pub name: Arc<str>,
+    /// The instance key of the call.
+    pub key: InstanceKey,
+}
+
+/// The module instance a block is declared in: the calls from the root module down, empty for the root
+/// module itself. Displays as `module.net["eu"].module.db` (nothing for the root). Cloning shares the
+/// steps.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ModulePath(Arc<[ModuleStep]>);
+
+impl ModulePath {
+    /// The root module.
+    pub fn root() -> ModulePath {
+        ModulePath::default()
+    }
+
+    /// Whether this is the root module.
+    pub fn is_root(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The calls from the root down.
+    pub fn steps(&self) -> &[ModuleStep] {
+        &self.0
+    }
+
+    /// The module instance `name[key]` called from this one; `name` must be an identifier.
+    pub fn child(&self, name: &str, key: InstanceKey) -> Result<ModulePath, Error> {
+        check_part(&format!("module.{name}"), name, "module name")?;
+        let mut steps = self.0.to_vec();
+        steps.push(ModuleStep {
+            name: name.into(),
+            key,
+        });
+        Ok(ModulePath(steps.into()))
+    }
+
+    /// The module instance this one is called from (the root module's is itself).
+    pub fn parent(&self) -> ModulePath {
+        match self.0.split_last() {
+            Some((_, rest)) => ModulePath(rest.into()),
+            None => self.clone(),
+        }
+    }
+
+    /// The text that goes in front of a block's `TYPE.NAME`: the path and a dot (`module.net.`), or
+    /// nothing for the root module.
+    pub fn prefix(&self) -> String {
+        if self.is_root() {
+            String::new()
+        } else {
+            format!("{self}.")
+        }
+    }
+}
+
+impl fmt::Display for ModulePath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, step) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(".")?;
+            }
+            write!(f, "module.{}{}", step.name, step.key)?;
+        }
+        Ok(())
+    }
 }
 
 /// Orders two shared strings as their text orders; the same string is equal to itself without a look
@@ -49,9 +130,11 @@ fn cmp_shared(a: &Arc<str>, b: &Arc<str>) -> Ordering {
 }
 
 impl Ord for BlockAddress {
-    /// By type, then name, as text.
+    /// By module (the root module first), then type, then name, as text.
     fn cmp(&self, other: &Self) -> Ordering {
-        cmp_shared(&self.type_name, &other.type_name)
+        self.module
+            .cmp(&other.module)
+            .then_with(|| cmp_shared(&self.type_name, &other.type_name))
             .then_with(|| cmp_shared(&self.name, &other.name))
     }
 }
@@ -78,13 +161,50 @@ impl BlockAddress {
         if type_name == "module" || type_name == "data" {
             return Err(invalid(
                 &text(),
-                "modules and data sources are not supported",
+                "`module` and `data` are not resource types",
             ));
         }
         Ok(BlockAddress {
+            module: ModulePath::root(),
             type_name: type_name.into(),
             name: name.into(),
         })
+    }
+
+    /// The block `type_name.name` declared in the module instance `module`.
+    pub fn in_module(
+        module: ModulePath,
+        type_name: impl Into<String>,
+        name: impl Into<String>,
+    ) -> Result<BlockAddress, Error> {
+        let mut block = BlockAddress::new(type_name, name)?;
+        block.module = module;
+        Ok(block)
+    }
+
+    /// The block a reference names by its qualified type (`module.net.aws_vpc`, the module path in front
+    /// of the type, as references inside a module are scoped) and its name; a plain type is a root block.
+    pub fn from_reference(qualified_type: &str, name: &str) -> Result<BlockAddress, Error> {
+        if !qualified_type.starts_with("module.") {
+            return BlockAddress::new(qualified_type, name);
+        }
+        let text = format!("{qualified_type}.{name}");
+        let address: InstanceAddress = text.parse()?;
+        if address.key != InstanceKey::None {
+            return Err(invalid(&text, "a block address has no instance key"));
+        }
+        Ok(address.block)
+    }
+
+    /// The module instance the block is declared in.
+    pub fn module(&self) -> &ModulePath {
+        &self.module
+    }
+
+    /// The type as references in its module's scope name it: the module path in front of the type
+    /// (`module.net.aws_vpc`), the plain type for a root block.
+    pub fn qualified_type(&self) -> String {
+        format!("{}{}", self.module.prefix(), self.type_name)
     }
 
     /// The resource type (`aws_vpc`).
@@ -128,6 +248,9 @@ fn check_part(input: &str, part: &str, what: &str) -> Result<(), Error> {
 
 impl fmt::Display for BlockAddress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.module.is_root() {
+            write!(f, "{}.", self.module)?;
+        }
         f.write_str(&self.type_name)?;
         f.write_str(".")?;
         f.write_str(&self.name)
@@ -218,19 +341,20 @@ impl FromStr for InstanceAddress {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let (head, tail) = match s.find('[') {
-            Some(i) => (&s[..i], &s[i..]),
-            None => (s, ""),
+        let (module, rest) = parse_module_prefix(s)?;
+        let (head, tail) = match rest.find('[') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, ""),
         };
         let (type_name, name) = match head.split_once('.') {
             Some(parts) => parts,
-            None if head == "module" || head.starts_with("module.") => {
-                return Err(invalid(s, "modules are not supported"));
+            None if head == "module" => {
+                return Err(invalid(s, "a module address names no resource"));
             }
             None => return Err(invalid(s, "expected TYPE.NAME")),
         };
-        if type_name == "module" || type_name == "data" {
-            return Err(invalid(s, "modules and data sources are not supported"));
+        if type_name == "data" {
+            return Err(invalid(s, "data sources have no instance address here"));
         }
         if name.contains('.') {
             return Err(invalid(s, "expected TYPE.NAME with one dot"));
@@ -240,6 +364,7 @@ impl FromStr for InstanceAddress {
         let key = parse_key(s, tail)?;
         Ok(InstanceAddress {
             block: BlockAddress {
+                module,
                 type_name: type_name.into(),
                 name: name.into(),
             },
@@ -248,10 +373,49 @@ impl FromStr for InstanceAddress {
     }
 }
 
+/// The module path at the start of `input` (`module.a["k"].module.b.` ...) and the text after it.
+fn parse_module_prefix(input: &str) -> Result<(ModulePath, &str), Error> {
+    let mut steps = Vec::new();
+    let mut rest = input;
+    while let Some(after) = rest.strip_prefix("module.") {
+        let end = after
+            .find(['.', '['])
+            .ok_or_else(|| invalid(input, "a module address names no resource"))?;
+        let name = &after[..end];
+        check_part(input, name, "module name")?;
+        let mut tail = &after[end..];
+        let key = if tail.starts_with('[') {
+            let (key, used) = parse_bracket(input, tail)?;
+            tail = &tail[used..];
+            key
+        } else {
+            InstanceKey::None
+        };
+        rest = tail
+            .strip_prefix('.')
+            .ok_or_else(|| invalid(input, "expected . after the module instance"))?;
+        steps.push(ModuleStep {
+            name: name.into(),
+            key,
+        });
+    }
+    Ok((ModulePath(steps.into()), rest))
+}
+
 fn parse_key(input: &str, tail: &str) -> Result<InstanceKey, Error> {
     if tail.is_empty() {
         return Ok(InstanceKey::None);
     }
+    let (key, used) = parse_bracket(input, tail)?;
+    if used == tail.len() {
+        Ok(key)
+    } else {
+        Err(invalid(input, "unexpected text after the instance key"))
+    }
+}
+
+/// The instance key in brackets at the start of `tail` (`[2]`, `["a"]`) and the length it takes.
+fn parse_bracket(input: &str, tail: &str) -> Result<(InstanceKey, usize), Error> {
     let body = tail
         .strip_prefix('[')
         .ok_or_else(|| invalid(input, "expected ["))?;
@@ -276,10 +440,9 @@ fn parse_key(input: &str, tail: &str) -> Result<InstanceKey, Error> {
             .map_err(|_| invalid(input, "the index is too large"))?;
         (InstanceKey::Int(n), &body[end..])
     };
-    match rest {
-        "]" => Ok(key),
-        r if r.starts_with(']') => Err(invalid(input, "unexpected text after the instance key")),
-        _ => Err(invalid(input, "expected ] after the instance key")),
+    match rest.strip_prefix(']') {
+        Some(after) => Ok((key, tail.len() - after.len())),
+        None => Err(invalid(input, "expected ] after the instance key")),
     }
 }
 

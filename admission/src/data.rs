@@ -25,7 +25,7 @@ pub struct DataReads {
 
 /// The block address of a data block (its type and name), if they make one.
 pub fn data_block(data: &Resource) -> Option<BlockAddress> {
-    BlockAddress::new(data.type_name.as_str(), data.name.as_str()).ok()
+    BlockAddress::in_module(data.module.clone(), data.type_name.as_str(), data.name.as_str()).ok()
 }
 
 /// What `data` reads (see [`DataReads`]).
@@ -49,7 +49,7 @@ pub fn data_reads(config: &Config, data: &Resource) -> DataReads {
                 Some("data") => {
                     if let (Some(t), Some(n)) = (path.get(1), path.get(2))
                         && config.data_source(t, n).is_some()
-                        && let Ok(block) = BlockAddress::new(t.as_str(), n.as_str())
+                        && let Ok(block) = BlockAddress::from_reference(t.as_str(), n.as_str())
                     {
                         reads.data.insert(block);
                     }
@@ -69,7 +69,7 @@ pub fn data_reads(config: &Config, data: &Resource) -> DataReads {
         match path.as_slice() {
             [root, t, n] if root == "data" => {
                 if config.data_source(t, n).is_some()
-                    && let Ok(block) = BlockAddress::new(t.as_str(), n.as_str())
+                    && let Ok(block) = BlockAddress::from_reference(t.as_str(), n.as_str())
                 {
                     reads.data.insert(block);
                 }

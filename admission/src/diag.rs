@@ -83,6 +83,9 @@ codes! {
     UnsupportedOption = "unsupported-option", Error;
     /// A reference to something not declared.
     UnknownReference = "unknown-reference", Error;
+    /// A module call whose module cannot be read: a remote source not installed, a directory with no
+    /// configuration files, calls nested too deep.
+    ModuleSource = "module-source", Error;
     /// A built-in function refused its arguments (Terraform's "Invalid function argument").
     InvalidFunctionArgument = "invalid-function-argument", Error;
     /// A block in a resource body of a type its resource type's schema does not have.

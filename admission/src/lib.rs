@@ -61,7 +61,9 @@ mod provider_settings;
 use ::provider::{schema, value};
 
 pub use ::provider::{Number, Type, Value, ValuePath};
-pub use address::{BlockAddress, InstanceAddress, InstanceKey};
+pub use address::{
+    BlockAddress, InstanceAddress, InstanceKey, ModulePath, ModuleStep, unqualified_type,
+};
 pub use config::{
     AWS_PROVIDER_ARGS, AWS_PROVIDER_VERSION, Attr, BackendBlock, BackendKind, BinaryOp, BlockBody,
     BlockLabels, Config, ConfigDir, ConstraintError, Dialect, DynamicBlock, Expr, ExprKind,
@@ -75,8 +77,9 @@ pub use config::{
     var_file_names,
 };
 pub use config::{
-    Check, Condition, ConditionKind, ObjectAttribute, RESERVED_VARIABLE_NAMES, TypeConstraint,
-    VariableMode, conform, is_identifier, resolve_variables_for,
+    Check, Condition, ConditionKind, ModuleCall, ModuleInput, ObjectAttribute,
+    RESERVED_VARIABLE_NAMES, TypeConstraint, VariableMode, conform, expand_modules, is_identifier,
+    module_source_dirs, resolve_variables_for,
 };
 pub use data::{DataReads, data_block, data_read_order, data_reads};
 pub use diag::{Code, Diagnostic, Severity, SourcePos};

@@ -12,7 +12,7 @@ use admission::{Evaluator, Instance};
 /// The address of a resource block; `None` for a block no address can name (a `data` or `module` type,
 /// which lint refuses): such a block has no instances, so no map of blocks holds it.
 pub fn block_of(res: &Resource) -> Option<BlockAddress> {
-    BlockAddress::new(res.type_name.as_str(), res.name.as_str()).ok()
+    res.block_address()
 }
 
 /// The address of the declared resource block `type_name.name`, if there is one.

@@ -52,6 +52,13 @@ fn workdir(case: &Case) -> tempfile::TempDir {
             std::fs::copy(&path, tmp.path().join(&name)).unwrap();
         }
     }
+    // A case's called modules live beside its configuration, as in a real root module.
+    for sub in ["modules", ".terraform"] {
+        let from = case.dir.join(sub);
+        if from.is_dir() {
+            copy_dir(&from, &tmp.path().join(sub));
+        }
+    }
     let state = tmp.path().join(".liveplan");
     std::fs::create_dir_all(&state).unwrap();
     std::fs::copy(case.live_path(), state.join("cloud.json")).unwrap();

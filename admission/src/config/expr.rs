@@ -88,6 +88,9 @@ pub enum ExprKind {
     For(Box<ForExpr>),
     /// The blocks of one nested block type in a body (static and `dynamic` ones, in the order written).
     Blocks(Vec<NestedBlock>),
+    /// The value of a called module's input variable, made when module calls are expanded (never
+    /// written in a file): the caller's argument converted to the variable's type, or its default.
+    ModuleInput(Box<super::ModuleInput>),
 }
 
 /// One piece of a template.
@@ -271,6 +274,7 @@ impl Expr {
                 out
             }
             ExprKind::Blocks(blocks) => blocks.iter().flat_map(NestedBlock::children).collect(),
+            ExprKind::ModuleInput(input) => input.value.iter().chain(&input.variable.default).collect(),
         }
     }
 

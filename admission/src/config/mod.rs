@@ -9,6 +9,8 @@
 mod conditions;
 mod expr;
 mod files;
+mod module_call;
+mod modules;
 mod nested;
 mod parse;
 mod provider;
@@ -20,7 +22,7 @@ mod version;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::address::BlockAddress;
+use crate::address::{BlockAddress, ModulePath};
 use crate::eval::ModuleContext;
 use crate::value::Value;
 
@@ -29,8 +31,10 @@ pub use expr::{BinaryOp, Expr, ExprKind, ForExpr, Loc, Step, TemplatePart, Unary
 pub use files::{
     Dialect, FileRole, LIVEPLAN_FILE, Syntax, config_file_names, file_role, is_shadowed,
 };
+pub use module_call::{ModuleCall, ModuleInput};
+pub use modules::{expand_modules, module_source_dirs};
 pub use nested::{BlockBody, DynamicBlock, NestedBlock};
-pub(crate) use parse::parse_template;
+pub(crate) use parse::{parse_module_dir, parse_template};
 pub use parse::{RESERVED_VARIABLE_NAMES, is_identifier};
 pub use parse::{parse_config, parse_expression};
 pub use provider::{
@@ -80,9 +84,38 @@ pub struct ConfigDir {
 }
 
 /// Reads the configuration files ([`config_file_names`]), `terraform.tfvars` and `*.auto.tfvars` files
-/// of `dir` (not its subdirectories). The error names the path that failed; a file that is not UTF-8
+/// of `dir`, and the configuration files of every module directory its module calls read (local
+/// sources, and those `.terraform/modules/modules.json` names, which is read too), named by their path
+/// relative to `dir` (`modules/net/main.tf`). The error names the path that failed; a file that is not UTF-8
 /// text fails with `InvalidData`.
 pub fn read_dir(dir: &Path) -> std::io::Result<ConfigDir> {
+    let mut out = read_files(dir)?;
+    let manifest = dir.join(modules::MANIFEST);
+    if manifest.is_file() {
+        let text = std::fs::read_to_string(&manifest)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", manifest.display())))?;
+        out.config_files.push(SourceFile::new(modules::MANIFEST, text));
+    }
+    let mut failed = None;
+    let mut read_module = |module_dir: &str| -> Vec<SourceFile> {
+        match read_module_dir(dir, module_dir) {
+            Ok(files) => files,
+            Err(e) => {
+                failed.get_or_insert(e);
+                Vec::new()
+            }
+        }
+    };
+    let module_files = module_source_dirs(&out.config_files, &mut read_module);
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    out.config_files.extend(module_files);
+    Ok(out)
+}
+
+/// The configuration and variable files of `dir` itself.
+fn read_files(dir: &Path) -> std::io::Result<ConfigDir> {
     let context = |path: &Path, e: std::io::Error| {
         std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
     };
@@ -115,6 +148,20 @@ pub fn read_dir(dir: &Path) -> std::io::Result<ConfigDir> {
         out.var_files.push(read(&name)?);
     }
     Ok(out)
+}
+
+/// The configuration files of the module directory `module_dir` (relative to `root`), each named
+/// `module_dir/NAME`; a directory that does not exist has none (the module call reports it).
+fn read_module_dir(root: &Path, module_dir: &str) -> std::io::Result<Vec<SourceFile>> {
+    let dir = root.join(module_dir);
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    Ok(read_files(&dir)?
+        .config_files
+        .into_iter()
+        .map(|f| SourceFile::new(format!("{module_dir}/{}", f.name), f.text))
+        .collect())
 }
 
 /// An attribute as written: its name, its expression and where the name starts.
@@ -150,6 +197,8 @@ pub struct Config {
     outputs: BTreeMap<String, Output>,
     /// The `check` blocks by name (each key is its check's name).
     checks: BTreeMap<String, Check>,
+    /// The `module` blocks by name (each key is its call's name); emptied when the calls are expanded.
+    pub(crate) module_calls: BTreeMap<String, ModuleCall>,
     /// Where each resource sits in `resources`, by type then name: references are resolved once per
     /// expression, so a linear search would make large configurations quadratic.
     resource_index: BTreeMap<String, BTreeMap<String, usize>>,
@@ -218,10 +267,16 @@ impl Config {
         }
     }
 
-    /// The resource block `type_name.name`, if declared.
+    /// The resource block `type_name.name`, if declared; `type_name` is qualified by the module path for
+    /// a block of a called module (`module.net.aws_vpc`, see [`Resource::qualified_type`]).
     pub fn resource(&self, type_name: &str, name: &str) -> Option<&Resource> {
         let i = *self.resource_index.get(type_name)?.get(name)?;
         self.resources.get(i)
+    }
+
+    /// The resource block at `block` (its module path, type and name), if declared.
+    pub fn resource_at(&self, block: &BlockAddress) -> Option<&Resource> {
+        self.resource(&block.qualified_type(), block.name())
     }
 
     /// Where the configuration's expressions run: what `path.*`, `terraform.workspace` and
@@ -256,6 +311,11 @@ impl Config {
         &self.outputs
     }
 
+    /// The `module` blocks not expanded yet, by name.
+    pub fn module_calls(&self) -> &BTreeMap<String, ModuleCall> {
+        &self.module_calls
+    }
+
     /// The `check` blocks by name.
     pub fn checks(&self) -> &BTreeMap<String, Check> {
         &self.checks
@@ -276,7 +336,7 @@ impl Config {
     /// is found by lookups, as with [`Config::add_resource`]).
     pub fn add_data_source(&mut self, data: Resource) {
         self.data_index
-            .entry(data.type_name.clone())
+            .entry(data.qualified_type())
             .or_default()
             .insert(data.name.clone(), self.data_sources.len());
         self.data_sources.push(data);
@@ -303,7 +363,7 @@ impl Config {
     /// an earlier one is added too (the parser reports it as declared twice); lookups find the later one.
     pub fn add_resource(&mut self, resource: Resource) {
         self.resource_index
-            .entry(resource.type_name.clone())
+            .entry(resource.qualified_type())
             .or_default()
             .insert(resource.name.clone(), self.resources.len());
         self.resources.push(resource);
@@ -437,6 +497,9 @@ pub struct Resource {
     pub attrs: BTreeMap<String, Attr>,
     /// Where the block starts.
     pub loc: Loc,
+    /// The module instance the block is declared in (the root module for a block of the root
+    /// configuration; a called module's blocks are added with theirs when the calls are expanded).
+    pub module: ModulePath,
 }
 
 /// How a resource block repeats. A block sets at most one of `count` and `for_each` (the parser refuses
@@ -479,9 +542,21 @@ impl Resource {
         }
     }
 
-    /// The block's labels, which display as its address `type.name`.
+    /// The block's labels, which display as its address `type.name` (with its module path in front).
     pub fn address(&self) -> BlockLabels<'_> {
-        BlockLabels::new(&self.type_name, &self.name)
+        BlockLabels::new(&self.type_name, &self.name).in_module(&self.module)
+    }
+
+    /// The block's address, with its module path; `None` when its labels make no address (the lint
+    /// refuses such a block).
+    pub fn block_address(&self) -> Option<BlockAddress> {
+        BlockAddress::in_module(self.module.clone(), self.type_name.as_str(), self.name.as_str()).ok()
+    }
+
+    /// The type as references in the block's module name it: the module path in front of the type
+    /// (`module.net.aws_vpc`), the plain type in the root module. Lookups of [`Config::resource`] take it.
+    pub fn qualified_type(&self) -> String {
+        format!("{}{}", self.module.prefix(), self.type_name)
     }
 }
 
@@ -491,6 +566,7 @@ impl Resource {
 /// have equal labels exactly when they declare the same block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct BlockLabels<'c> {
+    module: Option<&'c ModulePath>,
     type_name: &'c str,
     name: &'c str,
 }
@@ -498,13 +574,26 @@ pub struct BlockLabels<'c> {
 impl<'c> BlockLabels<'c> {
     /// The labels of `resource "type_name" "name"`.
     pub fn new(type_name: &'c str, name: &'c str) -> BlockLabels<'c> {
-        BlockLabels { type_name, name }
+        BlockLabels {
+            module: None,
+            type_name,
+            name,
+        }
+    }
+
+    /// The same labels in the module instance `module`.
+    pub fn in_module(mut self, module: &'c ModulePath) -> BlockLabels<'c> {
+        self.module = (!module.is_root()).then_some(module);
+        self
     }
 }
 
 impl std::fmt::Display for BlockLabels<'_> {
-    /// `TYPE.NAME`.
+    /// `TYPE.NAME`, with the module path in front (`module.net.TYPE.NAME`).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(module) = self.module {
+            write!(f, "{module}.")?;
+        }
         write!(f, "{}.{}", self.type_name, self.name)
     }
 }

@@ -108,6 +108,7 @@ impl Evaluator<'_> {
                 .map(|(v, _)| v),
             ExprKind::For(fe) => self.eval_for(fe, loc, inst, b, d),
             ExprKind::Blocks(blocks) => self.eval_blocks(blocks, loc, inst, b, d),
+            ExprKind::ModuleInput(input) => self.eval_module_input(input, loc, inst, b, d),
         }
     }
 

@@ -28,6 +28,7 @@ mod conditions;
 mod expr;
 mod for_expr;
 mod functions;
+mod module_input;
 mod operators;
 mod redact;
 mod roots;
@@ -94,7 +95,7 @@ pub trait ResourceResolver {
 impl ResourceResolver for BTreeMap<BlockAddress, Value> {
     /// Looks the block up by its address; a block no address can name has no value.
     fn resolve(&self, type_name: &str, name: &str) -> Option<Value> {
-        self.get(&BlockAddress::new(type_name, name).ok()?).cloned()
+        self.get(&BlockAddress::from_reference(type_name, name).ok()?).cloned()
     }
 }
 
@@ -120,7 +121,7 @@ impl ResourceResolver for UnknownPerSchema<'_> {
 
     fn sensitive_attribute(&self, type_name: &str, attr: &str) -> bool {
         self.0
-            .get(type_name)
+            .get(crate::address::unqualified_type(type_name))
             .and_then(|schema| schema.attributes.get(attr))
             .is_some_and(|a| a.sensitive)
     }
@@ -304,7 +305,7 @@ fn unknown_ref(loc: &Loc, summary: String, detail: &str) -> EvalError {
 pub(crate) fn reserved_root(name: &str) -> Option<&'static str> {
     match name {
         "self" => Some("`self` exists only in provisioners, which are not supported"),
-        "module" => Some("modules are not supported"),
+        "module" => Some("no module call of that name is declared in this module"),
         _ => None,
     }
 }

@@ -224,6 +224,10 @@ pub fn prepare<'a>(sources: &Sources<'a>, mode: VariableMode) -> Prepared<'a> {
         let (variables, var_diags) = resolve_variables_for(&prepared.config, inputs, mode);
         prepared.variables = variables;
         prepared.diagnostics.extend(var_diags);
+        let module_diags =
+            crate::config::expand_modules(&mut prepared.config, files, &prepared.variables);
+        prepared.syntax_error = module_diags.iter().any(|d| d.code == Code::ConfigSyntax);
+        prepared.diagnostics.extend(module_diags);
     }
     prepared
 }

@@ -172,27 +172,46 @@ pub fn escape_address_text(text: &str) -> String {
         .collect()
 }
 
-/// The escaped form of `address` under `grammar` for its key.
+/// The escaped form of `address` under `grammar` for its keys: each module level as `module.NAME.` or
+/// `module.NAME:KEY.`, then `TYPE.NAME` or `TYPE.NAME:KEY`, every string key escaped in both layers.
 pub fn escape_address_with(address: &InstanceAddress, grammar: KeyGrammar) -> String {
     let block = address.block();
-    match address.key() {
-        InstanceKey::None => format!("{}.{}", block.type_name(), block.name()),
-        InstanceKey::Int(i) => format!("{}.{}:{i}", block.type_name(), block.name()),
+    let mut out = String::new();
+    for step in block.module().steps() {
+        out.push_str("module.");
+        out.push_str(&step.name);
+        push_key(&mut out, &step.key, grammar);
+        out.push('.');
+    }
+    out.push_str(block.type_name());
+    out.push('.');
+    out.push_str(block.name());
+    push_key(&mut out, address.key(), grammar);
+    out
+}
+
+/// `:KEY` for a key (the index's digits, a string escaped under `grammar`), nothing for none.
+fn push_key(out: &mut String, key: &InstanceKey, grammar: KeyGrammar) {
+    match key {
+        InstanceKey::None => {}
+        InstanceKey::Int(i) => {
+            out.push(':');
+            out.push_str(&i.to_string());
+        }
         InstanceKey::Str(k) => {
-            format!(
-                "{}.{}:{}",
-                block.type_name(),
-                block.name(),
-                encode_key_with(k, grammar)
-            )
+            out.push(':');
+            out.push_str(&encode_key_with(k, grammar));
         }
     }
 }
 
 /// The escaped form of `address` a new marker carries; a refused `for_each` key is an error.
 pub fn escape_address(address: &InstanceAddress) -> Result<String, Error> {
-    if let InstanceKey::Str(k) = address.key() {
-        check_for_each_key(k)?;
+    let module_keys = address.block().module().steps().iter().map(|s| &s.key);
+    for key in module_keys.chain([address.key()]) {
+        if let InstanceKey::Str(k) = key {
+            check_for_each_key(k)?;
+        }
     }
     Ok(escape_address_with(address, KeyGrammar::Current))
 }
@@ -220,10 +239,11 @@ pub fn check_address_length(escaped: &str) -> Result<(), Error> {
     }
 }
 
-/// The parts of an escaped address: type, name and the escaped key (if any). `None` when the text is not
-/// `TYPE.NAME` or `TYPE.NAME:KEY`.
+/// The parts of an escaped address after its module levels: type, name and the escaped key (if any).
+/// `None` when the text is not `[module.NAME[:KEY].]...TYPE.NAME[:KEY]`.
 pub fn split_escaped(escaped: &str) -> Option<(&str, &str, Option<&str>)> {
-    let (type_name, rest) = escaped.split_once('.')?;
+    let (_, rest) = split_module_levels(escaped)?;
+    let (type_name, rest) = rest.split_once('.')?;
     let (name, key) = match rest.split_once(':') {
         Some((n, k)) => (n, Some(k)),
         None => (rest, None),
@@ -232,18 +252,31 @@ pub fn split_escaped(escaped: &str) -> Option<(&str, &str, Option<&str>)> {
         .then_some((type_name, name, key))
 }
 
-/// The address an escaped marker shows as (display only; binding never decodes): an all-digit key reads
-/// as an index (`aws_eip.pool:2` → `aws_eip.pool[2]`), anything else as a key, decoded with the current
-/// grammar or, failing that, read as an older one (`aws_subnet.this:a@db++c` → `aws_subnet.this["a.b+c"]`).
-pub fn decode_address(escaped: &str) -> Result<InstanceAddress, Error> {
-    let invalid = |reason: &str| Error::InvalidAddress {
-        input: escaped.to_owned(),
-        reason: reason.to_owned(),
-    };
-    let (type_name, name, key) =
-        split_escaped(escaped).ok_or_else(|| invalid("not an escaped address"))?;
-    let block = crate::address::BlockAddress::new(type_name, name)?;
-    let key = match key {
+/// The module levels at the start of an escaped address (each call's name and escaped key) and the
+/// text after them. Escaped keys hold no `.`, so the levels split at dots.
+fn split_module_levels(escaped: &str) -> Option<(Vec<(&str, Option<&str>)>, &str)> {
+    let mut levels = Vec::new();
+    let mut rest = escaped;
+    while let Some(after) = rest.strip_prefix("module.") {
+        let (level, tail) = after.split_once('.')?;
+        let (name, key) = match level.split_once(':') {
+            Some((n, k)) if !k.is_empty() => (n, Some(k)),
+            Some(_) => return None,
+            None => (level, None),
+        };
+        if !is_identifier(name) {
+            return None;
+        }
+        levels.push((name, key));
+        rest = tail;
+    }
+    Some((levels, rest))
+}
+
+/// The instance key an escaped key shows as: an all-digit key an index, anything else a string key,
+/// decoded with the current grammar or, failing that, read as an older one.
+fn decode_shown_key(k: Option<&str>, invalid: &dyn Fn(&str) -> Error) -> Result<InstanceKey, Error> {
+    Ok(match k {
         None => InstanceKey::None,
         Some(k) if is_index(k) => {
             InstanceKey::Int(k.parse().map_err(|_| invalid("index out of range"))?)
@@ -260,8 +293,27 @@ pub fn decode_address(escaped: &str) -> Result<InstanceAddress, Error> {
                 .map_err(|_| invalid("the key holds a character no for_each key may hold"))?;
             InstanceKey::Str(decoded)
         }
+    })
+}
+
+/// The address an escaped marker shows as (display only; binding never decodes): an all-digit key reads
+/// as an index (`aws_eip.pool:2` → `aws_eip.pool[2]`), anything else as a key, decoded with the current
+/// grammar or, failing that, read as an older one (`aws_subnet.this:a@db++c` → `aws_subnet.this["a.b+c"]`).
+/// Module levels read the same way (`module.net:eu.aws_subnet.this` → `module.net["eu"].aws_subnet.this`).
+pub fn decode_address(escaped: &str) -> Result<InstanceAddress, Error> {
+    let invalid = |reason: &str| Error::InvalidAddress {
+        input: escaped.to_owned(),
+        reason: reason.to_owned(),
     };
-    Ok(block.instance(key))
+    let (levels, _) = split_module_levels(escaped).ok_or_else(|| invalid("not an escaped address"))?;
+    let (type_name, name, key) =
+        split_escaped(escaped).ok_or_else(|| invalid("not an escaped address"))?;
+    let mut module = crate::address::ModulePath::root();
+    for (level, level_key) in levels {
+        module = module.child(level, decode_shown_key(level_key, &invalid)?)?;
+    }
+    let block = crate::address::BlockAddress::in_module(module, type_name, name)?;
+    Ok(block.instance(decode_shown_key(key, &invalid)?))
 }
 
 /// Whether an escaped key `k` reads as a `count` index: ASCII digits with no leading zero (`0` itself

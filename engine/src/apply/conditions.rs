@@ -37,7 +37,7 @@ impl Executor {
             let Some(res) = self
                 .ctx
                 .config
-                .resource(address.type_name(), address.block().name())
+                .resource_at(address.block())
             else {
                 continue;
             };

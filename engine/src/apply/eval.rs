@@ -81,7 +81,7 @@ struct ReadResolver<'a> {
 
 impl admission::ResourceResolver for ReadResolver<'_> {
     fn resolve(&self, type_name: &str, name: &str) -> Option<Value> {
-        let block = BlockAddress::new(type_name, name).ok()?;
+        let block = BlockAddress::from_reference(type_name, name).ok()?;
         if let Some(v) = self.reads.whole.get(&block) {
             return Some(v.clone());
         }
@@ -93,7 +93,7 @@ impl admission::ResourceResolver for ReadResolver<'_> {
     /// One member of a block read by key, exactly as indexing [`resolve`](Self::resolve)'s value gives it:
     /// the fetched value of a member read, the block's unknown element for any other.
     fn resolve_member(&self, type_name: &str, name: &str, key: &Value) -> Option<Value> {
-        let block = BlockAddress::new(type_name, name).ok()?;
+        let block = BlockAddress::from_reference(type_name, name).ok()?;
         if self.reads.whole.contains_key(&block) {
             return None;
         }
@@ -233,7 +233,7 @@ impl Executor {
         let Some(res) = self
             .ctx
             .config
-            .resource(address.type_name(), address.block().name())
+            .resource_at(address.block())
         else {
             return Err(vec![plan_again(address, "is not declared")]);
         };

@@ -34,7 +34,8 @@ const SENTINEL: &str = "\u{1}instance:";
 impl ResourceResolver for ParentRefs<'_> {
     fn resolve(&self, type_name: &str, name: &str) -> Option<Value> {
         let res = self.config.resource(type_name, name)?;
-        let schema = self.catalog.get(type_name);
+        let own = res.block_address()?;
+        let schema = self.catalog.get(&res.type_name);
         let value_of = |a: &InstanceAddress| {
             let sentinel = Value::from(format!("{SENTINEL}{a}"));
             let mut m = BTreeMap::new();
@@ -54,7 +55,7 @@ impl ResourceResolver for ParentRefs<'_> {
         let mine: Vec<&ExpandedInstance> = self
             .instances
             .iter()
-            .filter(|d| d.address.type_name() == type_name && d.address.block().name() == name)
+            .filter(|d| d.address.block() == &own)
             .collect();
         Some(match res.repetition {
             Repetition::Count(_) => {
@@ -86,7 +87,7 @@ struct Sentinels<'p, 'a> {
 impl ResourceResolver for Sentinels<'_, '_> {
     fn resolve(&self, type_name: &str, name: &str) -> Option<Value> {
         // A block no address can name (type `data` or `module`, which lint refuses) is not kept.
-        let Ok(key) = BlockAddress::new(type_name, name) else {
+        let Ok(key) = BlockAddress::from_reference(type_name, name) else {
             return self.parents.resolve(type_name, name);
         };
         if let Some(value) = self.built.borrow().get(&key) {
@@ -206,7 +207,7 @@ impl Modeller<'_> {
         let schema = self.catalog.get(d.address.type_name())?;
         let res = self
             .config
-            .resource(d.address.type_name(), d.address.block().name())?;
+            .resource_at(d.address.block())?;
         let eval = |name: &str| -> DeclaredValue {
             if let Some(v) = d.static_values.get(name) {
                 return declared_value(v);

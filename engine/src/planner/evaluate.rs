@@ -172,7 +172,7 @@ impl Planner<'_> {
     }
 
     pub(super) fn resource(&self, block: &BlockAddress) -> Option<&Resource> {
-        self.config.resource(block.type_name(), block.name())
+        self.config.resource_at(block)
     }
 
     /// Takes the bindings, slots and residue of the projection (its instances are moved out).

@@ -75,7 +75,7 @@ fn action_reason(config: &Config, destroy: bool, c: &ResourceChange) -> Option<&
         Action::Delete if c.deposed.is_some() || destroy => None,
         Action::Delete => {
             let block = c.address.block();
-            let Some(res) = config.resource(block.type_name(), block.name()) else {
+            let Some(res) = config.resource_at(block) else {
                 return Some("delete_because_no_resource_config");
             };
             match (&res.repetition, c.address.key()) {
@@ -204,7 +204,7 @@ pub(crate) fn relevant_attributes(plan: &Plan) -> Json {
     let mut out: Vec<(String, String)> = Vec::new();
     for c in plan.effective_changes() {
         let block = c.address.block();
-        let Some(res) = config.resource(block.type_name(), block.name()) else {
+        let Some(res) = config.resource_at(block) else {
             continue;
         };
         for attr in res.attrs.values() {

@@ -95,7 +95,13 @@ fn bind_count_block(
     block: &BlockAddress,
     n: u64,
 ) {
-    let head = format!("{}.{}:", block.type_name(), block.name());
+    let head = format!(
+        "{}:",
+        admission::marker::escape_address_with(
+            &block.instance(InstanceKey::None),
+            admission::marker::KeyGrammar::Current
+        )
+    );
     let keys: Vec<String> = verdicts
         .claims
         .range(head.clone()..)
@@ -255,6 +261,9 @@ pub(crate) fn held_slots(evidence: &Evidence, block: &BlockAddress) -> Vec<HeldS
 /// escaping changed between grammars, is compared against each form.
 pub fn marks(address: &InstanceAddress, escaped: &str) -> bool {
     let block = address.block();
+    if !block.module().is_root() {
+        return marker::escaped_forms(address).iter().any(|form| form == escaped);
+    }
     let Some(rest) = escaped
         .strip_prefix(block.type_name())
         .and_then(|r| r.strip_prefix('.'))

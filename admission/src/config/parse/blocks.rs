@@ -25,6 +25,7 @@ pub(super) enum Declaration {
     Data,
     Output,
     Check,
+    Module,
 }
 
 impl Declaration {
@@ -37,6 +38,7 @@ impl Declaration {
             Declaration::Data => "data",
             Declaration::Output => "output",
             Declaration::Check => "check",
+            Declaration::Module => "module",
         }
     }
 
@@ -49,13 +51,17 @@ impl Declaration {
             Declaration::Data => "write `data \"type\" \"name\" { ... }`",
             Declaration::Output => "write `output \"name\" { value = ... }`",
             Declaration::Check => "write `check \"name\" { assert { ... } }`",
+            Declaration::Module => "write `module \"name\" { source = \"./modules/NAME\" }`",
         }
     }
 
     /// What to do about the second declaration.
     fn detail(self) -> &'static str {
         match self {
-            Declaration::Variable | Declaration::Output | Declaration::Check => "declare it once",
+            Declaration::Variable
+            | Declaration::Output
+            | Declaration::Check
+            | Declaration::Module => "declare it once",
             Declaration::Local => "declare each local once",
             Declaration::Resource => "give each resource block a unique name",
             Declaration::Data => "give each data block a unique name",
@@ -158,12 +164,16 @@ impl<'a> Parser<'a> {
                 Self::check,
                 config,
             ),
-            kind @ ("module" | "moved" | "import" | "removed") => {
+            "module" => self.declare_named(
+                block,
+                loc,
+                |c| &mut c.module_calls,
+                Declaration::Module,
+                Self::module_call,
+                config,
+            ),
+            kind @ ("moved" | "import" | "removed") => {
                 let (what, instead) = match kind {
-                    "module" => (
-                        "module calls",
-                        "declare the module's resources in the root module",
-                    ),
                     "moved" => ("`moved` blocks", "rename with `liveplan mv FROM TO`"),
                     "import" => (
                         "`import` blocks",

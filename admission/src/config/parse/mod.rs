@@ -16,6 +16,7 @@ mod heredoc;
 mod json;
 mod lifecycle;
 mod merge;
+mod module_call;
 mod nested;
 mod provider;
 mod raw;
@@ -45,6 +46,23 @@ use raw::{RawAttr, RawFile, RawValue};
 /// order; `liveplan.hcl` holds the `live` block. A file that does not parse contributes nothing; the
 /// others are still read.
 pub fn parse_config(files: &[SourceFile]) -> (Config, Vec<Diagnostic>) {
+    parse_module_dir(files, ".")
+}
+
+/// Parses the files of the module directory `dir` (`.` for the root module: the names without a `/`;
+/// `modules/net` for the files named `modules/net/NAME`), as [`parse_config`] parses the root's.
+pub(crate) fn parse_module_dir(files: &[SourceFile], dir: &str) -> (Config, Vec<Diagnostic>) {
+    let in_dir = |name: &str| match name.rsplit_once('/') {
+        None => dir == ".",
+        Some((parent, _)) => parent == dir,
+    };
+    let selected: Vec<SourceFile>;
+    let files = if files.iter().all(|f| in_dir(&f.name)) {
+        files
+    } else {
+        selected = files.iter().filter(|f| in_dir(&f.name)).cloned().collect();
+        &selected
+    };
     if files.iter().all(|f| shallow(&f.text)) {
         parse_config_here(files)
     } else {

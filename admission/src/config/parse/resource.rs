@@ -34,6 +34,7 @@ impl<'a> Parser<'a> {
             provider: None,
             attrs: BTreeMap::new(),
             loc,
+            module: crate::address::ModulePath::root(),
         };
         let (mut count, mut for_each) = (None, None);
         let mut seen_lifecycle = false;

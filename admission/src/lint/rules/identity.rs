@@ -201,7 +201,7 @@ impl Lint<'_, '_, '_> {
                     let pos = self
                         .input
                         .config
-                        .resource(inst.address.type_name(), inst.address.block().name())
+                        .resource_at(inst.address.block())
                         .map(|r| r.loc.to_pos());
                     let mut d = Diagnostic::new(
                         Code::DuplicateIdentity,

@@ -66,7 +66,7 @@ impl<'a> Lint<'_, 'a, '_> {
             );
             return None;
         };
-        let block = match BlockAddress::new(&res.type_name, &res.name) {
+        let block = match BlockAddress::in_module(res.module.clone(), &res.type_name, &res.name) {
             Ok(b) => b,
             Err(e) => {
                 self.push(
