@@ -199,6 +199,9 @@ pub struct Config {
     checks: BTreeMap<String, Check>,
     /// The `module` blocks by name (each key is its call's name); emptied when the calls are expanded.
     pub(crate) module_calls: BTreeMap<String, ModuleCall>,
+    /// The module calls expanded, by their key (`net`, `net.routing`: the call names from the root
+    /// down), with the source each read.
+    pub(crate) expanded_calls: BTreeMap<String, String>,
     /// Where each resource sits in `resources`, by type then name: references are resolved once per
     /// expression, so a linear search would make large configurations quadratic.
     resource_index: BTreeMap<String, BTreeMap<String, usize>>,
@@ -309,6 +312,12 @@ impl Config {
     /// The `output` blocks by name.
     pub fn outputs(&self) -> &BTreeMap<String, Output> {
         &self.outputs
+    }
+
+    /// The module calls expanded into this configuration, by key (`net`, `net.routing`), with their
+    /// sources as written.
+    pub fn expanded_calls(&self) -> &BTreeMap<String, String> {
+        &self.expanded_calls
     }
 
     /// The `module` blocks not expanded yet, by name.

@@ -108,13 +108,20 @@ fn malformed_addresses_are_refused_with_a_reason() {
             "aws_vpc.main[1][2]",
             "unexpected text after the instance key",
         ),
+        ("module.net", "a module address names no resource"),
+        ("module.net.module", "a module address names no resource"),
         (
-            "module.net.aws_vpc.main",
-            "modules and data sources are not supported",
+            "module.1net.aws_vpc.main",
+            "the module name \"1net\" is not an identifier",
         ),
         (
+            r#"module.net["a"]aws_vpc.main"#,
+            "expected . after the module instance",
+        ),
+        ("module.net[01].aws_vpc.main", "an index has no leading zeros"),
+        (
             "data.aws_vpc.main",
-            "modules and data sources are not supported",
+            "data sources have no instance address here",
         ),
     ];
     for (text, reason) in cases {
@@ -248,4 +255,79 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn module_addresses_carry_their_path_and_display_back() {
+    let cases: &[(&str, &[(&str, InstanceKey)], &str, InstanceKey)] = &[
+        ("module.net.aws_vpc.main", &[("net", InstanceKey::None)], "aws_vpc.main", InstanceKey::None),
+        (
+            r#"module.net["eu"].aws_subnet.this[0]"#,
+            &[("net", InstanceKey::Str("eu".into()))],
+            "aws_subnet.this",
+            InstanceKey::Int(0),
+        ),
+        (
+            r#"module.app[2].module.db.aws_iam_role.r["a.b:c@d+e"]"#,
+            &[("app", InstanceKey::Int(2)), ("db", InstanceKey::None)],
+            "aws_iam_role.r",
+            InstanceKey::Str("a.b:c@d+e".into()),
+        ),
+        (
+            r#"module.x["k.].y"].aws_vpc.v"#,
+            &[("x", InstanceKey::Str("k.].y".into()))],
+            "aws_vpc.v",
+            InstanceKey::None,
+        ),
+    ];
+    for (text, steps, resource, key) in cases {
+        let a: InstanceAddress = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
+        let got: Vec<(&str, InstanceKey)> = a
+            .block()
+            .module()
+            .steps()
+            .iter()
+            .map(|s| (&*s.name, s.key.clone()))
+            .collect();
+        assert_eq!(got, steps.to_vec(), "{text}");
+        assert_eq!(format!("{}.{}", a.type_name(), a.block().name()), *resource);
+        assert_eq!(a.key(), key);
+        assert_eq!(a.to_string(), *text);
+    }
+}
+
+#[test]
+fn module_blocks_sort_after_the_root_and_by_module_path() {
+    let mut addresses: Vec<InstanceAddress> = [
+        r#"module.net["b"].aws_vpc.a"#,
+        "module.net.aws_vpc.a",
+        "aws_vpc.z",
+        r#"module.net["a"].module.sub.aws_vpc.a"#,
+        r#"module.net["a"].aws_vpc.a"#,
+    ]
+    .iter()
+    .map(|t| t.parse().unwrap())
+    .collect();
+    addresses.sort();
+    let shown: Vec<String> = addresses.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        shown,
+        [
+            "aws_vpc.z",
+            "module.net.aws_vpc.a",
+            r#"module.net["a"].aws_vpc.a"#,
+            r#"module.net["a"].module.sub.aws_vpc.a"#,
+            r#"module.net["b"].aws_vpc.a"#,
+        ]
+    );
+}
+
+#[test]
+fn a_reference_qualified_by_its_module_names_the_module_block() {
+    let block = BlockAddress::from_reference(r#"module.net["eu"].aws_vpc"#, "main").unwrap();
+    assert_eq!(block.to_string(), r#"module.net["eu"].aws_vpc.main"#);
+    assert_eq!(block.qualified_type(), r#"module.net["eu"].aws_vpc"#);
+    let root = BlockAddress::from_reference("aws_vpc", "main").unwrap();
+    assert!(root.module().is_root());
+    assert_eq!(root.qualified_type(), "aws_vpc");
 }

@@ -176,7 +176,6 @@ output "o" {}
     check_diags(
         &[("main.tf", text)],
         expect![[r#"
-            unsupported-construct main.tf:1:1 `module` block is not supported
             invalid-block main.tf:4:1 Wrong block labels: `data` block needs 2 label(s), found 1
             unsupported-construct main.tf:5:1 `moved` block is not supported
             invalid-block main.tf:10:1 Unsupported block type: blocks of type `whatever` are not expected here

@@ -85,8 +85,8 @@ fn lint_config_syntax() {
 #[test]
 fn lint_unsupported_construct() {
     lint(
-        &format!("{LIVE}module \"net\" {{\n  source = \"./net\"\n}}\n"),
-        expect![[r#"unsupported-construct main.tf:4:1: `module` block is not supported"#]],
+        &format!("{LIVE}removed {{\n  from = aws_vpc.old\n}}\n"),
+        expect![[r#"unsupported-construct main.tf:4:1: `removed` block is not supported"#]],
     );
 }
 

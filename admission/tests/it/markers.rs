@@ -1017,3 +1017,58 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn module_addresses_escape_per_level_and_decode_back() {
+    let cases = [
+        ("module.net.aws_vpc.main", "module.net.aws_vpc.main"),
+        (
+            r#"module.net["eu"].aws_subnet.this[0]"#,
+            "module.net:eu.aws_subnet.this:0",
+        ),
+        (
+            r#"module.app[3].module.db.aws_iam_role.r"#,
+            "module.app:3.module.db.aws_iam_role.r",
+        ),
+        (
+            r#"module.site["a.b"].aws_vpc.v["x:y"]"#,
+            "module.site:a@db.aws_vpc.v:x@cy",
+        ),
+        (
+            r#"module.m["a@b+c"].aws_vpc.v"#,
+            "module.m:a@@b++c.aws_vpc.v",
+        ),
+    ];
+    for (address, escaped) in cases {
+        assert_eq!(
+            marker::escape_address(&addr(address)).unwrap(),
+            escaped,
+            "{address}"
+        );
+        assert_eq!(
+            marker::decode_address(escaped).unwrap().to_string(),
+            address,
+            "{escaped}"
+        );
+        let (type_name, _, _) = marker::split_escaped(escaped).unwrap();
+        assert_eq!(type_name, addr(address).type_name());
+    }
+    let refused = marker::escape_address(&addr(r#"module.m["a$b"].aws_vpc.v"#)).unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        r#"invalid for_each key "a$b": the key holds '$'"#
+    );
+}
+
+#[test]
+fn deep_module_paths_meet_the_address_length_limit() {
+    let level = format!("module.{}.", "m".repeat(40));
+    let deep = format!("{}aws_vpc.v", level.repeat(25));
+    let escaped = marker::escape_address(&addr(&deep)).unwrap();
+    assert_eq!(escaped.chars().count(), 25 * 48 + 9);
+    assert!(marker::check_address_length(&escaped).is_err());
+    let shallow = format!("{}aws_vpc.v", level.repeat(20));
+    let escaped = marker::escape_address(&addr(&shallow)).unwrap();
+    assert_eq!(escaped.chars().count(), 20 * 48 + 9);
+    assert!(marker::check_address_length(&escaped).is_ok());
+}

@@ -40,6 +40,10 @@ fn index(address: &InstanceAddress) -> Option<Json> {
 fn identity(config: &Config, address: &InstanceAddress) -> serde_json::Map<String, Json> {
     let mut o = serde_json::Map::new();
     o.insert("address".into(), json!(address.to_string()));
+    let module = address.block().module();
+    if !module.is_root() {
+        o.insert("module_address".into(), json!(module.to_string()));
+    }
     o.insert("mode".into(), json!("managed"));
     o.insert("type".into(), json!(address.type_name()));
     o.insert("name".into(), json!(address.block().name()));

@@ -55,8 +55,10 @@ fn references(config: &Config, e: &Expr) -> Vec<String> {
         }
     };
     for (path, _) in e.references() {
+        let is_resource = matches!(path.as_slice(), [t, n, _, ..] if config.resource(t, n).is_some());
+        let path = as_written(path);
         match path.as_slice() {
-            [type_name, name, attribute, ..] if config.resource(type_name, name).is_some() => {
+            [type_name, name, attribute, ..] if is_resource => {
                 push(format!("{type_name}.{name}.{attribute}"));
                 push(format!("{type_name}.{name}"));
             }
@@ -66,6 +68,48 @@ fn references(config: &Config, e: &Expr) -> Vec<String> {
         }
     }
     out
+}
+
+/// A reference path as the module it is written in spells it: the locals that module calls expand into
+/// (`local.module.net:output.vpc_id`, `local.module.net:var.cidr`, `local.module.net:tags`) shown as
+/// `module.net.vpc_id`, `var.cidr` and `local.tags`, a block of a module (`module.net.aws_vpc`) by its
+/// plain type.
+fn as_written(mut path: Vec<String>) -> Vec<String> {
+    let last_call = |module: &str| -> String {
+        let text = format!("{module}.t.n");
+        text.parse::<admission::InstanceAddress>()
+            .ok()
+            .and_then(|a| {
+                a.block()
+                    .module()
+                    .steps()
+                    .last()
+                    .map(|s| format!("module.{}{}", s.name, s.key))
+            })
+            .unwrap_or_else(|| module.to_owned())
+    };
+    if path.first().map(String::as_str) == Some("local")
+        && let Some(name) = path.get(1).cloned()
+        && let Some((module, inner)) = name.split_once(':')
+    {
+        let mut shown: Vec<String> = if let Some(out) = inner.strip_prefix("output.") {
+            vec![last_call(module), out.to_owned()]
+        } else if let Some(var) = inner.strip_prefix("var.") {
+            vec!["var".to_owned(), var.to_owned()]
+        } else if let Some(call) = inner.strip_prefix("module.") {
+            vec!["module".to_owned(), call.to_owned()]
+        } else {
+            vec!["local".to_owned(), inner.to_owned()]
+        };
+        shown.extend(path.drain(2..));
+        return shown;
+    }
+    if let Some(first) = path.first_mut()
+        && first.contains('.')
+    {
+        *first = admission::unqualified_type(first).to_owned();
+    }
+    path
 }
 
 /// One expression: `constant_value`, else `references` (an empty object when it has neither).
@@ -144,11 +188,16 @@ fn provider_config(config: &Config) -> Json {
     Json::Object(out)
 }
 
-/// The resources of the root module.
-fn resources(config: &Config) -> Vec<Json> {
+/// The resource blocks of the module at `chain` (the call names from the root down; none for the root).
+fn resources(config: &Config, chain: &[&str]) -> Vec<Json> {
+    let mut seen = std::collections::BTreeSet::new();
     config
         .resources()
         .iter()
+        .filter(|r| {
+            let calls: Vec<&str> = r.module.steps().iter().map(|s| &*s.name).collect();
+            calls == chain && seen.insert((r.type_name.clone(), r.name.clone()))
+        })
         .map(|r| {
             let provider = r.provider_ref();
             let key = match &provider.alias {
@@ -235,14 +284,44 @@ fn outputs(config: &Config) -> Json {
     )
 }
 
-/// `configuration`.
+/// `configuration`: the root module, and each module call's module under `module_calls` (its blocks
+/// once, as written, whatever its `count` or `for_each`).
 pub(crate) fn configuration(config: &Config) -> Json {
+    let mut root = json!({
+        "resources": resources(config, &[]),
+        "variables": variables(config),
+        "outputs": outputs(config),
+    });
+    let calls = module_calls(config, &[]);
+    if let (Some(map), false) = (root.as_object_mut(), calls.is_empty()) {
+        map.insert("module_calls".into(), Json::Object(calls));
+    }
     json!({
         "provider_config": provider_config(config),
-        "root_module": {
-            "resources": resources(config),
-            "variables": variables(config),
-            "outputs": outputs(config),
-        },
+        "root_module": root,
     })
+}
+
+/// The calls made from the module at `chain` (call names from the root down), by name.
+fn module_calls(config: &Config, chain: &[&str]) -> Map<String, Json> {
+    let prefix = chain.join(".");
+    config
+        .expanded_calls()
+        .iter()
+        .filter_map(|(key, source)| {
+            let name = match key.rsplit_once('.') {
+                Some((parent, name)) if parent == prefix => name,
+                None if prefix.is_empty() => key.as_str(),
+                _ => return None,
+            };
+            let mut inner: Vec<&str> = chain.to_vec();
+            inner.push(name);
+            let mut module = json!({ "resources": resources(config, &inner) });
+            let nested = module_calls(config, &inner);
+            if let (Some(map), false) = (module.as_object_mut(), nested.is_empty()) {
+                map.insert("module_calls".into(), Json::Object(nested));
+            }
+            Some((name.to_owned(), json!({ "source": source, "module": module })))
+        })
+        .collect()
 }

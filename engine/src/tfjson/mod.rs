@@ -100,11 +100,55 @@ fn timestamp(plan: &Plan, clock: &dyn Clock) -> String {
 
 /// A values representation of `resources` (and `outputs`, for the planned values).
 fn values_of(resources: Vec<Json>, outputs: Option<Json>) -> Json {
-    let mut o = json!({ "root_module": { "resources": resources } });
+    let mut o = json!({ "root_module": module_tree(resources) });
     if let (Some(outputs), Some(map)) = (outputs, o.as_object_mut()) {
         map.insert("outputs".into(), outputs);
     }
     o
+}
+
+/// The root module of a values representation: its own resources, and each module instance's under
+/// `child_modules` (`address`, `resources`, its own `child_modules`), nested as the calls are.
+fn module_tree(resources: Vec<Json>) -> Json {
+    let mut by_module: std::collections::BTreeMap<String, Vec<Json>> = Default::default();
+    for r in resources {
+        let module = r["module_address"].as_str().unwrap_or_default().to_owned();
+        by_module.entry(module).or_default().push(r);
+    }
+    let modules: Vec<String> = by_module.keys().filter(|m| !m.is_empty()).cloned().collect();
+    fn build(
+        address: &str,
+        by_module: &mut std::collections::BTreeMap<String, Vec<Json>>,
+        modules: &[String],
+    ) -> Json {
+        let resources = by_module.remove(address).unwrap_or_default();
+        let children: Vec<Json> = modules
+            .iter()
+            .filter(|m| is_child(address, m, modules))
+            .map(|m| build(m, by_module, modules))
+            .collect();
+        let mut o = serde_json::Map::new();
+        if !address.is_empty() {
+            o.insert("address".into(), json!(address));
+        }
+        o.insert("resources".into(), json!(resources));
+        if !children.is_empty() {
+            o.insert("child_modules".into(), json!(children));
+        }
+        Json::Object(o)
+    }
+    build("", &mut by_module, &modules)
+}
+
+/// Whether the module instance `m` is called from `parent` directly (no module instance between).
+fn is_child(parent: &str, m: &str, modules: &[String]) -> bool {
+    let below = |outer: &str, inner: &str| {
+        outer.is_empty() && !inner.is_empty() || inner.starts_with(&format!("{outer}."))
+    };
+    below(parent, m)
+        && !modules
+            .iter()
+            .any(|between| between != m && below(parent, between) && below(between, m))
 }
 
 /// The state representation of what the plan read: every bound instance as it was read.

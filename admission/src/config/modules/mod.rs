@@ -198,6 +198,7 @@ fn expand_call(
         return;
     }
     check_child(&child, call, diags);
+    config.expanded_calls.insert(key.clone(), call.source.clone());
     let Some(instances) = call_instances(config, caller, call, vars, diags) else {
         return;
     };
