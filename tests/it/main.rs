@@ -31,6 +31,7 @@ mod cli_claims;
 
 mod cli_files;
 mod cli_module_context;
+mod cli_modules;
 mod cli_ownership;
 mod cli_plan_options;
 mod cli_providers;

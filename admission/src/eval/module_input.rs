@@ -1,6 +1,7 @@
 //! A called module's input variable: the caller's argument (or the variable's default) converted to the
 //! variable's type, marked sensitive when the variable is, and checked against its `validation` blocks,
-//! as Terraform gives a module its variables.
+//! as Terraform gives a module its variables. Its problems are `invalid-argument` diagnostics at the
+//! module block's argument: the caller set a value the module refuses.
 
 use super::{Bindings, EvalError, Evaluator, Instance};
 use crate::config::{Loc, ModuleInput, conform};
@@ -30,7 +31,7 @@ impl Evaluator<'_> {
             (Some(v), None) if var.nullable => v,
             (_, None) => {
                 return Err(EvalError::invalid(
-                    Code::InvalidVariable,
+                    Code::InvalidArgument,
                     loc,
                     format!("variable `{name}` has no value"),
                     "set it in the module block, or give the variable a default",
@@ -39,11 +40,11 @@ impl Evaluator<'_> {
         };
         let default_of = |e: &crate::config::Expr| {
             self.eval_in(e, &Instance::Single, &mut Bindings::new(), d + 1)
-                .map_err(|e| e.into_diagnostic(Code::InvalidVariable).summary)
+                .map_err(|e| e.into_diagnostic(Code::InvalidArgument).summary)
         };
         let value = conform(value, &var.var_type, &default_of).map_err(|why| {
             EvalError::invalid(
-                Code::InvalidVariable,
+                Code::InvalidArgument,
                 loc,
                 format!("invalid value for variable `{name}`: {why}"),
                 "give a value of the variable's declared type",
@@ -74,7 +75,7 @@ impl Evaluator<'_> {
                 ConditionOutcome::Holds | ConditionOutcome::Unknown => {}
                 ConditionOutcome::Fails(message) => {
                     return Err(EvalError::invalid(
-                        Code::InvalidVariable,
+                        Code::InvalidArgument,
                         &rule.loc,
                         message,
                         &format!("the value of variable `{name}` failed this validation rule"),

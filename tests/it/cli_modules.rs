@@ -1,0 +1,233 @@
+//! Module calls through the CLI: an estate written as a root module and local modules applies and
+//! re-plans to no changes, blocks moved into a module are renamed with `mv` without churn, `state
+//! list` names module addresses, and what stops a call (an input the module does not declare, a
+//! failed validation, a `count` read from a resource) is a diagnostic.
+
+use super::cli::Dir;
+
+const ROOT: &str = r#"live {
+  estate = "mods"
+}
+
+module "net" {
+  source = "./modules/net"
+  cidr   = "10.0.0.0/16"
+  zones  = ["a", "b"]
+}
+
+module "bucket" {
+  source   = "./modules/bucket"
+  for_each = toset(["logs", "media"])
+  name     = "mods-${each.key}"
+}
+
+output "vpc" {
+  value = module.net.vpc_id
+}
+
+output "buckets" {
+  value = { for k, b in module.bucket : k => b.name }
+}
+"#;
+
+const NET: &str = r#"variable "cidr" {
+  type = string
+}
+
+variable "zones" {
+  type = list(string)
+}
+
+resource "aws_vpc" "main" {
+  cidr_block = var.cidr
+}
+
+resource "aws_subnet" "zone" {
+  count      = length(var.zones)
+  vpc_id     = aws_vpc.main.id
+  cidr_block = cidrsubnet(var.cidr, 8, count.index)
+}
+
+output "vpc_id" {
+  value = aws_vpc.main.id
+}
+"#;
+
+const BUCKET: &str = r#"variable "name" {
+  type = string
+
+  validation {
+    condition     = length(var.name) >= 3
+    error_message = "A bucket name has at least three characters."
+  }
+}
+
+resource "aws_s3_bucket" "this" {
+  bucket = var.name
+}
+
+output "name" {
+  value = aws_s3_bucket.this.bucket
+}
+"#;
+
+fn estate() -> Dir {
+    let dir = Dir::with_config(ROOT);
+    dir.write("modules/net/main.tf", NET);
+    dir.write("modules/bucket/main.tf", BUCKET);
+    dir
+}
+
+#[test]
+fn cli_an_estate_of_modules_applies_then_plans_no_changes() {
+    let dir = estate();
+    dir.run(&["apply", "--auto-approve"]).expect_code(0);
+    let again = dir.run(&["plan", "--detailed-exitcode"]);
+    again.expect_code(0);
+    assert_eq!(
+        again.stdout,
+        "No changes. The live system matches the configuration.\n"
+    );
+    let listed = dir.run(&["state", "list"]);
+    listed.expect_code(0);
+    let addresses: Vec<&str> = listed
+        .stdout
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        addresses,
+        [
+            r#"module.bucket["logs"].aws_s3_bucket.this"#,
+            r#"module.bucket["media"].aws_s3_bucket.this"#,
+            "module.net.aws_subnet.zone[0]",
+            "module.net.aws_subnet.zone[1]",
+            "module.net.aws_vpc.main",
+        ]
+    );
+    let out = dir.run(&["output", "-json", "buckets"]);
+    out.expect_code(0);
+    assert_eq!(
+        out.json(),
+        serde_json::json!({ "logs": "mods-logs", "media": "mods-media" })
+    );
+}
+
+#[test]
+fn cli_blocks_moved_into_a_module_are_renamed_with_mv_without_churn() {
+    let dir = Dir::with_config(
+        r#"live {
+  estate = "mods"
+}
+
+resource "aws_vpc" "main" {
+  cidr_block = "10.0.0.0/16"
+}
+"#,
+    );
+    dir.run(&["apply", "--auto-approve"]).expect_code(0);
+    dir.write(
+        "main.tf",
+        r#"live {
+  estate = "mods"
+}
+
+module "net" {
+  source = "./modules/net"
+  cidr   = "10.0.0.0/16"
+  zones  = []
+}
+"#,
+    );
+    dir.write("modules/net/main.tf", NET);
+    let moved = dir.run(&["plan", "--detailed-exitcode"]);
+    moved.expect_code(2);
+    assert!(
+        moved
+            .stdout
+            .contains("liveplan mv aws_vpc.main module.net.aws_vpc.main"),
+        "{}",
+        moved.stdout
+    );
+    assert!(
+        moved.stdout.contains("withheld (possible rename)"),
+        "{}",
+        moved.stdout
+    );
+    dir.run(&["mv", "aws_vpc.main", "module.net.aws_vpc.main"])
+        .expect_code(0);
+    let after = dir.run(&["plan", "--detailed-exitcode"]);
+    after.expect_code(0);
+    assert_eq!(
+        after.stdout,
+        "No changes. The live system matches the configuration.\n"
+    );
+}
+
+#[test]
+fn cli_a_module_call_that_does_not_fit_its_module_is_refused() {
+    let dir = estate();
+    dir.write(
+        "main.tf",
+        &ROOT.replace(
+            "  zones  = [\"a\", \"b\"]\n",
+            "  zones  = [\"a\", \"b\"]\n  colour = \"blue\"\n",
+        )
+        .replace("\"mods-${each.key}\"", "\"${each.key}\" == \"logs\" ? \"x\" : \"mods-media\""),
+    );
+    let plan = dir.run(&["plan", "--json"]);
+    plan.expect_code(1);
+    let doc = plan.json();
+    let found: Vec<(String, String)> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_owned(),
+                d["summary"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert!(
+        found.contains(&(
+            "invalid-argument".to_owned(),
+            "Unsupported argument: an argument named `colour` is not expected in module `net`"
+                .to_owned()
+        )),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&(
+            "invalid-argument".to_owned(),
+            "A bucket name has at least three characters.".to_owned()
+        )),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn cli_a_module_count_read_from_a_resource_is_non_static() {
+    let dir = Dir::with_config(
+        r#"live {
+  estate = "mods"
+}
+
+resource "aws_vpc" "main" {
+  cidr_block = "10.0.0.0/16"
+}
+
+module "net" {
+  source = "./modules/net"
+  count  = length(aws_vpc.main.id)
+  cidr   = "10.1.0.0/16"
+  zones  = []
+}
+"#,
+    );
+    dir.write("modules/net/main.tf", NET);
+    let plan = dir.run(&["plan", "--json"]);
+    plan.expect_code(1);
+    let codes = super::cli::codes(&plan.json());
+    assert!(codes.contains(&"non-static-count".to_owned()), "{codes:?}");
+}
