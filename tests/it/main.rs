@@ -2,6 +2,7 @@
 
 #[cfg(feature = "aws")]
 mod aws_data_sources;
+mod aws_data_sources_iam;
 #[cfg(feature = "aws")]
 mod aws_e2e;
 mod aws_e2e_arguments;
