@@ -23,7 +23,13 @@ async fn aws_iam_and_s3_data_sources_read_what_exists() {
         .role_name(&role)
         .path("/svc/")
         .assume_role_policy_document(TRUST)
-        .tags(aws_sdk_iam::types::Tag::builder().key("team").value("web").build().unwrap())
+        .tags(
+            aws_sdk_iam::types::Tag::builder()
+                .key("team")
+                .value("web")
+                .build()
+                .unwrap(),
+        )
         .send()
         .await
         .expect("the emulator creates the role");
@@ -50,16 +56,31 @@ async fn aws_iam_and_s3_data_sources_read_what_exists() {
     let counts = CallCounts::new();
     let call = Call::new(&counts);
     let got = aws
-        .read_data_source(&call, DataSourceRequest::new("aws_iam_role").with_argument("name", role.as_str()))
+        .read_data_source(
+            &call,
+            DataSourceRequest::new("aws_iam_role").with_argument("name", role.as_str()),
+        )
         .await
         .expect("the role reads");
     let arn = format!("arn:aws:iam::123456789012:role/svc/{role}");
     assert_eq!(got.get("arn").and_then(Value::as_str), Some(arn.as_str()));
     assert_eq!(got.get("id").and_then(Value::as_str), Some(role.as_str()));
     assert_eq!(got.get("path").and_then(Value::as_str), Some("/svc/"));
-    assert_eq!(got.get("assume_role_policy").and_then(Value::as_str), Some(TRUST));
-    assert!(got.get("unique_id").and_then(Value::as_str).is_some_and(|u| u.starts_with("AROA")));
-    assert_eq!(got.get("tags").and_then(|t| t.get("team")).and_then(Value::as_str), Some("web"));
+    assert_eq!(
+        got.get("assume_role_policy").and_then(Value::as_str),
+        Some(TRUST)
+    );
+    assert!(
+        got.get("unique_id")
+            .and_then(Value::as_str)
+            .is_some_and(|u| u.starts_with("AROA"))
+    );
+    assert_eq!(
+        got.get("tags")
+            .and_then(|t| t.get("team"))
+            .and_then(Value::as_str),
+        Some("web")
+    );
     assert_eq!(counted(&counts), [("iam:GetRole".to_owned(), 1)]);
 
     let counts = CallCounts::new();
@@ -71,13 +92,26 @@ async fn aws_iam_and_s3_data_sources_read_what_exists() {
         )
         .await
         .expect("the policy reads by ARN");
-    assert_eq!(mine.get("name").and_then(Value::as_str), Some(policy.as_str()));
+    assert_eq!(
+        mine.get("name").and_then(Value::as_str),
+        Some(policy.as_str())
+    );
     assert_eq!(mine.get("path").and_then(Value::as_str), Some("/app/"));
-    assert_eq!(mine.get("description").and_then(Value::as_str), Some("Reads the assets"));
-    assert!(mine.get("policy").and_then(Value::as_str).is_some_and(|p| p.contains("s3:GetObject")));
+    assert_eq!(
+        mine.get("description").and_then(Value::as_str),
+        Some("Reads the assets")
+    );
+    assert!(
+        mine.get("policy")
+            .and_then(Value::as_str)
+            .is_some_and(|p| p.contains("s3:GetObject"))
+    );
     assert_eq!(
         counted(&counts),
-        [("iam:GetPolicy".to_owned(), 1), ("iam:GetPolicyVersion".to_owned(), 1)]
+        [
+            ("iam:GetPolicy".to_owned(), 1),
+            ("iam:GetPolicyVersion".to_owned(), 1)
+        ]
     );
     let by_name = aws
         .read_data_source(
@@ -88,7 +122,10 @@ async fn aws_iam_and_s3_data_sources_read_what_exists() {
         )
         .await
         .expect("the policy reads by name");
-    assert_eq!(by_name.get("arn").and_then(Value::as_str), Some(policy_arn.as_str()));
+    assert_eq!(
+        by_name.get("arn").and_then(Value::as_str),
+        Some(policy_arn.as_str())
+    );
     assert_eq!(counts.of("iam:ListPolicies"), 1);
 
     // An AWS-managed policy: the emulator ships them under AWS's ARNs.
@@ -100,18 +137,35 @@ async fn aws_iam_and_s3_data_sources_read_what_exists() {
         )
         .await
         .expect("an AWS-managed policy reads");
-    assert_eq!(admin.get("name").and_then(Value::as_str), Some("AdministratorAccess"));
-    assert!(admin.get("policy").and_then(Value::as_str).is_some_and(|p| p.contains("\"*\"")));
+    assert_eq!(
+        admin.get("name").and_then(Value::as_str),
+        Some("AdministratorAccess")
+    );
+    assert!(
+        admin
+            .get("policy")
+            .and_then(Value::as_str)
+            .is_some_and(|p| p.contains("\"*\""))
+    );
 
     let counts = CallCounts::new();
     let call = Call::new(&counts);
     let b = aws
-        .read_data_source(&call, DataSourceRequest::new("aws_s3_bucket").with_argument("bucket", bucket.as_str()))
+        .read_data_source(
+            &call,
+            DataSourceRequest::new("aws_s3_bucket").with_argument("bucket", bucket.as_str()),
+        )
         .await
         .expect("the bucket reads");
-    assert_eq!(b.get("arn").and_then(Value::as_str), Some(format!("arn:aws:s3:::{bucket}").as_str()));
+    assert_eq!(
+        b.get("arn").and_then(Value::as_str),
+        Some(format!("arn:aws:s3:::{bucket}").as_str())
+    );
     assert_eq!(b.get("region").and_then(Value::as_str), Some("us-east-1"));
-    assert_eq!(b.get("hosted_zone_id").and_then(Value::as_str), Some("Z3AQBSTGFYJSTF"));
+    assert_eq!(
+        b.get("hosted_zone_id").and_then(Value::as_str),
+        Some("Z3AQBSTGFYJSTF")
+    );
     assert_eq!(
         b.get("bucket_regional_domain_name").and_then(Value::as_str),
         Some(format!("{bucket}.s3.us-east-1.amazonaws.com").as_str())
@@ -125,14 +179,18 @@ async fn aws_iam_and_s3_data_sources_read_what_exists() {
             &call,
             DataSourceRequest::new("aws_iam_policy_document").with_argument(
                 "statement",
-                Value::from_json(serde_json::json!([{ "actions": ["s3:GetObject"], "resources": ["*"] }])),
+                Value::from_json(
+                    serde_json::json!([{ "actions": ["s3:GetObject"], "resources": ["*"] }]),
+                ),
             ),
         )
         .await
         .expect("a document computes");
     assert_eq!(
         doc.get("minified_json").and_then(Value::as_str),
-        Some(r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"*"}]}"#)
+        Some(
+            r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"*"}]}"#
+        )
     );
     assert!(counted(&counts).is_empty(), "a document costs no call");
 }
@@ -144,7 +202,8 @@ async fn aws_data_sources_that_find_nothing_are_errors() {
     let call = Call::new(&counts);
     for request in [
         DataSourceRequest::new("aws_iam_role").with_argument("name", unique("nobody").as_str()),
-        DataSourceRequest::new("aws_s3_bucket").with_argument("bucket", unique("nobucket").as_str()),
+        DataSourceRequest::new("aws_s3_bucket")
+            .with_argument("bucket", unique("nobucket").as_str()),
         DataSourceRequest::new("aws_iam_policy")
             .with_argument("arn", "arn:aws:iam::123456789012:policy/lp-no-such-policy"),
         DataSourceRequest::new("aws_iam_policy").with_argument("name", unique("nopolicy").as_str()),

@@ -46,6 +46,7 @@ mod cli_variables;
 mod damaged_records;
 #[cfg(feature = "aws")]
 mod differential;
+mod differential_data;
 #[cfg(feature = "aws")]
 mod differential_sdk;
 #[cfg(feature = "aws")]

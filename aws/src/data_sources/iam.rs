@@ -75,7 +75,11 @@ impl AwsProvider {
     }
 
     /// `s3:GetBucketLocation`: the bucket's region (an empty constraint is `us-east-1`).
-    async fn bucket_location(&self, call: &Call<'_>, bucket: &str) -> Result<String, ProviderError> {
+    async fn bucket_location(
+        &self,
+        call: &Call<'_>,
+        bucket: &str,
+    ) -> Result<String, ProviderError> {
         call.attempt(GET_BUCKET_LOCATION);
         let out = self
             .s3
@@ -111,13 +115,14 @@ mod with_iam {
     const LIST_PAGE: i32 = 100;
 
     fn rfc3339(at: &DateTime) -> Option<String> {
-        DateTime::from_secs(at.secs()).fmt(DateTimeFormat::DateTime).ok()
+        DateTime::from_secs(at.secs())
+            .fmt(DateTimeFormat::DateTime)
+            .ok()
     }
 
     fn decoded(operation: &str, text: Option<&str>) -> Result<String, ProviderError> {
-        query_unescape(text.unwrap_or_default()).map_err(|e| {
-            ProviderError::new(operation, ProviderErrorKind::ServerError, e)
-        })
+        query_unescape(text.unwrap_or_default())
+            .map_err(|e| ProviderError::new(operation, ProviderErrorKind::ServerError, e))
     }
 
     impl AwsProvider {
@@ -240,7 +245,10 @@ mod with_iam {
                         .filter(|p| p.policy_name() == Some(name))
                         .filter_map(|p| p.arn().map(str::to_owned)),
                 );
-                marker = out.marker().map(str::to_owned).filter(|_| out.is_truncated());
+                marker = out
+                    .marker()
+                    .map(str::to_owned)
+                    .filter(|_| out.is_truncated());
                 if marker.is_none() {
                     break;
                 }
