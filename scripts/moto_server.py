@@ -33,6 +33,9 @@ modules and models, about 60,000) are moved out of the garbage collector's reach
 youngest generation is collected every 50,000 allocations rather than 700, so requests stop paying for
 scans of what lives as long as the process. Moto's browser CORS headers are off
 (`MOTO_DISABLE_GLOBAL_CORS`; no client here is a browser; bucket CORS rules are S3's own and unaffected).
+AWS-managed IAM policies (`arn:aws:iam::aws:policy/...`, which `data "aws_iam_policy"` reads) are loaded
+into every account, as AWS serves them (`MOTO_IAM_LOAD_MANAGED_POLICIES`; moto ships them but leaves them
+out by default).
 Tagging pages: moto's `GetResources` keeps a lazy generator over each backend's live dictionaries between
 pages, so a resource created or deleted by another client between two pages ends the generator with
 `dictionary changed size during iteration`: the page answers 500 and its retry returns what was left over,
@@ -227,6 +230,7 @@ def _snapshot(generator_method):
 def application():
     """Moto's WSGI application (all services, as `moto_server` serves them), patched as described above."""
     os.environ.setdefault("MOTO_DISABLE_GLOBAL_CORS", "true")
+    os.environ.setdefault("MOTO_IAM_LOAD_MANAGED_POLICIES", "true")
 
     from dateutil.tz import tzutc
     import moto.core.serialize

@@ -2,7 +2,8 @@
 //! the feature `sts`), and `aws_region` and `aws_partition`, answered from the provider's region with no
 //! call, as the Terraform AWS provider answers them from its configuration.
 //!
-//! A read never writes; a failed `GetCallerIdentity` is an error, never an empty identity.
+//! The IAM, S3 and policy-document reads are in [`iam`]. A read never writes; a failed read is an
+//! error, never an empty result.
 
 use awscatalog::data::{
     CALLER_IDENTITY, PARTITION, REGION, partition_value, region_value, requested_region,
@@ -12,13 +13,21 @@ use provider::{Call, DataSourceRequest, ProviderError, ProviderErrorKind, Value}
 
 use super::AwsProvider;
 
+mod iam;
+
 #[cfg(feature = "sts")]
 const GET_CALLER_IDENTITY: &str = "sts:GetCallerIdentity";
 
 /// Whether this build reads the data source `type_name`.
 pub(crate) fn is_served(schema: &DataSourceSchema) -> bool {
     let name = schema.type_name.as_str();
-    name == REGION || name == PARTITION || (name == CALLER_IDENTITY && cfg!(feature = "sts"))
+    let iam_reads = [awscatalog::data::iam::ROLE, awscatalog::data::iam::POLICY];
+    name == REGION
+        || name == PARTITION
+        || name == awscatalog::data::POLICY_DOCUMENT
+        || name == awscatalog::data::s3::BUCKET
+        || (name == CALLER_IDENTITY && cfg!(feature = "sts"))
+        || (iam_reads.contains(&name) && cfg!(feature = "iam"))
 }
 
 impl AwsProvider {
@@ -40,6 +49,12 @@ impl AwsProvider {
                 })
             }
             PARTITION => Ok(partition_value(&self.region)),
+            awscatalog::data::POLICY_DOCUMENT => iam::policy_document(request),
+            awscatalog::data::s3::BUCKET => self.read_bucket_data(call, request).await,
+            #[cfg(feature = "iam")]
+            awscatalog::data::iam::ROLE => self.read_role_data(call, request).await,
+            #[cfg(feature = "iam")]
+            awscatalog::data::iam::POLICY => self.read_policy_data(call, request).await,
             other => {
                 let _ = call;
                 Err(ProviderError::unsupported(

@@ -78,6 +78,10 @@
 //! | update an elastic IP (tags only: the rest forces replacement) | a read, the tag change |
 //! | tags-only update of an EC2 object | `ec2:CreateTags` for keys set, `ec2:DeleteTags` for keys removed |
 //! | delete a VPC, subnet, security group, route table, route, association, elastic IP | `ec2:DeleteVpc`, `ec2:DeleteSubnet`, `ec2:DeleteSecurityGroup`, `ec2:DeleteRouteTable`, `ec2:DeleteRoute`, `ec2:DisassociateRouteTable`, `ec2:ReleaseAddress` |
+//! | read `aws_iam_role` | `iam:GetRole` |
+//! | read `aws_iam_policy` | `iam:GetPolicy`, `iam:GetPolicyVersion`; by name, first `iam:ListPolicies` (a page of 100, every scope) to the last page |
+//! | read `aws_s3_bucket` (the data source) | `s3:HeadBucket` (its answer names the region), `s3:GetBucketLocation` only when it does not |
+//! | compute `aws_iam_policy_document` | none |
 //! | delete an internet gateway | `ec2:DescribeInternetGateways`, `ec2:DetachInternetGateway` when attached, `ec2:DeleteInternetGateway` |
 //!
 //! The tagging sweep asks for the services of the types it serves (`s3`, `logs` with the feature

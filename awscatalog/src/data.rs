@@ -11,6 +11,14 @@ use provider::schema::{AttributeSchema, DataSourceSchema};
 
 use crate::string;
 
+mod go_json;
+pub mod iam;
+pub mod policy_document;
+mod policy_source;
+pub mod s3;
+
+pub use policy_document::{POLICY_DOCUMENT, policy_document_value};
+
 /// `aws_caller_identity`: who the provider's credentials are (one `sts:GetCallerIdentity`).
 pub const CALLER_IDENTITY: &str = "aws_caller_identity";
 /// `aws_region`: the provider's region, or the region `name` selects (no API call).
@@ -18,9 +26,9 @@ pub const REGION: &str = "aws_region";
 /// `aws_partition`: the partition of the provider's region (no API call).
 pub const PARTITION: &str = "aws_partition";
 
-/// The data source schemas, sorted by type name.
+/// The data source schemas.
 pub(crate) fn schemas() -> Vec<DataSourceSchema> {
-    vec![
+    let mut all = vec![
         DataSourceSchema::new(CALLER_IDENTITY)
             .with_attribute(AttributeSchema::optional_computed("id", string()))
             .with_attribute(AttributeSchema::computed("account_id", string()))
@@ -36,7 +44,11 @@ pub(crate) fn schemas() -> Vec<DataSourceSchema> {
             .with_attribute(AttributeSchema::optional_computed("endpoint", string()))
             .with_attribute(AttributeSchema::optional_computed("id", string()))
             .with_attribute(AttributeSchema::computed("description", string())),
-    ]
+    ];
+    all.extend(iam::schemas());
+    all.push(policy_document::schema());
+    all.push(s3::schema());
+    all
 }
 
 /// An AWS partition, as `aws_partition` reads it.

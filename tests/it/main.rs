@@ -2,6 +2,7 @@
 
 #[cfg(feature = "aws")]
 mod aws_data_sources;
+mod aws_data_sources_iam;
 #[cfg(feature = "aws")]
 mod aws_e2e;
 mod aws_e2e_arguments;
@@ -46,6 +47,7 @@ mod cli_variables;
 mod damaged_records;
 #[cfg(feature = "aws")]
 mod differential;
+mod differential_data;
 #[cfg(feature = "aws")]
 mod differential_sdk;
 #[cfg(feature = "aws")]

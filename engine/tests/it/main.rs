@@ -18,6 +18,7 @@ mod ownership_races;
 mod plan_blocks;
 mod plan_conditions;
 mod plan_data_sources;
+mod plan_data_sources_iam;
 mod plan_dependencies;
 mod plan_document;
 mod plan_inline_sets;

@@ -1,0 +1,3 @@
+//! The shared catalog's tests: data that a read computes without any cloud.
+
+mod policy_document;
