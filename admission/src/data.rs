@@ -25,7 +25,12 @@ pub struct DataReads {
 
 /// The block address of a data block (its type and name), if they make one.
 pub fn data_block(data: &Resource) -> Option<BlockAddress> {
-    BlockAddress::in_module(data.module.clone(), data.type_name.as_str(), data.name.as_str()).ok()
+    BlockAddress::in_module(
+        data.module.clone(),
+        data.type_name.as_str(),
+        data.name.as_str(),
+    )
+    .ok()
 }
 
 /// What `data` reads (see [`DataReads`]).

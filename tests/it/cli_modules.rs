@@ -169,11 +169,15 @@ fn cli_a_module_call_that_does_not_fit_its_module_is_refused() {
     let dir = estate();
     dir.write(
         "main.tf",
-        &ROOT.replace(
-            "  zones  = [\"a\", \"b\"]\n",
-            "  zones  = [\"a\", \"b\"]\n  colour = \"blue\"\n",
-        )
-        .replace("\"mods-${each.key}\"", "\"${each.key}\" == \"logs\" ? \"x\" : \"mods-media\""),
+        &ROOT
+            .replace(
+                "  zones  = [\"a\", \"b\"]\n",
+                "  zones  = [\"a\", \"b\"]\n  colour = \"blue\"\n",
+            )
+            .replace(
+                "\"mods-${each.key}\"",
+                "\"${each.key}\" == \"logs\" ? \"x\" : \"mods-media\"",
+            ),
     );
     let plan = dir.run(&["plan", "--json"]);
     plan.expect_code(1);

@@ -274,7 +274,9 @@ impl Expr {
                 out
             }
             ExprKind::Blocks(blocks) => blocks.iter().flat_map(NestedBlock::children).collect(),
-            ExprKind::ModuleInput(input) => input.value.iter().chain(&input.variable.default).collect(),
+            ExprKind::ModuleInput(input) => {
+                input.value.iter().chain(&input.variable.default).collect()
+            }
         }
     }
 

@@ -34,9 +34,9 @@ pub use files::{
 pub use module_call::{ModuleCall, ModuleInput};
 pub use modules::{expand_modules, module_source_dirs};
 pub use nested::{BlockBody, DynamicBlock, NestedBlock};
-pub(crate) use parse::{parse_module_dir, parse_template};
 pub use parse::{RESERVED_VARIABLE_NAMES, is_identifier};
 pub use parse::{parse_config, parse_expression};
+pub(crate) use parse::{parse_module_dir, parse_template};
 pub use provider::{
     AWS_PROVIDER_ARGS, AWS_PROVIDER_VERSION, ProviderArg, ProviderArgUse, ProviderBlock,
     ProviderNested, ProviderRef, aws_nested_args, aws_provider_arg,
@@ -94,7 +94,8 @@ pub fn read_dir(dir: &Path) -> std::io::Result<ConfigDir> {
     if manifest.is_file() {
         let text = std::fs::read_to_string(&manifest)
             .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", manifest.display())))?;
-        out.config_files.push(SourceFile::new(modules::MANIFEST, text));
+        out.config_files
+            .push(SourceFile::new(modules::MANIFEST, text));
     }
     let mut failed = None;
     let mut read_module = |module_dir: &str| -> Vec<SourceFile> {
@@ -559,7 +560,12 @@ impl Resource {
     /// The block's address, with its module path; `None` when its labels make no address (the lint
     /// refuses such a block).
     pub fn block_address(&self) -> Option<BlockAddress> {
-        BlockAddress::in_module(self.module.clone(), self.type_name.as_str(), self.name.as_str()).ok()
+        BlockAddress::in_module(
+            self.module.clone(),
+            self.type_name.as_str(),
+            self.name.as_str(),
+        )
+        .ok()
     }
 
     /// The type as references in the block's module name it: the module path in front of the type

@@ -95,7 +95,8 @@ pub trait ResourceResolver {
 impl ResourceResolver for BTreeMap<BlockAddress, Value> {
     /// Looks the block up by its address; a block no address can name has no value.
     fn resolve(&self, type_name: &str, name: &str) -> Option<Value> {
-        self.get(&BlockAddress::from_reference(type_name, name).ok()?).cloned()
+        self.get(&BlockAddress::from_reference(type_name, name).ok()?)
+            .cloned()
     }
 }
 

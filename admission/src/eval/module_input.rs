@@ -26,7 +26,7 @@ impl Evaluator<'_> {
             None => None,
         };
         let value = match (given, &var.default) {
-            (Some(v), _) if !(v.is_null() && !var.nullable) => v,
+            (Some(v), _) if !v.is_null() || var.nullable => v,
             (_, Some(default)) => self.eval_in(default, &Instance::Single, b, d + 1)?,
             (Some(v), None) if var.nullable => v,
             (_, None) => {

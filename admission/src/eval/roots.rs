@@ -239,10 +239,11 @@ impl Evaluator<'_> {
             ));
         }
         let rest = r.steps.get(2..).unwrap_or(&[]);
-        let value = crate::address::BlockAddress::from_reference(type_name.as_str(), block.as_str())
-            .ok()
-            .and_then(|a| self.data_value(&a).cloned())
-            .unwrap_or_else(Value::unknown);
+        let value =
+            crate::address::BlockAddress::from_reference(type_name.as_str(), block.as_str())
+                .ok()
+                .and_then(|a| self.data_value(&a).cloned())
+                .unwrap_or_else(Value::unknown);
         self.apply_steps(value, rest, loc, inst, b, d)
     }
 

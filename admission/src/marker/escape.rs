@@ -252,9 +252,12 @@ pub fn split_escaped(escaped: &str) -> Option<(&str, &str, Option<&str>)> {
         .then_some((type_name, name, key))
 }
 
+/// One module level of an escaped address: the call's name and its escaped key.
+type Level<'e> = (&'e str, Option<&'e str>);
+
 /// The module levels at the start of an escaped address (each call's name and escaped key) and the
 /// text after them. Escaped keys hold no `.`, so the levels split at dots.
-fn split_module_levels(escaped: &str) -> Option<(Vec<(&str, Option<&str>)>, &str)> {
+fn split_module_levels(escaped: &str) -> Option<(Vec<Level<'_>>, &str)> {
     let mut levels = Vec::new();
     let mut rest = escaped;
     while let Some(after) = rest.strip_prefix("module.") {
@@ -275,7 +278,10 @@ fn split_module_levels(escaped: &str) -> Option<(Vec<(&str, Option<&str>)>, &str
 
 /// The instance key an escaped key shows as: an all-digit key an index, anything else a string key,
 /// decoded with the current grammar or, failing that, read as an older one.
-fn decode_shown_key(k: Option<&str>, invalid: &dyn Fn(&str) -> Error) -> Result<InstanceKey, Error> {
+fn decode_shown_key(
+    k: Option<&str>,
+    invalid: &dyn Fn(&str) -> Error,
+) -> Result<InstanceKey, Error> {
     Ok(match k {
         None => InstanceKey::None,
         Some(k) if is_index(k) => {
@@ -305,7 +311,8 @@ pub fn decode_address(escaped: &str) -> Result<InstanceAddress, Error> {
         input: escaped.to_owned(),
         reason: reason.to_owned(),
     };
-    let (levels, _) = split_module_levels(escaped).ok_or_else(|| invalid("not an escaped address"))?;
+    let (levels, _) =
+        split_module_levels(escaped).ok_or_else(|| invalid("not an escaped address"))?;
     let (type_name, name, key) =
         split_escaped(escaped).ok_or_else(|| invalid("not an escaped address"))?;
     let mut module = crate::address::ModulePath::root();

@@ -118,7 +118,10 @@ fn malformed_addresses_are_refused_with_a_reason() {
             r#"module.net["a"]aws_vpc.main"#,
             "expected . after the module instance",
         ),
-        ("module.net[01].aws_vpc.main", "an index has no leading zeros"),
+        (
+            "module.net[01].aws_vpc.main",
+            "an index has no leading zeros",
+        ),
         (
             "data.aws_vpc.main",
             "data sources have no instance address here",
@@ -259,8 +262,14 @@ proptest! {
 
 #[test]
 fn module_addresses_carry_their_path_and_display_back() {
-    let cases: &[(&str, &[(&str, InstanceKey)], &str, InstanceKey)] = &[
-        ("module.net.aws_vpc.main", &[("net", InstanceKey::None)], "aws_vpc.main", InstanceKey::None),
+    type Case<'c> = (&'c str, &'c [(&'c str, InstanceKey)], &'c str, InstanceKey);
+    let cases: &[Case<'_>] = &[
+        (
+            "module.net.aws_vpc.main",
+            &[("net", InstanceKey::None)],
+            "aws_vpc.main",
+            InstanceKey::None,
+        ),
         (
             r#"module.net["eu"].aws_subnet.this[0]"#,
             &[("net", InstanceKey::Str("eu".into()))],

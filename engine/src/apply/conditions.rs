@@ -34,11 +34,7 @@ impl Executor {
             .filter_map(|(a, o)| Some((a.clone(), o.clone()?)))
             .collect();
         for (address, object) in applied {
-            let Some(res) = self
-                .ctx
-                .config
-                .resource_at(address.block())
-            else {
+            let Some(res) = self.ctx.config.resource_at(address.block()) else {
                 continue;
             };
             if res.lifecycle.postconditions.is_empty() {

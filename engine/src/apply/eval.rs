@@ -230,11 +230,7 @@ impl Executor {
         values: &ValueSource<EngineFamily>,
     ) -> OpResult<BTreeMap<String, Value>> {
         let address = &meta.address;
-        let Some(res) = self
-            .ctx
-            .config
-            .resource_at(address.block())
-        else {
+        let Some(res) = self.ctx.config.resource_at(address.block()) else {
             return Err(vec![plan_again(address, "is not declared")]);
         };
         let schema = self.schema(address.type_name()).ok_or_else(|| {

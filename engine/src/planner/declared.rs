@@ -205,9 +205,7 @@ impl Modeller<'_> {
     /// The model of one declared instance, unless its type or block is unknown.
     fn instance(&self, d: &ExpandedInstance) -> Option<projection::DeclaredInstance> {
         let schema = self.catalog.get(d.address.type_name())?;
-        let res = self
-            .config
-            .resource_at(d.address.block())?;
+        let res = self.config.resource_at(d.address.block())?;
         let eval = |name: &str| -> DeclaredValue {
             if let Some(v) = d.static_values.get(name) {
                 return declared_value(v);

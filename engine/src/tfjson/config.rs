@@ -55,7 +55,8 @@ fn references(config: &Config, e: &Expr) -> Vec<String> {
         }
     };
     for (path, _) in e.references() {
-        let is_resource = matches!(path.as_slice(), [t, n, _, ..] if config.resource(t, n).is_some());
+        let is_resource =
+            matches!(path.as_slice(), [t, n, _, ..] if config.resource(t, n).is_some());
         let path = as_written(path);
         match path.as_slice() {
             [type_name, name, attribute, ..] if is_resource => {
@@ -321,7 +322,10 @@ fn module_calls(config: &Config, chain: &[&str]) -> Map<String, Json> {
             if let (Some(map), false) = (module.as_object_mut(), nested.is_empty()) {
                 map.insert("module_calls".into(), Json::Object(nested));
             }
-            Some((name.to_owned(), json!({ "source": source, "module": module })))
+            Some((
+                name.to_owned(),
+                json!({ "source": source, "module": module }),
+            ))
         })
         .collect()
 }

@@ -115,7 +115,11 @@ fn module_tree(resources: Vec<Json>) -> Json {
         let module = r["module_address"].as_str().unwrap_or_default().to_owned();
         by_module.entry(module).or_default().push(r);
     }
-    let modules: Vec<String> = by_module.keys().filter(|m| !m.is_empty()).cloned().collect();
+    let modules: Vec<String> = by_module
+        .keys()
+        .filter(|m| !m.is_empty())
+        .cloned()
+        .collect();
     fn build(
         address: &str,
         by_module: &mut std::collections::BTreeMap<String, Vec<Json>>,

@@ -262,7 +262,9 @@ pub(crate) fn held_slots(evidence: &Evidence, block: &BlockAddress) -> Vec<HeldS
 pub fn marks(address: &InstanceAddress, escaped: &str) -> bool {
     let block = address.block();
     if !block.module().is_root() {
-        return marker::escaped_forms(address).iter().any(|form| form == escaped);
+        return marker::escaped_forms(address)
+            .iter()
+            .any(|form| form == escaped);
     }
     let Some(rest) = escaped
         .strip_prefix(block.type_name())

@@ -139,7 +139,11 @@ fn rewrite_resource(scope: &Scope<'_>, r: &Resource) -> Resource {
         *path = scope.rewrite_path(path);
     }
     let lc = &mut r.lifecycle;
-    for c in lc.preconditions.iter_mut().chain(lc.postconditions.iter_mut()) {
+    for c in lc
+        .preconditions
+        .iter_mut()
+        .chain(lc.postconditions.iter_mut())
+    {
         c.condition = scope.rewrite(&c.condition);
         c.error_message = scope.rewrite(&c.error_message);
     }
@@ -164,7 +168,10 @@ fn expand_call(
     };
     if caller.depth >= MAX_DEPTH {
         diags.push(at(
-            format!("module `{}` is nested more than {MAX_DEPTH} calls deep", call.name),
+            format!(
+                "module `{}` is nested more than {MAX_DEPTH} calls deep",
+                call.name
+            ),
             "a module that calls itself, directly or through others, never ends",
         ));
         return;
@@ -177,7 +184,10 @@ fn expand_call(
     let dir = match manifest.dir_of(&key, &caller.dir, call) {
         Ok(dir) => dir,
         Err(why) => {
-            diags.push(at(format!("module `{}`: {why}", call.name), sources::HOW_TO_GET));
+            diags.push(at(
+                format!("module `{}`: {why}", call.name),
+                sources::HOW_TO_GET,
+            ));
             return;
         }
     };
@@ -198,7 +208,9 @@ fn expand_call(
         return;
     }
     check_child(&child, call, diags);
-    config.expanded_calls.insert(key.clone(), call.source.clone());
+    config
+        .expanded_calls
+        .insert(key.clone(), call.source.clone());
     let Some(instances) = call_instances(config, caller, call, vars, diags) else {
         return;
     };
@@ -324,7 +336,10 @@ fn call_instances(
         diags.push(
             Diagnostic::new(
                 code,
-                format!("the `{}` of module `{}` is not known before the live system is read", attr.name, call.name),
+                format!(
+                    "the `{}` of module `{}` is not known before the live system is read",
+                    attr.name, call.name
+                ),
                 "compute it from variables, locals and literals only",
             )
             .at(attr.loc.to_pos()),
@@ -333,7 +348,11 @@ fn call_instances(
     }
     match (&call.repetition, value) {
         (Repetition::Count(_), Value::Number(n)) => match n.as_u64() {
-            Some(n) => Some((0..n).map(|i| (InstanceKey::Int(i), CallInstance::Count(i))).collect()),
+            Some(n) => Some(
+                (0..n)
+                    .map(|i| (InstanceKey::Int(i), CallInstance::Count(i)))
+                    .collect(),
+            ),
             None => {
                 diags.push(bad("`count` must be a whole number, 0 or more"));
                 None
@@ -436,12 +455,26 @@ fn add_instance(
             loc: loc.clone(),
         };
         let local = rewrite::input_local(path, name);
-        config.locals.insert(local.clone(), Attr { name: local, expr, loc });
+        config.locals.insert(
+            local.clone(),
+            Attr {
+                name: local,
+                expr,
+                loc,
+            },
+        );
     }
     for (name, attr) in &child.locals {
         let local = rewrite::scoped_local(path, name);
         let expr = inner.rewrite(&attr.expr);
-        config.locals.insert(local.clone(), Attr { name: local, expr, loc: attr.loc.clone() });
+        config.locals.insert(
+            local.clone(),
+            Attr {
+                name: local,
+                expr,
+                loc: attr.loc.clone(),
+            },
+        );
     }
     for (name, out) in &child.outputs {
         let local = rewrite::output_local(path, name);
@@ -456,7 +489,14 @@ fn add_instance(
                 },
             };
         }
-        config.locals.insert(local.clone(), Attr { name: local, expr, loc: out.loc.clone() });
+        config.locals.insert(
+            local.clone(),
+            Attr {
+                name: local,
+                expr,
+                loc: out.loc.clone(),
+            },
+        );
     }
     let waits: Vec<(Vec<String>, crate::config::Loc)> = call
         .depends_on
@@ -574,8 +614,18 @@ fn add_call_value(
         ),
     };
     let local = rewrite::call_local(&caller.path, &call.name);
-    let expr = Expr { kind, loc: loc.clone() };
-    config.locals.insert(local.clone(), Attr { name: local, expr, loc });
+    let expr = Expr {
+        kind,
+        loc: loc.clone(),
+    };
+    config.locals.insert(
+        local.clone(),
+        Attr {
+            name: local,
+            expr,
+            loc,
+        },
+    );
 }
 
 /// `depends_on = [module.net]`: every block of the called module's instances, in place of the entry.

@@ -83,7 +83,10 @@ impl Scope<'_> {
                 out
             }
             Some("module") if path.len() >= 2 => {
-                vec!["module".to_owned(), format!("{}module.{}", self.path.prefix(), path[1])]
+                vec![
+                    "module".to_owned(),
+                    format!("{}module.{}", self.path.prefix(), path[1]),
+                ]
             }
             Some("module" | "data" | "var" | "local") | None => path.to_vec(),
             Some(type_name) if !self.path.is_root() => {
@@ -111,7 +114,9 @@ impl Scope<'_> {
             | ExprKind::String(_)
             | ExprKind::ModuleInput(_) => e.kind.clone(),
             ExprKind::Template(parts) => ExprKind::Template(self.parts(parts, bound)),
-            ExprKind::List(items) => ExprKind::List(items.iter().map(|i| self.expr(i, bound)).collect()),
+            ExprKind::List(items) => {
+                ExprKind::List(items.iter().map(|i| self.expr(i, bound)).collect())
+            }
             ExprKind::Object(items) => ExprKind::Object(
                 items
                     .iter()
@@ -271,7 +276,9 @@ impl Scope<'_> {
                 traversal(ExprKind::Variable("data".to_owned()), steps, loc)
             }
             ("count", Some("index")) => match self.instance {
-                Some(CallInstance::Count(i)) => traversal(ExprKind::Number(Number::from(*i)), rest, loc),
+                Some(CallInstance::Count(i)) => {
+                    traversal(ExprKind::Number(Number::from(*i)), rest, loc)
+                }
                 _ => traversal(ExprKind::Variable(root.to_owned()), steps, loc),
             },
             ("each", Some(which @ ("key" | "value"))) => match self.instance {
@@ -317,7 +324,9 @@ impl Scope<'_> {
         let found = match (&decl.repetition, rest.first()) {
             (Repetition::Single, _) => direct(InstanceKey::None, &rest),
             (Repetition::Count(_), Some(Step::Index(i))) => match &i.kind {
-                ExprKind::Number(n) => n.as_u64().and_then(|n| direct(InstanceKey::Int(n), &rest[1..])),
+                ExprKind::Number(n) => n
+                    .as_u64()
+                    .and_then(|n| direct(InstanceKey::Int(n), &rest[1..])),
                 _ => None,
             },
             (Repetition::ForEach(_), Some(Step::Index(i))) => match &i.kind {

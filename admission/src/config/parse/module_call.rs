@@ -4,10 +4,10 @@
 use std::collections::BTreeMap;
 
 use super::Parser;
+use super::Refusal;
 use super::raw::{RawBlock, RawItem};
 use super::value::Mode;
 use crate::config::{Attr, ExprKind, Loc, ModuleCall, ProviderRef, Repetition};
-use super::Refusal;
 
 impl<'a> Parser<'a> {
     /// A `module "name"` block, or `None` when it cannot be read (each problem reported).
