@@ -2,7 +2,9 @@
 //! attributes a read returns, named as the AWS provider v5 documents them.
 //!
 //! Data and the shape of what a read gives (`caller_identity_value`, `region_value`, `partition_value`):
-//! which live system answers a read, and how, is the provider's business.
+//! which live system answers a read, and how, is the provider's business. The EC2 data sources
+//! (`aws_availability_zones`, `aws_ami`, `aws_vpc`, `aws_subnet`, `aws_subnets`,
+//! `aws_security_group`) are in [`ec2`] (schemas and requests) and [`ec2_shape`] (answers).
 
 use std::collections::BTreeMap;
 
@@ -11,6 +13,9 @@ use provider::schema::{AttributeSchema, DataSourceSchema};
 
 use crate::string;
 
+pub mod ec2;
+pub mod ec2_shape;
+
 /// `aws_caller_identity`: who the provider's credentials are (one `sts:GetCallerIdentity`).
 pub const CALLER_IDENTITY: &str = "aws_caller_identity";
 /// `aws_region`: the provider's region, or the region `name` selects (no API call).
@@ -18,8 +23,15 @@ pub const REGION: &str = "aws_region";
 /// `aws_partition`: the partition of the provider's region (no API call).
 pub const PARTITION: &str = "aws_partition";
 
-/// The data source schemas, sorted by type name.
+/// The data source schemas: these, then each family's (`ec2`).
 pub(crate) fn schemas() -> Vec<DataSourceSchema> {
+    let mut out = own_schemas();
+    out.extend(ec2::schemas());
+    out
+}
+
+/// The schemas of `aws_caller_identity`, `aws_partition` and `aws_region`.
+fn own_schemas() -> Vec<DataSourceSchema> {
     vec![
         DataSourceSchema::new(CALLER_IDENTITY)
             .with_attribute(AttributeSchema::optional_computed("id", string()))
