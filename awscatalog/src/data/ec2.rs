@@ -35,6 +35,17 @@ pub const DESCRIBE_SUBNETS: &str = "ec2:DescribeSubnets";
 /// See [`DESCRIBE_AVAILABILITY_ZONES`].
 pub const DESCRIBE_SECURITY_GROUPS: &str = "ec2:DescribeSecurityGroups";
 
+/// The describe operation that answers the EC2 data source `type_name`.
+pub fn describe_operation(type_name: &str) -> &'static str {
+    match type_name {
+        AVAILABILITY_ZONES => DESCRIBE_AVAILABILITY_ZONES,
+        AMI => DESCRIBE_IMAGES,
+        VPC => DESCRIBE_VPCS,
+        SUBNET | SUBNETS => DESCRIBE_SUBNETS,
+        _ => DESCRIBE_SECURITY_GROUPS,
+    }
+}
+
 /// The states `aws_availability_zones`' `state` accepts (the EC2 API's zone states).
 pub const ZONE_STATES: &[&str] = &[
     "available",
