@@ -21,7 +21,7 @@ use crate::differential_support::{
 /// Runs `journey` on the simulated cloud, then on the emulator, and compares the transcripts, the
 /// `known` differences laid over the simulated cloud's (each must show). Both transcripts are written
 /// under the test's temporary directory (`differential/HINT.*.txt`) for review.
-async fn differential<F, Fut>(hint: &str, known: &'static [KnownDifference], journey: F)
+pub(crate) async fn differential<F, Fut>(hint: &str, known: &'static [KnownDifference], journey: F)
 where
     F: Fn(Cloud) -> Fut,
     Fut: Future<Output = Transcript>,
@@ -58,12 +58,12 @@ where
 }
 
 /// The `live` block of the estate `name`.
-fn live(name: &str) -> String {
+pub(crate) fn live(name: &str) -> String {
     format!("live {{\n  estate = \"{name}\"\n}}\n")
 }
 
 /// Plans `config`, records the text under `title`, asserts its summary line, and applies it.
-async fn plan_and_apply(
+pub(crate) async fn plan_and_apply(
     cloud: &Cloud,
     transcript: &mut Transcript,
     title: &str,
@@ -86,7 +86,12 @@ async fn plan_and_apply(
 }
 
 /// Plans `config` and asserts that it is converged; the text is recorded under `title`.
-async fn converged(cloud: &Cloud, transcript: &mut Transcript, title: &str, config: &str) {
+pub(crate) async fn converged(
+    cloud: &Cloud,
+    transcript: &mut Transcript,
+    title: &str,
+    config: &str,
+) {
     let (_, text) = cloud
         .plan_text(transcript, &format!("re-plan: {title}"), config)
         .await;

@@ -1,6 +1,8 @@
 //! Integration tests of the root package: the CLI end to end.
 
 #[cfg(feature = "aws")]
+mod aws_data_ec2;
+#[cfg(feature = "aws")]
 mod aws_data_sources;
 #[cfg(feature = "aws")]
 mod aws_e2e;
@@ -45,6 +47,8 @@ mod cli_variables;
 mod damaged_records;
 #[cfg(feature = "aws")]
 mod differential;
+#[cfg(feature = "aws")]
+mod differential_data_ec2;
 #[cfg(feature = "aws")]
 mod differential_sdk;
 #[cfg(feature = "aws")]
