@@ -79,6 +79,13 @@
 //! | tags-only update of an EC2 object | `ec2:CreateTags` for keys set, `ec2:DeleteTags` for keys removed |
 //! | delete a VPC, subnet, security group, route table, route, association, elastic IP | `ec2:DeleteVpc`, `ec2:DeleteSubnet`, `ec2:DeleteSecurityGroup`, `ec2:DeleteRouteTable`, `ec2:DeleteRoute`, `ec2:DisassociateRouteTable`, `ec2:ReleaseAddress` |
 //! | delete an internet gateway | `ec2:DescribeInternetGateways`, `ec2:DetachInternetGateway` when attached, `ec2:DeleteInternetGateway` |
+//! | read `aws_caller_identity` | `sts:GetCallerIdentity` (feature `sts`) |
+//! | read `aws_region`, `aws_partition` | none: the provider's region answers them |
+//! | read `aws_availability_zones` | `ec2:DescribeAvailabilityZones` (feature `ec2`) |
+//! | read `aws_ami` | `ec2:DescribeImages`, one call per page of 1000 |
+//! | read `aws_vpc` | `ec2:DescribeVpcs`, one call per page of 1000 (one call when `id` is given) |
+//! | read `aws_subnet`, `aws_subnets` | `ec2:DescribeSubnets`, one call per page of 1000 (one when `id` is given) |
+//! | read `aws_security_group` | `ec2:DescribeSecurityGroups`, one call per page of 1000 (one when `id` is given) |
 //!
 //! The tagging sweep asks for the services of the types it serves (`s3`, `logs` with the feature
 //! `logs`, and the EC2 resource types `ec2:vpc`, `ec2:subnet`, `ec2:security-group`,
