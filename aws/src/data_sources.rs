@@ -2,8 +2,12 @@
 //! the feature `sts`), and `aws_region` and `aws_partition`, answered from the provider's region with no
 //! call, as the Terraform AWS provider answers them from its configuration.
 //!
-//! The IAM, S3 and policy-document reads are in [`iam`]. A read never writes; a failed read is an
-//! error, never an empty result.
+//! The IAM, S3 and policy-document reads are in [`iam`]; the EC2 data sources (`aws_availability_zones`,
+//! `aws_ami`, `aws_vpc`, `aws_subnet`, `aws_subnets`, `aws_security_group`) are read in `ec2` with the
+//! feature `ec2`. A read never writes; a failed read is an error, never an empty result.
+
+#[cfg(feature = "ec2")]
+mod ec2;
 
 use awscatalog::data::{
     CALLER_IDENTITY, PARTITION, REGION, partition_value, region_value, requested_region,
@@ -18,6 +22,19 @@ mod iam;
 #[cfg(feature = "sts")]
 const GET_CALLER_IDENTITY: &str = "sts:GetCallerIdentity";
 
+/// The EC2 data sources, read with the feature `ec2`.
+const EC2_TYPES: &[&str] = {
+    use awscatalog::data::ec2::{AMI, AVAILABILITY_ZONES, SECURITY_GROUP, SUBNET, SUBNETS, VPC};
+    &[
+        AVAILABILITY_ZONES,
+        AMI,
+        VPC,
+        SUBNET,
+        SUBNETS,
+        SECURITY_GROUP,
+    ]
+};
+
 /// Whether this build reads the data source `type_name`.
 pub(crate) fn is_served(schema: &DataSourceSchema) -> bool {
     let name = schema.type_name.as_str();
@@ -28,6 +45,7 @@ pub(crate) fn is_served(schema: &DataSourceSchema) -> bool {
         || name == awscatalog::data::s3::BUCKET
         || (name == CALLER_IDENTITY && cfg!(feature = "sts"))
         || (iam_reads.contains(&name) && cfg!(feature = "iam"))
+        || (EC2_TYPES.contains(&name) && cfg!(feature = "ec2"))
 }
 
 impl AwsProvider {
@@ -55,6 +73,8 @@ impl AwsProvider {
             awscatalog::data::iam::ROLE => self.read_role_data(call, request).await,
             #[cfg(feature = "iam")]
             awscatalog::data::iam::POLICY => self.read_policy_data(call, request).await,
+            #[cfg(feature = "ec2")]
+            t if EC2_TYPES.contains(&t) => self.read_ec2_data(call, request).await,
             other => {
                 let _ = call;
                 Err(ProviderError::unsupported(

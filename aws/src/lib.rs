@@ -83,6 +83,13 @@
 //! | read `aws_s3_bucket` (the data source) | `s3:HeadBucket` (its answer names the region), `s3:GetBucketLocation` only when it does not |
 //! | compute `aws_iam_policy_document` | none |
 //! | delete an internet gateway | `ec2:DescribeInternetGateways`, `ec2:DetachInternetGateway` when attached, `ec2:DeleteInternetGateway` |
+//! | read `aws_caller_identity` | `sts:GetCallerIdentity` (feature `sts`) |
+//! | read `aws_region`, `aws_partition` | none: the provider's region answers them |
+//! | read `aws_availability_zones` | `ec2:DescribeAvailabilityZones` (feature `ec2`) |
+//! | read `aws_ami` | `ec2:DescribeImages`, one call per page of 1000 |
+//! | read `aws_vpc` | `ec2:DescribeVpcs`, one call per page of 1000 (one call when `id` is given) |
+//! | read `aws_subnet`, `aws_subnets` | `ec2:DescribeSubnets`, one call per page of 1000 (one when `id` is given) |
+//! | read `aws_security_group` | `ec2:DescribeSecurityGroups`, one call per page of 1000 (one when `id` is given) |
 //!
 //! The tagging sweep asks for the services of the types it serves (`s3`, `logs` with the feature
 //! `logs`, and the EC2 resource types `ec2:vpc`, `ec2:subnet`, `ec2:security-group`,

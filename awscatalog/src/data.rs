@@ -2,7 +2,9 @@
 //! attributes a read returns, named as the AWS provider v5 documents them.
 //!
 //! Data and the shape of what a read gives (`caller_identity_value`, `region_value`, `partition_value`):
-//! which live system answers a read, and how, is the provider's business.
+//! which live system answers a read, and how, is the provider's business. The EC2 data sources
+//! (`aws_availability_zones`, `aws_ami`, `aws_vpc`, `aws_subnet`, `aws_subnets`,
+//! `aws_security_group`) are in [`ec2`] (schemas and requests) and [`ec2_shape`] (answers).
 
 use std::collections::BTreeMap;
 
@@ -11,6 +13,8 @@ use provider::schema::{AttributeSchema, DataSourceSchema};
 
 use crate::string;
 
+pub mod ec2;
+pub mod ec2_shape;
 mod go_json;
 pub mod iam;
 pub mod policy_document;
@@ -26,7 +30,7 @@ pub const REGION: &str = "aws_region";
 /// `aws_partition`: the partition of the provider's region (no API call).
 pub const PARTITION: &str = "aws_partition";
 
-/// The data source schemas.
+/// The data source schemas: these, then each family's (IAM, the policy document, S3, EC2).
 pub(crate) fn schemas() -> Vec<DataSourceSchema> {
     let mut all = vec![
         DataSourceSchema::new(CALLER_IDENTITY)
@@ -48,6 +52,7 @@ pub(crate) fn schemas() -> Vec<DataSourceSchema> {
     all.extend(iam::schemas());
     all.push(policy_document::schema());
     all.push(s3::schema());
+    all.extend(ec2::schemas());
     all
 }
 

@@ -80,5 +80,6 @@ async fn aws_data_sources_read_the_caller_and_the_region() {
         .expect_err("no such region");
     assert_eq!(missing.kind, ProviderErrorKind::NotFound);
     assert!(aws.schemas().data_source("aws_caller_identity").is_some());
-    assert!(aws.schemas().data_source("aws_vpc").is_none());
+    assert!(aws.schemas().data_source("aws_vpc").is_some());
+    assert!(aws.schemas().data_source("aws_instance").is_none());
 }

@@ -1,6 +1,8 @@
 //! Integration tests of the root package: the CLI end to end.
 
 #[cfg(feature = "aws")]
+mod aws_data_ec2;
+#[cfg(feature = "aws")]
 mod aws_data_sources;
 mod aws_data_sources_iam;
 #[cfg(feature = "aws")]
@@ -48,6 +50,8 @@ mod damaged_records;
 #[cfg(feature = "aws")]
 mod differential;
 mod differential_data;
+#[cfg(feature = "aws")]
+mod differential_data_ec2;
 #[cfg(feature = "aws")]
 mod differential_sdk;
 #[cfg(feature = "aws")]

@@ -147,7 +147,7 @@ resource "aws_s3_bucket" "x" { bucket = "x" }
 fn data_sources_outside_what_liveplan_reads_are_refused() {
     check(
         &format!(
-            r#"{LIVE}data "aws_vpc" "main" {{}}
+            r#"{LIVE}data "aws_instance" "main" {{}}
 data "aws_region" "late" {{ name = aws_s3_bucket.b.bucket }}
 data "aws_region" "a" {{ name = data.aws_region.b.name }}
 data "aws_region" "b" {{ name = data.aws_region.a.name }}
@@ -182,6 +182,6 @@ resource "aws_s3_bucket" "b" {{
             unknown-reference main.tf:11:32 data.aws_region.u: variable `nope` is not declared
             unsupported-construct main.tf:12:1: `lifecycle` block of `data.aws_region.l` is not supported
             unsupported-construct main.tf:5:1 data.aws_region.late: `data.aws_region.late` reads `aws_s3_bucket.b`, known only after apply
-            unsupported-type main.tf:4:1 data.aws_vpc.main: data source type `aws_vpc` is not supported"#]],
+            unsupported-type main.tf:4:1 data.aws_instance.main: data source type `aws_instance` is not supported"#]],
     );
 }

@@ -155,9 +155,23 @@ pub(crate) async fn plan(
         withheld,
         ..
     } = planner;
-    let projected = projected
-        .map(|p| Projected::of(p, &region))
-        .unwrap_or_default();
+    let projected = match projected {
+        Some(p) => Projected::of(p, &region),
+        None => {
+            // No discovery ran (the lint found errors, a failed data read among them): the data
+            // sources' attempts are this plan's whole cost.
+            let mut none = Projected::default();
+            for (operation, n) in data.counts.snapshot() {
+                none.cost.api_calls += n;
+                *none
+                    .cost
+                    .api_calls_by_operation
+                    .entry(operation)
+                    .or_default() += n;
+            }
+            none
+        }
+    };
     let mut diagnostics = linted.diagnostics;
     diagnostics.extend(found);
     let planned = Planned {

@@ -17,6 +17,7 @@ mod ownership_ops;
 mod ownership_races;
 mod plan_blocks;
 mod plan_conditions;
+mod plan_data_ec2;
 mod plan_data_sources;
 mod plan_data_sources_iam;
 mod plan_dependencies;
