@@ -8,7 +8,7 @@
 //! emulator").
 //!
 //! Not covered: a second region through a provider alias (estates of several regions are not
-//! implemented).
+//! implemented). The same journeys written as modules are in `differential_modules`.
 
 use std::future::Future;
 

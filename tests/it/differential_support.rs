@@ -66,6 +66,26 @@ pub(crate) struct Applied {
 }
 
 /// A name no other test or process uses, shared by the two runs of one journey.
+/// The line that starts another file of a journey's configuration: `# file: modules/net/main.tf`.
+pub(crate) const FILE_MARK: &str = "# file: ";
+
+/// A journey's configuration as files: the text up to the first [`FILE_MARK`] line is `main.tf`, each
+/// such line starts the file it names (a called module's, named by its path).
+pub(crate) fn source_files(config: &str) -> Vec<SourceFile> {
+    let mut files = vec![SourceFile::new("main.tf", String::new())];
+    for line in config.split_inclusive('\n') {
+        match line.strip_prefix(FILE_MARK) {
+            Some(name) => files.push(SourceFile::new(name.trim(), String::new())),
+            None => {
+                if let Some(last) = files.last_mut() {
+                    last.text.push_str(line);
+                }
+            }
+        }
+    }
+    files
+}
+
 pub(crate) fn unique_name(hint: &str) -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now()
@@ -123,9 +143,10 @@ impl Cloud {
         }
     }
 
-    /// The plan of `config` (one `main.tf`).
+    /// The plan of `config` (one `main.tf`, and the files of called modules after
+    /// [`FILE_MARK`] lines, see [`source_files`]).
     pub(crate) async fn plan(&self, config: &str) -> Plan {
-        let files = [SourceFile::new("main.tf", config)];
+        let files = source_files(config);
         let inputs = VariableInputs::default();
         self.engine
             .plan(Sources::new(&files, &inputs))
@@ -175,7 +196,7 @@ impl Cloud {
 
     /// `liveplan adopt ADDRESS` with `config`: the outcome's id or its diagnostics, as a line.
     pub(crate) async fn adopt(&self, config: &str, address: &str) -> String {
-        let files = [SourceFile::new("main.tf", config)];
+        let files = source_files(config);
         let inputs = VariableInputs::default();
         let address: InstanceAddress = address.parse().expect("an address");
         let outcome = self
@@ -188,7 +209,7 @@ impl Cloud {
 
     /// `liveplan mv OLD NEW` with `config`: the outcome as a line.
     pub(crate) async fn mv(&self, config: &str, old: &str, new: &str) -> String {
-        let files = [SourceFile::new("main.tf", config)];
+        let files = source_files(config);
         let inputs = VariableInputs::default();
         let old: InstanceAddress = old.parse().expect("an address");
         let new: InstanceAddress = new.parse().expect("an address");

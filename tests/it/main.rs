@@ -53,6 +53,8 @@ mod differential_data;
 #[cfg(feature = "aws")]
 mod differential_data_ec2;
 #[cfg(feature = "aws")]
+mod differential_modules;
+#[cfg(feature = "aws")]
 mod differential_sdk;
 #[cfg(feature = "aws")]
 mod differential_support;
