@@ -592,6 +592,15 @@ pub fn json(plan: &Plan, options: RenderOptions) -> String {
             "store_requests": plan.cost.store_requests,
         },
     });
+    // Only a plan that read several regions says what each cost.
+    if !plan.cost.api_calls_by_region.is_empty()
+        && let Some(cost) = doc.get_mut("cost").and_then(|c| c.as_object_mut())
+    {
+        cost.insert(
+            "api_calls_by_region".to_owned(),
+            json!(plan.cost.api_calls_by_region),
+        );
+    }
     // Only a plan that holds something back has the key, as Terraform's `deferred_changes`.
     if !plan.withheld.is_empty()
         && let Some(map) = doc.as_object_mut()

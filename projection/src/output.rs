@@ -244,6 +244,9 @@ pub struct Cost {
     pub store_trips: u64,
     /// Requests the record store's backend made for them (a listing's pages each count).
     pub store_requests: u64,
+    /// Provider API calls by region, for a plan that read more than one region (empty for one: every
+    /// call was made in the plan's region).
+    pub api_calls_by_region: BTreeMap<String, u64>,
 }
 
 /// The ephemeral prior state of one plan, and everything discovery has to report.

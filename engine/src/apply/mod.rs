@@ -160,7 +160,8 @@ pub(crate) async fn apply(
 ) -> Result<ApplyOutcome, crate::Error> {
     let p = plan.plan();
     let graph = graph::build(p).map_err(|e| crate::Error::InvalidGraph(e.to_string()))?;
-    let mut ops = Executor::new(p, provider, &store, &config, retry, clock)?;
+    let providers = region_providers(p, &provider).await?;
+    let mut ops = Executor::new(p, (provider, providers), &store, &config, retry, clock)?;
     // Every record an apply writes is its estate's: on S3 the objects carry the estate's tag, so that one
     // bucket's records can be told apart by estate (lifecycle rules, access policies, cost reports).
     let tags = BTreeMap::from([(admission::marker::ESTATE_TAG.to_owned(), p.estate.clone())]);
@@ -288,11 +289,48 @@ fn withheld_diagnostic(w: &WithheldChange) -> Diagnostic {
     .with_address(w.address.to_string())
 }
 
+/// The provider of every region the plan's changes reach: the regions its provider configurations name
+/// and those of the objects it changes, each the engine's provider configured for it.
+async fn region_providers(
+    p: &crate::model::Plan,
+    provider: &Arc<dyn Provider>,
+) -> Result<BTreeMap<String, Arc<dyn Provider>>, crate::Error> {
+    let ctx = &p.context;
+    let home = provider.region();
+    let mut regions = ctx.provider_settings.regions(&ctx.config, &home);
+    regions.extend(ctx.priors.values().map(|o| o.region.clone()));
+    let others = crate::regions::RegionProviders::open(provider.as_ref(), &regions)
+        .await
+        .map_err(|d| crate::Error::RegionUnreachable(d.summary))?;
+    Ok(regions
+        .iter()
+        .map(|r| (r.clone(), others.get_arc(provider, r)))
+        .collect())
+}
+
 impl Executor {
+    /// The provider of `region` (the home region's when the plan reached no other).
+    pub(crate) fn provider_in(&self, region: &str) -> &Retrying<Arc<dyn Provider>> {
+        self.providers
+            .get(region)
+            .or_else(|| self.providers.get(&self.home))
+            .expect("the home region's provider is always opened")
+    }
+
+    /// The region `address` is created in: its provider configuration's.
+    pub(crate) fn region_of(&self, address: &admission::InstanceAddress) -> String {
+        crate::regions::region_of_block(
+            &self.ctx.config,
+            &self.ctx.provider_settings,
+            &self.home,
+            address.block(),
+        )
+    }
+
     /// The operations of applying `p`.
     fn new(
         p: &crate::model::Plan,
-        provider: Arc<dyn Provider>,
+        (provider, providers): (Arc<dyn Provider>, BTreeMap<String, Arc<dyn Provider>>),
         store: &Arc<dyn Store>,
         config: &ApplyConfig,
         retry: RetryConfig,
@@ -324,7 +362,11 @@ impl Executor {
             deposed_changes,
             // Not cut short by `cancel`: an operation in flight when the apply is cancelled finishes, its
             // retries included, and writes its records.
-            provider: Retrying::new(provider, &retry),
+            providers: providers
+                .into_iter()
+                .map(|(region, p)| (region, Retrying::new(p, &retry)))
+                .collect(),
+            home: provider.region(),
             events: config.events.clone(),
             progress_interval: config.progress_interval,
             results: Mutex::new(BTreeMap::new()),
@@ -393,8 +435,11 @@ struct Executor {
     deposed_changes: HashMap<(InstanceAddress, String), Arc<ResourceChange>>,
     /// Each resource block's declaration and the value of its members before any is read.
     blocks: HashMap<BlockAddress, BlockShape>,
-    /// The provider, retried as the apply's configuration says.
-    provider: Retrying<Arc<dyn Provider>>,
+    /// The provider of each region the plan reaches (the home region's first), each retried as the
+    /// apply's configuration says.
+    providers: BTreeMap<String, Retrying<Arc<dyn Provider>>>,
+    /// The home region: the engine's provider's.
+    home: String,
     /// Every record write of the apply.
     journal: RecordJournal,
     /// The parallelism limit.

@@ -1,0 +1,206 @@
+//! Discovery across regions: one projection per region a provider configuration names, each of the
+//! instances planned in that region, merged into the one projection the planner reads.
+//!
+//! Every run reads the same records through the plan's one run cache. The merge keeps what is
+//! estate-wide estate-wide: an object seen from several regions (an S3 bucket, whose listing is global)
+//! is reported once, and never as undeclared when another region's instance is bound to it; an address
+//! carried by objects of two regions is a `marker-collision`, planned nowhere. The cost is kept per
+//! region beside the sums.
+//!
+//! It never writes; the single-region plan is exactly one projection, as before.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use admission::marker::Estate;
+use admission::{Code, Config, Diagnostic, ExpandedInstance, ProviderSettings, Value};
+use projection::{Binding, Projection, ProjectionConfig, Withheld};
+use provider::{Catalog, Provider};
+use staterecord::Store;
+
+use crate::regions::{RegionProviders, region_of_block};
+
+/// What one plan needs to know to discover across regions.
+pub(super) struct RegionalRequest<'a> {
+    pub(super) config: &'a Config,
+    pub(super) variables: &'a BTreeMap<String, Value>,
+    pub(super) catalog: &'a Catalog,
+    pub(super) instances: &'a [ExpandedInstance],
+    pub(super) settings: &'a ProviderSettings,
+    pub(super) estate: &'a Estate,
+    pub(super) projection: &'a ProjectionConfig,
+}
+
+/// The projection of every region the configuration names, merged; a diagnostic when a region cannot
+/// be reached.
+pub(super) async fn project_regions(
+    request: &RegionalRequest<'_>,
+    provider: &dyn Provider,
+    store: &dyn Store,
+) -> Result<Result<Projection, Diagnostic>, crate::Error> {
+    let home = provider.region();
+    let regions = request.settings.regions(request.config, &home);
+    let providers = match RegionProviders::open(provider, &regions).await {
+        Ok(p) => p,
+        Err(d) => return Ok(Err(d)),
+    };
+    let mut runs = Vec::new();
+    for region in &regions {
+        let instances: Vec<ExpandedInstance> = request
+            .instances
+            .iter()
+            .filter(|d| {
+                region_of_block(request.config, request.settings, &home, d.address.block())
+                    == *region
+            })
+            .cloned()
+            .collect();
+        let declared = super::declared_model(
+            request.config,
+            request.variables,
+            request.catalog,
+            &instances,
+            region,
+        )?;
+        let p = projection::project(
+            providers.get(provider, region),
+            request.catalog,
+            store,
+            request.estate,
+            &declared,
+            request.projection,
+        )
+        .await?;
+        runs.push((region.clone(), p));
+    }
+    Ok(Ok(merge(&home, runs)))
+}
+
+/// The projections of several regions as one: the home region's records and estate, every region's
+/// instances and reports, the estate-wide rules kept.
+fn merge(home: &str, runs: Vec<(String, Projection)>) -> Projection {
+    let single = runs.len() == 1;
+    let mut iter = runs.into_iter();
+    let (first_region, mut merged) = iter.next().expect("the home region is always read");
+    if single {
+        return merged;
+    }
+    let mut by_region: BTreeMap<String, u64> =
+        BTreeMap::from([(first_region.clone(), merged.cost.api_calls)]);
+    let mut deposed_present: BTreeSet<(String, String)> = merged
+        .deposed
+        .iter()
+        .filter(|d| d.present)
+        .map(|d| (d.type_name.clone(), d.id.clone()))
+        .collect();
+    for (region, p) in iter {
+        by_region.insert(region.clone(), p.cost.api_calls);
+        merged.instances.extend(p.instances);
+        merged.foreign.extend(p.foreign);
+        merged.bind_candidates.extend(p.bind_candidates);
+        merged.ambiguous_candidates.extend(p.ambiguous_candidates);
+        merged.unowned.extend(p.unowned);
+        merged.owned_undeclared.extend(p.owned_undeclared);
+        merged.rename_hints.extend(p.rename_hints);
+        deposed_present.extend(
+            p.deposed
+                .iter()
+                .filter(|d| d.present)
+                .map(|d| (d.type_name.clone(), d.id.clone())),
+        );
+        merged.deposed.extend(p.deposed);
+        for (estate, n) in p.other_estates {
+            *merged.other_estates.entry(estate).or_default() += n;
+        }
+        merged.withheld_types.extend(p.withheld_types);
+        merged.diagnostics.extend(p.diagnostics);
+        merged.cost.api_calls += p.cost.api_calls;
+        for (operation, n) in p.cost.api_calls_by_operation {
+            *merged
+                .cost
+                .api_calls_by_operation
+                .entry(operation)
+                .or_default() += n;
+        }
+        merged.cost.store_trips += p.cost.store_trips;
+        merged.cost.store_requests += p.cost.store_requests;
+    }
+    let _ = first_region;
+    merged.region = home.to_owned();
+    merged.cost.api_calls_by_region = by_region;
+    // A deposed object one region's read found is present, whatever the other regions' reads said.
+    for d in &mut merged.deposed {
+        d.present = d.present || deposed_present.contains(&(d.type_name.clone(), d.id.clone()));
+    }
+    merged.deposed.sort();
+    merged.deposed.dedup();
+    estate_wide(&mut merged);
+    merged
+}
+
+/// The rules that hold across regions: an object seen from several regions is one object, and an
+/// address is carried by one object of the estate.
+fn estate_wide(merged: &mut Projection) {
+    let bound: BTreeSet<(String, String)> = merged
+        .instances
+        .values()
+        .filter_map(|s| s.binding.object())
+        .map(|o| (o.type_name.clone(), o.id.clone()))
+        .collect();
+    let mut seen = BTreeSet::new();
+    merged.owned_undeclared.retain(|o| {
+        let key = (o.type_name.clone(), o.id.clone());
+        !bound.contains(&key) && seen.insert(key)
+    });
+    let mut collisions = Vec::new();
+    merged.owned_undeclared.retain(|o| {
+        let Some(state) = merged.instances.get_mut(&o.address) else {
+            return true;
+        };
+        // A record-backed object is the home region's, seen again by every other region's run.
+        if o.object.is_none() {
+            return false;
+        }
+        let other = state.binding.object().map(|b| b.id.clone());
+        state.binding = Binding::Withheld(Withheld::Collision);
+        collisions.push((o.address.clone(), o.id.clone(), other, o.object.clone()));
+        false
+    });
+    for (address, id, other, object) in collisions {
+        let region = object.map(|o| o.region).unwrap_or_default();
+        let ids: Vec<String> = std::iter::once(id).chain(other).collect();
+        merged.diagnostics.push(
+            Diagnostic::new(
+                Code::MarkerCollision,
+                format!(
+                    "{address} is declared in one region, and an object of this estate in {region} \
+                     carries its address"
+                ),
+                "an address is one object of the estate, whatever its region: liveplan does not move \
+                 an object between regions; give the instance its old provider configuration back, or \
+                 give it another address and let the old one be deleted",
+            )
+            .with_address(address.to_string())
+            .with_ids(ids),
+        );
+    }
+    merged.foreign.sort();
+    merged.foreign.dedup();
+    merged.bind_candidates.sort();
+    merged.bind_candidates.dedup();
+    merged.ambiguous_candidates.sort();
+    merged.ambiguous_candidates.dedup();
+    merged.unowned.sort();
+    merged.unowned.dedup();
+    merged
+        .owned_undeclared
+        .sort_by(|a, b| (&a.address, &a.id).cmp(&(&b.address, &b.id)));
+    merged
+        .rename_hints
+        .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    merged.diagnostics.sort_by(|a, b| {
+        a.sort_key()
+            .cmp(&b.sort_key())
+            .then_with(|| a.summary.cmp(&b.summary))
+    });
+    merged.diagnostics.dedup();
+}
