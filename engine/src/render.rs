@@ -80,6 +80,7 @@ fn undeclared_action_name(action: UndeclaredAction) -> &'static str {
     match action {
         UndeclaredAction::Delete => "delete",
         UndeclaredAction::WithheldForRename => "withheld",
+        UndeclaredAction::Unreachable => "unreachable",
     }
 }
 
@@ -450,6 +451,7 @@ fn owned_undeclared_text(plan: &Plan, out: &mut String) {
         let what = match o.action {
             UndeclaredAction::Delete => "will be destroyed",
             UndeclaredAction::WithheldForRename => "withheld (possible rename)",
+            UndeclaredAction::Unreachable => "kept (no provider configuration reaches its region)",
         };
         let _ = writeln!(out, "  {}: {} {what}", o.address, o.id);
     }

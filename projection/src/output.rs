@@ -163,6 +163,9 @@ pub enum UndeclaredAction {
     Delete,
     /// Kept: a rename is plausible (see the rename hints).
     WithheldForRename,
+    /// Kept: it lives in a region the estate wrote to that no provider configuration names any more,
+    /// so nothing may delete it (an error says so).
+    Unreachable,
 }
 
 /// An object this estate owns whose address the configuration no longer declares (or a count surplus).

@@ -166,7 +166,10 @@ pub(crate) async fn apply(
     // bucket's records can be told apart by estate (lifecycle rules, access policies, cost reports).
     let tags = BTreeMap::from([(admission::marker::ESTATE_TAG.to_owned(), p.estate.clone())]);
     let mut outcome = staterecord::with_object_tags(tags, async {
-        // The slots first: no object is given a slot, or loses one, before the mark covers it.
+        // The regions first: no object is created in a region the estate's record does not name, so a
+        // region later dropped from the configuration is still swept.
+        ops.claim_regions(p).await?;
+        // The slots next: no object is given a slot, or loses one, before the mark covers it.
         ops.slot_verdicts = ops.claim_slots().await;
         execute(&graph, Arc::new(ops), &config, &p.withheld).await
     })
@@ -309,6 +312,45 @@ async fn region_providers(
 }
 
 impl Executor {
+    /// Writes the regions record before anything is created: every (account, region) pair the plan
+    /// creates an object in, once it creates beyond the home region or the record exists. An apply
+    /// whose record cannot be written changes nothing.
+    async fn claim_regions(&self, p: &crate::model::Plan) -> Result<(), crate::Error> {
+        let mut wanted: Vec<projection::record::RegionPair> = p
+            .effective_changes()
+            .filter(|c| matches!(c.action, crate::model::Action::Create | crate::model::Action::Replace))
+            .filter(|c| c.admission != provider::AdmissionPath::Record)
+            .map(|c| {
+                let region = self.region_of(&c.address);
+                projection::record::RegionPair {
+                    account: self.provider_in(&region).account(),
+                    region,
+                }
+            })
+            .collect();
+        wanted.sort();
+        wanted.dedup();
+        // The home region is always swept: an estate of one region keeps no record of it (its first
+        // other region writes the home region's pairs too).
+        let beyond_home = wanted.iter().any(|w| w.region != self.home);
+        if wanted.is_empty() || (!beyond_home && p.context.records.regions.is_none()) {
+            return Ok(());
+        }
+        if beyond_home {
+            // What the estate made in the home region before it had a record is named too.
+            wanted.push(projection::record::RegionPair {
+                account: self.provider_in(&self.home).account(),
+                region: self.home.clone(),
+            });
+            wanted.sort();
+            wanted.dedup();
+        }
+        self.journal
+            .claim_regions(&wanted)
+            .await
+            .map_err(|e| crate::Error::Store(e.error))
+    }
+
     /// The provider of `region` (the home region's when the plan reached no other).
     pub(crate) fn provider_in(&self, region: &str) -> &Retrying<Arc<dyn Provider>> {
         self.providers

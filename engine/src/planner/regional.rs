@@ -13,7 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use admission::marker::Estate;
 use admission::{Code, Config, Diagnostic, ExpandedInstance, ProviderSettings, Value};
-use projection::{Binding, Projection, ProjectionConfig, Withheld};
+use projection::record::{RecordKeys, load_records_for};
+use projection::{Binding, Projection, ProjectionConfig, UndeclaredAction, Withheld};
 use provider::{Catalog, Provider};
 use staterecord::Store;
 
@@ -30,27 +31,45 @@ pub(super) struct RegionalRequest<'a> {
     pub(super) projection: &'a ProjectionConfig,
 }
 
-/// The projection of every region the configuration names, merged; a diagnostic when a region cannot
-/// be reached.
+/// The projection of every region the configuration names, and of every region the estate's record
+/// says it wrote to, merged; a diagnostic when a region cannot be reached.
 pub(super) async fn project_regions(
     request: &RegionalRequest<'_>,
     provider: &dyn Provider,
     store: &dyn Store,
 ) -> Result<Result<Projection, Diagnostic>, crate::Error> {
     let home = provider.region();
-    let regions = request.settings.regions(request.config, &home);
-    let providers = match RegionProviders::open(provider, &regions).await {
+    // The records first: they name the regions written to. The projections then read them from the
+    // plan's run cache, with no trip of their own.
+    let keys = RecordKeys::new(&request.projection.key_prefix, request.estate)?;
+    let records = load_records_for(store, &keys, || provider.lineage()).await?;
+    let mut configured = request.settings.regions(request.config, &home);
+    configured.remove(&home);
+    let dropped: BTreeSet<String> = records
+        .regions
+        .iter()
+        .flat_map(|r| r.body.pairs.iter().map(|p| p.region.clone()))
+        .filter(|r| *r != home && !configured.contains(r))
+        .collect();
+    // Home first, then the other configured regions, then those only the record names: the merge
+    // keeps the first report of an object seen from several regions.
+    let order: Vec<(String, bool)> = std::iter::once((home.clone(), true))
+        .chain(configured.iter().map(|r| (r.clone(), true)))
+        .chain(dropped.iter().map(|r| (r.clone(), false)))
+        .collect();
+    let all: BTreeSet<String> = order.iter().map(|(r, _)| r.clone()).collect();
+    let providers = match RegionProviders::open(provider, &all).await {
         Ok(p) => p,
         Err(d) => return Ok(Err(d)),
     };
     let mut runs = Vec::new();
-    for region in &regions {
+    for (region, reached) in order {
         let instances: Vec<ExpandedInstance> = request
             .instances
             .iter()
             .filter(|d| {
                 region_of_block(request.config, request.settings, &home, d.address.block())
-                    == *region
+                    == region
             })
             .cloned()
             .collect();
@@ -59,10 +78,10 @@ pub(super) async fn project_regions(
             request.variables,
             request.catalog,
             &instances,
-            region,
+            &region,
         )?;
-        let p = projection::project(
-            providers.get(provider, region),
+        let mut p = projection::project(
+            providers.get(provider, &region),
             request.catalog,
             store,
             request.estate,
@@ -70,9 +89,52 @@ pub(super) async fn project_regions(
             request.projection,
         )
         .await?;
-        runs.push((region.clone(), p));
+        if !reached {
+            unreachable(&region, &mut p);
+        }
+        runs.push((region, p));
     }
-    Ok(Ok(merge(&home, runs)))
+    let mut merged = merge(&home, runs);
+    // The one trip to the store was the read above; the projections read its cache.
+    merged.cost.store_trips = records.store_trips;
+    merged.cost.store_requests = records.store_requests;
+    Ok(Ok(merged))
+}
+
+/// The projection of a region the estate wrote to that no provider configuration names: its owned
+/// objects are reported and kept, with an error naming the region (as Terraform refuses to plan an
+/// object whose provider configuration was removed).
+fn unreachable(region: &str, p: &mut Projection) {
+    // A record-backed object is the home region's; an object of another region (seen through a global
+    // listing) is that region's business.
+    p.owned_undeclared
+        .retain(|o| o.object.as_ref().is_some_and(|obj| obj.region == region));
+    for o in &mut p.owned_undeclared {
+        o.action = UndeclaredAction::Unreachable;
+    }
+    if p.owned_undeclared.is_empty() {
+        return;
+    }
+    let addresses: Vec<String> = p
+        .owned_undeclared
+        .iter()
+        .map(|o| o.address.to_string())
+        .collect();
+    p.diagnostics.push(
+        Diagnostic::new(
+            Code::RegionNotConfigured,
+            format!(
+                "this estate owns objects in {region}, which no provider configuration names any more: {}",
+                addresses.join(", ")
+            ),
+            format!(
+                "to delete them, declare a provider configuration for {region} (`provider \"aws\" {{ \
+                 alias = \"...\", region = \"{region}\" }}`) and apply; to keep them, declare their \
+                 blocks again with that configuration"
+            ),
+        )
+        .with_ids(p.owned_undeclared.iter().map(|o| o.id.clone())),
+    );
 }
 
 /// The projections of several regions as one: the home region's records and estate, every region's
@@ -121,8 +183,7 @@ fn merge(home: &str, runs: Vec<(String, Projection)>) -> Projection {
                 .entry(operation)
                 .or_default() += n;
         }
-        merged.cost.store_trips += p.cost.store_trips;
-        merged.cost.store_requests += p.cost.store_requests;
+        // The records were read once, by the plan: the other regions' runs read its cache.
     }
     let _ = first_region;
     merged.region = home.to_owned();
