@@ -79,7 +79,7 @@ pub async fn open_live(inputs: &Inputs) -> Result<Live, Diagnostic> {
             ));
         }
     };
-    let account = cloud.account().await;
+    let account = SimCloud::account(&cloud).await;
     if let Some(refused) = aws_blocks(inputs)
         .chain(block.filter(|b| b.kind == ProviderKind::Sim))
         .find_map(|b| check_account(inputs, b, &account, &shown))

@@ -254,7 +254,7 @@ fn cli_providers_a_second_region_through_an_alias_is_planned_and_applied_there()
     let plan = dir.run(&[&["plan", "--detailed-exitcode"][..], &sim[..]].concat());
     plan.expect_code(2);
     assert!(
-        plan.stdout.contains("aws_cloudwatch_log_group.flow will be destroyed"),
+        plan.stdout.contains("aws_cloudwatch_log_group.flow: /network/flow will be destroyed"),
         "{}",
         plan.stdout
     );
