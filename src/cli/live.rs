@@ -37,7 +37,9 @@ pub async fn open_live(inputs: &Inputs) -> Result<Live, Diagnostic> {
             return Err(refused);
         }
         let live = open_aws(region).await?;
-        let checked: Vec<&ProviderBlock> = aws_blocks(inputs).filter(|b| has_account_checks(b)).collect();
+        let checked: Vec<&ProviderBlock> = aws_blocks(inputs)
+            .filter(|b| has_account_checks(b))
+            .collect();
         if !checked.is_empty() {
             // As the AWS provider does, before anything else: the caller's account, then the lists of
             // every configuration (all of them use the same credentials, so one account).

@@ -14,12 +14,6 @@ use crate::aws_e2e::{Emulator, NO_CHANGES, live_block};
 use crate::aws_e2e_ec2::Account;
 use crate::cli::{Dir, actions, codes};
 
-const PROVIDERS: &str = r#"
-provider "aws" {
-  region = "us-east-1"
-}
-"#;
-
 const WEST: &str = r#"
 provider "aws" {
   alias  = "west"
@@ -72,7 +66,8 @@ fn aws_e2e_a_second_region_through_an_alias_is_planned_applied_and_swept_per_reg
     let name = emu.name.clone();
     let records = emu.record_bucket(BucketVersioningStatus::Enabled);
     let live = live_block(&name, &records, "");
-    let both = [live.as_str(), PROVIDERS, WEST, &blocks(&name, true)].concat();
+    // The live block's `provider "aws" {}` is the home region's (the environment's, us-east-1).
+    let both = [live.as_str(), WEST, &blocks(&name, true)].concat();
     let dir = Dir::with_config(&both);
 
     let applied = account.run(&dir, &["apply", "--auto-approve"]);
@@ -99,6 +94,8 @@ fn aws_e2e_a_second_region_through_an_alias_is_planned_applied_and_swept_per_reg
             "logs:DescribeLogGroups": 1,
             "tagging:GetResources": 2,
         }),
+        "{}",
+        doc["cost"]
     );
     assert_eq!(
         doc["cost"]["api_calls_by_region"],
@@ -109,7 +106,7 @@ fn aws_e2e_a_second_region_through_an_alias_is_planned_applied_and_swept_per_reg
 
     // The second region dropped from the configuration altogether: still swept, its objects reported
     // and kept, and the plan is refused with an error naming the region.
-    let east_only = [live.as_str(), PROVIDERS, &blocks(&name, false)].concat();
+    let east_only = [live.as_str(), &blocks(&name, false)].concat();
     dir.write("main.tf", &east_only);
     let dropped = account.run(&dir, &["plan", "--json"]);
     dropped.expect_code(1);
@@ -143,5 +140,9 @@ fn aws_e2e_a_second_region_through_an_alias_is_planned_applied_and_swept_per_reg
     assert_eq!(vpcs_in(&emu, &account, "us-east-1"), ["10.80.0.0/16"]);
     let converged = account.run(&dir, &["plan", "--detailed-exitcode"]);
     converged.expect_code(0);
-    assert!(converged.stdout.ends_with(NO_CHANGES), "{}", converged.stdout);
+    assert!(
+        converged.stdout.ends_with(NO_CHANGES),
+        "{}",
+        converged.stdout
+    );
 }

@@ -210,7 +210,10 @@ fn regions_of(dir: &Dir, file: &str) -> Vec<(String, String)> {
         .unwrap()
         .iter()
         .map(|r| {
-            let region = r["region"].as_str().or(cloud["region"].as_str()).unwrap_or_default();
+            let region = r["region"]
+                .as_str()
+                .or(cloud["region"].as_str())
+                .unwrap_or_default();
             (r["type"].as_str().unwrap().to_owned(), region.to_owned())
         })
         .collect();
@@ -232,7 +235,10 @@ fn cli_providers_a_second_region_through_an_alias_is_planned_and_applied_there()
     assert_eq!(
         regions_of(&dir, "world.json"),
         [
-            ("aws_cloudwatch_log_group".to_owned(), "us-east-1".to_owned()),
+            (
+                "aws_cloudwatch_log_group".to_owned(),
+                "us-east-1".to_owned()
+            ),
             ("aws_vpc".to_owned(), "eu-west-1".to_owned()),
         ]
     );
@@ -249,12 +255,15 @@ fn cli_providers_a_second_region_through_an_alias_is_planned_and_applied_there()
 
     // The log group leaves the configuration; its alias still reaches us-east-1: it is deleted there.
     let without = PROVIDERS_TF.replace("aws.plain", "aws.virginia");
-    let cut = without.find("resource \"aws_cloudwatch_log_group\"").unwrap();
+    let cut = without
+        .find("resource \"aws_cloudwatch_log_group\"")
+        .unwrap();
     dir.write("main.tf", &without[..cut]);
     let plan = dir.run(&[&["plan", "--detailed-exitcode"][..], &sim[..]].concat());
     plan.expect_code(2);
     assert!(
-        plan.stdout.contains("aws_cloudwatch_log_group.flow: /network/flow will be destroyed"),
+        plan.stdout
+            .contains("aws_cloudwatch_log_group.flow: /network/flow will be destroyed"),
         "{}",
         plan.stdout
     );

@@ -754,7 +754,14 @@ async fn second_region(cloud: Cloud) -> Transcript {
     // The alias still reaches us-west-2: the estate's objects there leave with their blocks.
     let east = two_regions(&cloud.name, false);
     let summary = "Plan: 0 to add, 0 to change, 2 to destroy.";
-    plan_and_apply(&cloud, &mut t, "the second region's blocks gone", &east, summary).await;
+    plan_and_apply(
+        &cloud,
+        &mut t,
+        "the second region's blocks gone",
+        &east,
+        summary,
+    )
+    .await;
     converged(&cloud, &mut t, "one region left", &east).await;
     t
 }

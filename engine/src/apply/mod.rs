@@ -318,7 +318,12 @@ impl Executor {
     async fn claim_regions(&self, p: &crate::model::Plan) -> Result<(), crate::Error> {
         let mut wanted: Vec<projection::record::RegionPair> = p
             .effective_changes()
-            .filter(|c| matches!(c.action, crate::model::Action::Create | crate::model::Action::Replace))
+            .filter(|c| {
+                matches!(
+                    c.action,
+                    crate::model::Action::Create | crate::model::Action::Replace
+                )
+            })
             .filter(|c| c.admission != provider::AdmissionPath::Record)
             .map(|c| {
                 let region = self.region_of(&c.address);

@@ -42,7 +42,7 @@ use crate::model::{Action, Plan, PlanContext, ResourceChange, WithheldChange};
 use evaluate::Planner;
 use reports::Projected;
 
-pub(crate) use declared::declared_model;
+pub(crate) use declared::{declared_model, declared_model_of};
 pub use options::{PlanMode, PlanOptions, Target};
 pub(crate) use tags::tag_value;
 

@@ -12,8 +12,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use admission::marker::Estate;
-use admission::{Code, Config, Diagnostic, ExpandedInstance, ProviderSettings, Value};
-use projection::record::{RecordKeys, load_records_for};
+use admission::{
+    BlockAddress, Code, Config, Diagnostic, ExpandedInstance, ProviderSettings, Value,
+};
 use projection::{Binding, Projection, ProjectionConfig, UndeclaredAction, Withheld};
 use provider::{Catalog, Provider};
 use staterecord::Store;
@@ -39,66 +40,78 @@ pub(super) async fn project_regions(
     store: &dyn Store,
 ) -> Result<Result<Projection, Diagnostic>, crate::Error> {
     let home = provider.region();
-    // The records first: they name the regions written to. The projections then read them from the
-    // plan's run cache, with no trip of their own.
-    let keys = RecordKeys::new(&request.projection.key_prefix, request.estate)?;
-    let records = load_records_for(store, &keys, || provider.lineage()).await?;
+    // The home region first: its run reads the records (the one trip to the store), which name the
+    // regions written to; the other runs read them from the plan's run cache.
+    let home_run = project_region(request, provider, store, &home, &home).await?;
     let mut configured = request.settings.regions(request.config, &home);
     configured.remove(&home);
-    let dropped: BTreeSet<String> = records
+    let dropped: BTreeSet<String> = home_run
+        .records
         .regions
         .iter()
         .flat_map(|r| r.body.pairs.iter().map(|p| p.region.clone()))
         .filter(|r| *r != home && !configured.contains(r))
         .collect();
-    // Home first, then the other configured regions, then those only the record names: the merge
-    // keeps the first report of an object seen from several regions.
-    let order: Vec<(String, bool)> = std::iter::once((home.clone(), true))
-        .chain(configured.iter().map(|r| (r.clone(), true)))
-        .chain(dropped.iter().map(|r| (r.clone(), false)))
-        .collect();
-    let all: BTreeSet<String> = order.iter().map(|(r, _)| r.clone()).collect();
+    if configured.is_empty() && dropped.is_empty() {
+        return Ok(Ok(home_run));
+    }
+    let all: BTreeSet<String> = configured.union(&dropped).cloned().collect();
     let providers = match RegionProviders::open(provider, &all).await {
         Ok(p) => p,
         Err(d) => return Ok(Err(d)),
     };
+    // Then the other configured regions, then those only the record names: the merge keeps the first
+    // report of an object seen from several regions.
     let mut runs = Vec::new();
-    for (region, reached) in order {
-        let instances: Vec<ExpandedInstance> = request
-            .instances
-            .iter()
-            .filter(|d| {
-                region_of_block(request.config, request.settings, &home, d.address.block())
-                    == region
-            })
-            .cloned()
-            .collect();
-        let declared = super::declared_model(
-            request.config,
-            request.variables,
-            request.catalog,
-            &instances,
-            &region,
-        )?;
-        let mut p = projection::project(
-            providers.get(provider, &region),
-            request.catalog,
-            store,
-            request.estate,
-            &declared,
-            request.projection,
-        )
-        .await?;
+    let others = configured
+        .iter()
+        .map(|r| (r, true))
+        .chain(dropped.iter().map(|r| (r, false)));
+    for (region, reached) in others {
+        let regional = providers.get(provider, region);
+        let mut p = project_region(request, regional, store, region, &home).await?;
         if !reached {
-            unreachable(&region, &mut p);
+            unreachable(region, &mut p);
         }
-        runs.push((region, p));
+        runs.push((region.clone(), p));
     }
-    let mut merged = merge(&home, runs);
-    // The one trip to the store was the read above; the projections read its cache.
-    merged.cost.store_trips = records.store_trips;
-    merged.cost.store_requests = records.store_requests;
-    Ok(Ok(merged))
+    Ok(Ok(merge(&home, home_run, runs)))
+}
+
+/// The projection of `region` through `provider`, of the instances planned in it.
+async fn project_region(
+    request: &RegionalRequest<'_>,
+    provider: &dyn Provider,
+    store: &dyn Store,
+    region: &str,
+    home: &str,
+) -> Result<Projection, crate::Error> {
+    let here = |block: &BlockAddress| {
+        region_of_block(request.config, request.settings, home, block) == region
+    };
+    let instances: Vec<ExpandedInstance> = request
+        .instances
+        .iter()
+        .filter(|d| here(d.address.block()))
+        .cloned()
+        .collect();
+    let declared = super::declared_model_of(
+        request.config,
+        request.variables,
+        request.catalog,
+        &instances,
+        region,
+        &here,
+    )?;
+    Ok(projection::project(
+        provider,
+        request.catalog,
+        store,
+        request.estate,
+        &declared,
+        request.projection,
+    )
+    .await?)
 }
 
 /// The projection of a region the estate wrote to that no provider configuration names: its owned
@@ -139,22 +152,17 @@ fn unreachable(region: &str, p: &mut Projection) {
 
 /// The projections of several regions as one: the home region's records and estate, every region's
 /// instances and reports, the estate-wide rules kept.
-fn merge(home: &str, runs: Vec<(String, Projection)>) -> Projection {
-    let single = runs.len() == 1;
-    let mut iter = runs.into_iter();
-    let (first_region, mut merged) = iter.next().expect("the home region is always read");
-    if single {
-        return merged;
-    }
+fn merge(home: &str, mut merged: Projection, others: Vec<(String, Projection)>) -> Projection {
+    let first_region = home.to_owned();
     let mut by_region: BTreeMap<String, u64> =
-        BTreeMap::from([(first_region.clone(), merged.cost.api_calls)]);
+        BTreeMap::from([(first_region, merged.cost.api_calls)]);
     let mut deposed_present: BTreeSet<(String, String)> = merged
         .deposed
         .iter()
         .filter(|d| d.present)
         .map(|d| (d.type_name.clone(), d.id.clone()))
         .collect();
-    for (region, p) in iter {
+    for (region, p) in others {
         by_region.insert(region.clone(), p.cost.api_calls);
         merged.instances.extend(p.instances);
         merged.foreign.extend(p.foreign);
@@ -183,9 +191,8 @@ fn merge(home: &str, runs: Vec<(String, Projection)>) -> Projection {
                 .entry(operation)
                 .or_default() += n;
         }
-        // The records were read once, by the plan: the other regions' runs read its cache.
+        // The records were read once, by the home region's run: the others read its cache.
     }
-    let _ = first_region;
     merged.region = home.to_owned();
     merged.cost.api_calls_by_region = by_region;
     // A deposed object one region's read found is present, whatever the other regions' reads said.
