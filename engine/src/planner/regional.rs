@@ -75,7 +75,17 @@ pub(super) async fn project_regions(
         }
         runs.push((region.clone(), p));
     }
-    Ok(Ok(merge(&home, home_run, runs)))
+    let mut merged = merge(&home, home_run, runs);
+    // An object of a dropped region seen from a reached one (S3's listing is global) is kept too.
+    for o in &mut merged.owned_undeclared {
+        if o.object
+            .as_ref()
+            .is_some_and(|obj| dropped.contains(&obj.region))
+        {
+            o.action = UndeclaredAction::Unreachable;
+        }
+    }
+    Ok(Ok(merged))
 }
 
 /// The projection of `region` through `provider`, of the instances planned in it.
