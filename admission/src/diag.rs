@@ -232,6 +232,8 @@ codes! {
     RecordFormat = "record-format", Warning;
     /// A record names another live system than the one this run reads and writes.
     RecordLineage = "record-lineage", Error;
+    /// The estate owns objects in a region it wrote to that no provider configuration names any more.
+    RegionNotConfigured = "region-not-configured", Error;
     /// A `record_store` block that cannot open its store (a missing or refused setting).
     RecordStoreConfig = "record-store-config", Error;
     /// The apply runs on a record store whose update conflicts are detected, not prevented.

@@ -1,5 +1,6 @@
-//! The tag settings of each provider configuration, evaluated: `default_tags { tags = {...} }` and
-//! `ignore_tags { keys, key_prefixes }`, and how they make a resource's `tags_all` from its `tags`.
+//! The settings of each provider configuration, evaluated: its `region` (the region each resource is
+//! planned and applied in), `default_tags { tags = {...} }` and `ignore_tags { keys, key_prefixes }`,
+//! and how they make a resource's `tags_all` from its `tags`.
 //!
 //! As in the AWS provider: once a configuration has default tags or a resource sets `tags`, the
 //! object's non-marker tags (`tags_all` without the markers) are exactly the default tags merged with
@@ -52,10 +53,16 @@ pub struct TagSettings {
     pub ignored: IgnoredTags,
 }
 
-/// The tag settings of every `aws` provider configuration, by the reference resources pick it with.
+/// The settings of every `aws` provider configuration, by the reference resources pick it with: its
+/// tag settings and its region.
+///
+/// This is the one place a resource's provider configuration is resolved (`provider = aws.west`, else
+/// the default configuration of its provider): the planner, the apply and discovery ask it alike.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProviderSettings {
     tags: BTreeMap<ProviderRef, TagSettings>,
+    /// The `region` of each `aws` configuration that sets one.
+    regions: BTreeMap<ProviderRef, String>,
 }
 
 impl ProviderSettings {
@@ -75,6 +82,7 @@ impl ProviderSettings {
                 .collect()
         };
         let mut tags = BTreeMap::new();
+        let mut regions = BTreeMap::new();
         for block in config
             .providers
             .iter()
@@ -110,8 +118,46 @@ impl ProviderSettings {
             if settings != TagSettings::default() {
                 tags.insert(block.reference(), settings);
             }
+            if let Some(region) = eval(block.region.as_ref())
+                .and_then(|v| v.peel().as_str().map(str::to_owned))
+                .filter(|r| !r.is_empty())
+            {
+                regions.insert(block.reference(), region);
+            }
         }
-        ProviderSettings { tags }
+        ProviderSettings { tags, regions }
+    }
+
+    /// The region of the configuration `wanted`: its `region`, else `home` (the region of the live
+    /// system as opened, which a configuration without `region` means, as the AWS provider takes the
+    /// environment's region).
+    pub fn region_of_ref(&self, wanted: &ProviderRef, home: &str) -> String {
+        self.regions
+            .get(wanted)
+            .cloned()
+            .unwrap_or_else(|| home.to_owned())
+    }
+
+    /// The region `res` is planned, discovered and applied in: its provider configuration's
+    /// ([`ProviderSettings::region_of_ref`]); `home` for a type of no cloud provider (`random_id`).
+    pub fn region_of(&self, res: &Resource, home: &str) -> String {
+        if !res.type_name.starts_with("aws_") {
+            return home.to_owned();
+        }
+        self.region_of_ref(&res.provider_ref(), home)
+    }
+
+    /// Every region an `aws` provider configuration of `config` names (a configuration without
+    /// `region` names `home`), and `home` itself, sorted.
+    pub fn regions(&self, config: &Config, home: &str) -> BTreeSet<String> {
+        let mut all: BTreeSet<String> = config
+            .providers
+            .iter()
+            .filter(|p| p.kind == ProviderKind::Aws)
+            .map(|p| self.region_of_ref(&p.reference(), home))
+            .collect();
+        all.insert(home.to_owned());
+        all
     }
 
     /// The tag settings of the configuration `res` uses (`provider = aws.west`, else the default

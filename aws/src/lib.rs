@@ -319,6 +319,8 @@ pub struct AwsProvider {
     sts: aws_sdk_sts::Client,
     region: String,
     bucket_tagging: BucketTagging,
+    /// The SDK configuration and settings the clients were built from, for another region's clients.
+    built_from: (aws_config::SdkConfig, AwsProviderConfig),
 }
 
 impl AwsProvider {
@@ -354,6 +356,7 @@ impl AwsProvider {
         builder.set_retry_config(Some(RetryConfig::disabled()));
         builder.set_timeout_config(Some(timeouts));
         let shared = builder.build();
+        let built_from = (shared.clone(), config.clone());
         let region = shared
             .region()
             .map(|r| r.as_ref().to_owned())
@@ -380,7 +383,20 @@ impl AwsProvider {
             sts: aws_sdk_sts::Client::new(&shared),
             region,
             bucket_tagging,
+            built_from,
         })
+    }
+
+    /// The same provider serving `region`: new clients for it, from the same credentials, endpoint,
+    /// timeouts and bucket tagging.
+    pub fn in_region(&self, region: &str) -> Result<AwsProvider, AwsError> {
+        let (shared, config) = &self.built_from;
+        let config = AwsProviderConfig {
+            region: Some(region.to_owned()),
+            bucket_tagging: Some(self.bucket_tagging),
+            ..config.clone()
+        };
+        AwsProvider::from_sdk_config(shared, &config)
     }
 
     /// How this provider tags new buckets.
@@ -474,6 +490,38 @@ fn string_attribute<'a>(
 impl Provider for AwsProvider {
     fn region(&self) -> String {
         self.region.clone()
+    }
+
+    /// Another region's provider ([`AwsProvider::in_region`]), built when the engine first reaches the
+    /// region; nothing else is configurable here (credentials and roles come from the SDK environment).
+    async fn configure(
+        &self,
+        call: &Call<'_>,
+        config: &provider::ProviderConfig,
+    ) -> Result<Option<std::sync::Arc<dyn Provider>>, ProviderError> {
+        let _ = call;
+        let region = config.region.as_deref().unwrap_or(&self.region);
+        if let Some(setting) = config.first_setting_beyond(region) {
+            return Err(ProviderError::new(
+                "configure",
+                provider::ProviderErrorKind::UnsupportedSetting {
+                    setting: setting.to_owned(),
+                },
+                "the AWS provider is configured by its region alone; credentials come from the SDK \
+                 environment",
+            ));
+        }
+        if region == self.region {
+            return Ok(None);
+        }
+        let other = self.in_region(region).map_err(|e| {
+            ProviderError::new(
+                "configure",
+                provider::ProviderErrorKind::InvalidArgument,
+                e.to_string(),
+            )
+        })?;
+        Ok(Some(std::sync::Arc::new(other)))
     }
 
     fn schemas(&self) -> &Catalog {

@@ -28,6 +28,9 @@ pub enum Error {
     /// A saved plan's sensitive values could not be sealed (no random bytes from the operating system).
     #[error("the saved plan could not be sealed: {0}")]
     Seal(String),
+    /// The provider cannot be configured for a region the plan changes objects in.
+    #[error("{0}")]
+    RegionUnreachable(String),
     /// An address given by the caller does not parse.
     #[error("invalid address {input:?}: {reason}")]
     InvalidAddress {

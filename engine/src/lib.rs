@@ -36,6 +36,7 @@ mod journal;
 mod model;
 mod planner;
 mod refs;
+mod regions;
 mod release;
 mod rename;
 pub mod render;

@@ -80,6 +80,7 @@ fn undeclared_action_name(action: UndeclaredAction) -> &'static str {
     match action {
         UndeclaredAction::Delete => "delete",
         UndeclaredAction::WithheldForRename => "withheld",
+        UndeclaredAction::Unreachable => "unreachable",
     }
 }
 
@@ -450,6 +451,7 @@ fn owned_undeclared_text(plan: &Plan, out: &mut String) {
         let what = match o.action {
             UndeclaredAction::Delete => "will be destroyed",
             UndeclaredAction::WithheldForRename => "withheld (possible rename)",
+            UndeclaredAction::Unreachable => "kept (no provider configuration reaches its region)",
         };
         let _ = writeln!(out, "  {}: {} {what}", o.address, o.id);
     }
@@ -592,6 +594,15 @@ pub fn json(plan: &Plan, options: RenderOptions) -> String {
             "store_requests": plan.cost.store_requests,
         },
     });
+    // Only a plan that read several regions says what each cost.
+    if !plan.cost.api_calls_by_region.is_empty()
+        && let Some(cost) = doc.get_mut("cost").and_then(|c| c.as_object_mut())
+    {
+        cost.insert(
+            "api_calls_by_region".to_owned(),
+            json!(plan.cost.api_calls_by_region),
+        );
+    }
     // Only a plan that holds something back has the key, as Terraform's `deferred_changes`.
     if !plan.withheld.is_empty()
         && let Some(map) = doc.as_object_mut()

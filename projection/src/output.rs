@@ -163,6 +163,9 @@ pub enum UndeclaredAction {
     Delete,
     /// Kept: a rename is plausible (see the rename hints).
     WithheldForRename,
+    /// Kept: it lives in a region the estate wrote to that no provider configuration names any more,
+    /// so nothing may delete it (an error says so).
+    Unreachable,
 }
 
 /// An object this estate owns whose address the configuration no longer declares (or a count surplus).
@@ -244,6 +247,9 @@ pub struct Cost {
     pub store_trips: u64,
     /// Requests the record store's backend made for them (a listing's pages each count).
     pub store_requests: u64,
+    /// Provider API calls by region, for a plan that read more than one region (empty for one: every
+    /// call was made in the plan's region).
+    pub api_calls_by_region: BTreeMap<String, u64>,
 }
 
 /// The ephemeral prior state of one plan, and everything discovery has to report.

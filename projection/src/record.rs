@@ -120,6 +120,8 @@ pub enum RecordKey {
     Slots(BlockAddress),
     /// The record of an output.
     Output(String),
+    /// The record of the (account, region) pairs the estate has written to.
+    Regions,
 }
 
 /// The record keys of one estate under an optional key prefix.
@@ -181,12 +183,18 @@ impl RecordKeys {
         self.keyed("outputs", name)
     }
 
+    /// The key of the record of the (account, region) pairs the estate has written to (`E/regions`).
+    pub fn regions(&self) -> String {
+        format!("{}regions", self.prefix)
+    }
+
     /// The key of the record `what` names.
     pub fn key(&self, what: &RecordKey) -> String {
         match what {
             RecordKey::Instance { namespace, address } => self.instance(*namespace, address),
             RecordKey::Slots(block) => self.slots(block),
             RecordKey::Output(name) => self.output(name),
+            RecordKey::Regions => self.regions(),
         }
     }
 
@@ -210,6 +218,7 @@ impl RecordKeys {
                 .ok()
                 .map(RecordKey::Slots),
             ["outputs", encoded] => Some(RecordKey::Output(text(encoded)?)),
+            ["regions"] => Some(RecordKey::Regions),
             [namespace, type_name, encoded] => {
                 let namespace = InstanceNamespace::from_segment(namespace)?;
                 let address = InstanceAddress::from_str(&text(encoded)?).ok()?;
@@ -310,6 +319,34 @@ pub struct OutputRecord {
     pub sensitive: bool,
 }
 
+/// One (account, region) pair an estate has written to; the account is `None` when the provider named
+/// none (compared by region alone then).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct RegionPair {
+    /// The account, as the provider names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<String>,
+    /// The region.
+    pub region: String,
+}
+
+impl RegionPair {
+    /// Whether `self` and `other` name one place: the same region, and the same account when both name
+    /// one.
+    pub fn covers(&self, other: &RegionPair) -> bool {
+        self.region == other.region
+            && (self.account.is_none() || other.account.is_none() || self.account == other.account)
+    }
+}
+
+/// The (account, region) pairs an estate has written to, sorted: discovery sweeps each of them, also
+/// once no provider configuration names it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct RegionsRecord {
+    /// The pairs.
+    pub pairs: Vec<RegionPair>,
+}
+
 /// The body of a record, tagged by `kind` in the payload.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
@@ -328,6 +365,8 @@ pub enum RecordBody {
     Slots(SlotsRecord),
     /// An output value.
     Output(OutputRecord),
+    /// The regions written to.
+    Regions(RegionsRecord),
 }
 
 #[derive(Serialize)]
@@ -514,6 +553,8 @@ pub struct RecordSet {
     pub slots: BTreeMap<BlockAddress, Stored<SlotsRecord>>,
     /// Outputs, by name.
     pub outputs: BTreeMap<String, Stored<OutputRecord>>,
+    /// The (account, region) pairs written to, when the estate has the record.
+    pub regions: Option<Stored<RegionsRecord>>,
     /// The records this version cannot read (read as "no record"), by key, with the version the plan saw:
     /// the apply that writes one of these keys replaces the damaged bytes with compare-and-swap against
     /// that version, so a damaged record never blocks its own rewrite.
@@ -640,6 +681,9 @@ impl RecordSet {
             }
             (RecordKey::Output(name), RecordBody::Output(body)) => {
                 self.outputs.insert(name, Stored { body, version });
+            }
+            (RecordKey::Regions, RecordBody::Regions(body)) => {
+                self.regions = Some(Stored { body, version });
             }
             (_, _) => self.unreadable(key, location, version, &RecordProblem::WrongKind),
         }

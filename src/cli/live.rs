@@ -1,10 +1,11 @@
 //! Opening the live system a command talks to: AWS for a configuration with `provider "aws"` blocks,
 //! the simulated cloud with `--sim FILE` (whatever the provider blocks say) or without an `aws` block.
 //!
-//! The provider configuration the resources use gives the region (the simulated region under `--sim`)
-//! and the account checks (`allowed_account_ids`, `forbidden_account_ids`, against the snapshot's
-//! account on the simulated cloud, against the credentials' account from `sts:GetCallerIdentity` on AWS,
-//! before anything else). What only serves to reach AWS (credentials, profile, roles,
+//! The default provider configuration gives the home region (the simulated region under `--sim`); the
+//! engine reaches every other region a configuration names from it. Every configuration's account
+//! checks (`allowed_account_ids`, `forbidden_account_ids`) are made against the snapshot's account on
+//! the simulated cloud, against the credentials' account from `sts:GetCallerIdentity` on AWS, before
+//! anything else. What only serves to reach AWS (credentials, profile, roles,
 //! endpoints) is ignored by the simulated cloud, with one warning naming it.
 
 use std::sync::Arc;
@@ -36,11 +37,18 @@ pub async fn open_live(inputs: &Inputs) -> Result<Live, Diagnostic> {
             return Err(refused);
         }
         let live = open_aws(region).await?;
-        if let Some(block) = block.filter(|b| has_account_checks(b)) {
-            // As the AWS provider does, before anything else: the caller's account, then the lists.
+        let checked: Vec<&ProviderBlock> = aws_blocks(inputs)
+            .filter(|b| has_account_checks(b))
+            .collect();
+        if !checked.is_empty() {
+            // As the AWS provider does, before anything else: the caller's account, then the lists of
+            // every configuration (all of them use the same credentials, so one account).
             let account = caller_account(live.provider.as_ref()).await?;
-            if let Some(refused) = check_account(inputs, block, &account, "the AWS credentials") {
-                return Err(refused);
+            for block in checked {
+                if let Some(refused) = check_account(inputs, block, &account, "the AWS credentials")
+                {
+                    return Err(refused);
+                }
             }
         }
         return Ok(live);
@@ -73,8 +81,11 @@ pub async fn open_live(inputs: &Inputs) -> Result<Live, Diagnostic> {
             ));
         }
     };
-    let account = cloud.account().await;
-    if let Some(refused) = block.and_then(|b| check_account(inputs, b, &account, &shown)) {
+    let account = SimCloud::account(&cloud).await;
+    if let Some(refused) = aws_blocks(inputs)
+        .chain(block.filter(|b| b.kind == ProviderKind::Sim))
+        .find_map(|b| check_account(inputs, b, &account, &shown))
+    {
         return Err(refused);
     }
     Ok(Live {
@@ -82,6 +93,15 @@ pub async fn open_live(inputs: &Inputs) -> Result<Live, Diagnostic> {
         sim: Some(cloud),
         warnings: ignored_settings(inputs).into_iter().collect(),
     })
+}
+
+/// The `aws` provider blocks of the configuration.
+fn aws_blocks(inputs: &Inputs) -> impl Iterator<Item = &ProviderBlock> {
+    inputs
+        .config
+        .providers
+        .iter()
+        .filter(|p| p.kind == ProviderKind::Aws)
 }
 
 /// Whether a provider block lists accounts to allow or forbid.

@@ -201,23 +201,83 @@ fn cli_providers_a_remote_record_store_is_refused_under_sim_unless_asked_for() {
     assert!(shown.contains("--sim-remote-records"), "{shown}");
 }
 
+/// The region of each object of the simulated cloud in `file`, by type.
+fn regions_of(dir: &Dir, file: &str) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(dir.path().join(file)).unwrap();
+    let cloud: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut found: Vec<(String, String)> = cloud["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let region = r["region"]
+                .as_str()
+                .or(cloud["region"].as_str())
+                .unwrap_or_default();
+            (r["type"].as_str().unwrap().to_owned(), region.to_owned())
+        })
+        .collect();
+    found.sort();
+    found
+}
+
 #[test]
-fn cli_providers_one_region_per_estate_and_no_undeclared_alias() {
+fn cli_providers_a_second_region_through_an_alias_is_planned_and_applied_there() {
     let dir = Dir::new();
     dir.write(
         "main.tf",
         &PROVIDERS_TF.replace("aws.plain", "aws.virginia"),
     );
-    let validate = dir.run(&["validate", "--estate", "net", "--sim", "world.json"]);
-    validate.expect_code(1);
-    assert!(
-        format!("{}{}", validate.stdout, validate.stderr).contains(
-            "`aws_cloudwatch_log_group.flow` uses `provider = aws.virginia` in \"us-east-1\", and `aws_vpc.main` a configuration in \"eu-west-1\""
-        ),
-        "{}{}",
-        validate.stdout,
-        validate.stderr
+    let sim = ["--estate", "net", "--sim", "world.json"];
+    let apply = dir.run(&[&["apply", "--auto-approve"][..], &sim[..]].concat());
+    apply.expect_code(0);
+    // Each object lives in the region of its provider configuration.
+    assert_eq!(
+        regions_of(&dir, "world.json"),
+        [
+            (
+                "aws_cloudwatch_log_group".to_owned(),
+                "us-east-1".to_owned()
+            ),
+            ("aws_vpc".to_owned(), "eu-west-1".to_owned()),
+        ]
     );
+    // The converged plan reads both regions, and says what each cost.
+    let replan = dir.run(&[&["plan", "--json"][..], &sim[..]].concat());
+    replan.expect_code(0);
+    let doc = replan.json();
+    let by_region = &doc["cost"]["api_calls_by_region"];
+    assert!(by_region["eu-west-1"].as_u64().unwrap() >= 1, "{doc}");
+    assert!(by_region["us-east-1"].as_u64().unwrap() >= 1, "{doc}");
+    let text = dir.run(&[&["plan", "--detailed-exitcode"][..], &sim[..]].concat());
+    text.expect_code(0);
+    assert!(text.stdout.contains("No changes."), "{}", text.stdout);
+
+    // The log group leaves the configuration; its alias still reaches us-east-1: it is deleted there.
+    let without = PROVIDERS_TF.replace("aws.plain", "aws.virginia");
+    let cut = without
+        .find("resource \"aws_cloudwatch_log_group\"")
+        .unwrap();
+    dir.write("main.tf", &without[..cut]);
+    let plan = dir.run(&[&["plan", "--detailed-exitcode"][..], &sim[..]].concat());
+    plan.expect_code(2);
+    assert!(
+        plan.stdout
+            .contains("aws_cloudwatch_log_group.flow: /network/flow will be destroyed"),
+        "{}",
+        plan.stdout
+    );
+    dir.run(&[&["apply", "--auto-approve"][..], &sim[..]].concat())
+        .expect_code(0);
+    assert_eq!(
+        regions_of(&dir, "world.json"),
+        [("aws_vpc".to_owned(), "eu-west-1".to_owned())]
+    );
+}
+
+#[test]
+fn cli_providers_an_undeclared_alias_is_refused() {
+    let dir = Dir::new();
     dir.write("main.tf", &PROVIDERS_TF.replace("aws.plain", "aws.ireland"));
     let validate = dir.run(&["validate", "--estate", "net", "--sim", "world.json"]);
     validate.expect_code(1);

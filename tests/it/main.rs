@@ -14,6 +14,7 @@ mod aws_e2e_ec2;
 mod aws_e2e_iam_logs;
 #[cfg(feature = "aws")]
 mod aws_e2e_inline;
+mod aws_e2e_regions;
 #[cfg(feature = "aws")]
 mod aws_engine;
 #[cfg(feature = "aws")]

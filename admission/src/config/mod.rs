@@ -218,24 +218,28 @@ pub struct Config {
 }
 
 impl Config {
-    /// The provider block whose configuration the live system is opened with: the one the configuration's
-    /// `aws` resources use (the lint makes them all use one region), else the default `aws` configuration,
-    /// else any `aws` block, else a `sim` block.
+    /// The provider block whose configuration the live system is opened with: the default `aws`
+    /// configuration (its region is the home region, the one a configuration without `region` means),
+    /// else the one the first `aws` resource uses, else any `aws` block, else a `sim` block. Every other
+    /// region a provider configuration names is reached from it.
     pub fn live_provider(&self) -> Option<&ProviderBlock> {
         let aws = || {
             self.providers
                 .iter()
                 .filter(|p| p.kind == ProviderKind::Aws)
         };
-        let used = self
-            .resources
-            .iter()
-            .filter(|r| r.type_name.starts_with("aws_"))
-            .find_map(|r| {
-                let wanted = r.provider_ref();
-                aws().find(|p| p.reference() == wanted)
-            });
-        used.or_else(|| aws().find(|p| p.alias.is_none()))
+        let used = || {
+            self.resources
+                .iter()
+                .filter(|r| r.type_name.starts_with("aws_"))
+                .find_map(|r| {
+                    let wanted = r.provider_ref();
+                    aws().find(|p| p.reference() == wanted)
+                })
+        };
+        aws()
+            .find(|p| p.alias.is_none())
+            .or_else(used)
             .or_else(|| aws().next())
             .or_else(|| self.providers.iter().find(|p| p.kind == ProviderKind::Sim))
     }

@@ -279,7 +279,6 @@ pub fn lint(input: &LintInput<'_>) -> Linted {
     cx.diags.extend(rules::cycles::cycles(input.config));
     cx.data_blocks();
     cx.settings();
-    cx.one_region();
     cx.inline_and_standalone();
     cx.tag_settings();
     // One run of instances per block, in configuration order; each run is sorted by key already.

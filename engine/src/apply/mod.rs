@@ -160,12 +160,16 @@ pub(crate) async fn apply(
 ) -> Result<ApplyOutcome, crate::Error> {
     let p = plan.plan();
     let graph = graph::build(p).map_err(|e| crate::Error::InvalidGraph(e.to_string()))?;
-    let mut ops = Executor::new(p, provider, &store, &config, retry, clock)?;
+    let providers = region_providers(p, &provider).await?;
+    let mut ops = Executor::new(p, (provider, providers), &store, &config, retry, clock)?;
     // Every record an apply writes is its estate's: on S3 the objects carry the estate's tag, so that one
     // bucket's records can be told apart by estate (lifecycle rules, access policies, cost reports).
     let tags = BTreeMap::from([(admission::marker::ESTATE_TAG.to_owned(), p.estate.clone())]);
     let mut outcome = staterecord::with_object_tags(tags, async {
-        // The slots first: no object is given a slot, or loses one, before the mark covers it.
+        // The regions first: no object is created in a region the estate's record does not name, so a
+        // region later dropped from the configuration is still swept.
+        ops.claim_regions(p).await?;
+        // The slots next: no object is given a slot, or loses one, before the mark covers it.
         ops.slot_verdicts = ops.claim_slots().await;
         execute(&graph, Arc::new(ops), &config, &p.withheld).await
     })
@@ -288,11 +292,92 @@ fn withheld_diagnostic(w: &WithheldChange) -> Diagnostic {
     .with_address(w.address.to_string())
 }
 
+/// The provider of every region the plan's changes reach: the regions its provider configurations name
+/// and those of the objects it changes, each the engine's provider configured for it.
+async fn region_providers(
+    p: &crate::model::Plan,
+    provider: &Arc<dyn Provider>,
+) -> Result<BTreeMap<String, Arc<dyn Provider>>, crate::Error> {
+    let ctx = &p.context;
+    let home = provider.region();
+    let mut regions = ctx.provider_settings.regions(&ctx.config, &home);
+    regions.extend(ctx.priors.values().map(|o| o.region.clone()));
+    let others = crate::regions::RegionProviders::open(provider.as_ref(), &regions)
+        .await
+        .map_err(|d| crate::Error::RegionUnreachable(d.summary))?;
+    Ok(regions
+        .iter()
+        .map(|r| (r.clone(), others.get_arc(provider, r)))
+        .collect())
+}
+
 impl Executor {
+    /// Writes the regions record before anything is created: every (account, region) pair the plan
+    /// creates an object in, once it creates beyond the home region or the record exists. An apply
+    /// whose record cannot be written changes nothing.
+    async fn claim_regions(&self, p: &crate::model::Plan) -> Result<(), crate::Error> {
+        let mut wanted: Vec<projection::record::RegionPair> = p
+            .effective_changes()
+            .filter(|c| {
+                matches!(
+                    c.action,
+                    crate::model::Action::Create | crate::model::Action::Replace
+                )
+            })
+            .filter(|c| c.admission != provider::AdmissionPath::Record)
+            .map(|c| {
+                let region = self.region_of(&c.address);
+                projection::record::RegionPair {
+                    account: self.provider_in(&region).account(),
+                    region,
+                }
+            })
+            .collect();
+        wanted.sort();
+        wanted.dedup();
+        // The home region is always swept: an estate of one region keeps no record of it (its first
+        // other region writes the home region's pairs too).
+        let beyond_home = wanted.iter().any(|w| w.region != self.home);
+        if wanted.is_empty() || (!beyond_home && p.context.records.regions.is_none()) {
+            return Ok(());
+        }
+        if beyond_home {
+            // What the estate made in the home region before it had a record is named too.
+            wanted.push(projection::record::RegionPair {
+                account: self.provider_in(&self.home).account(),
+                region: self.home.clone(),
+            });
+            wanted.sort();
+            wanted.dedup();
+        }
+        self.journal
+            .claim_regions(&wanted)
+            .await
+            .map_err(|e| crate::Error::Store(e.error))
+    }
+
+    /// The provider of `region` (the home region's when the plan reached no other).
+    pub(crate) fn provider_in(&self, region: &str) -> &Retrying<Arc<dyn Provider>> {
+        self.providers
+            .get(region)
+            .or_else(|| self.providers.get(&self.home))
+            .expect("the home region's provider is always opened")
+    }
+
+    /// The region `address` is created in: its provider configuration's.
+    pub(crate) fn region_of(&self, address: &admission::InstanceAddress) -> String {
+        crate::regions::region_of_block(
+            &self.ctx.config,
+            &self.ctx.provider_settings,
+            &self.home,
+            address.block(),
+        )
+    }
+
     /// The operations of applying `p`.
     fn new(
         p: &crate::model::Plan,
-        provider: Arc<dyn Provider>,
+        (provider, providers): (Arc<dyn Provider>, BTreeMap<String, Arc<dyn Provider>>),
         store: &Arc<dyn Store>,
         config: &ApplyConfig,
         retry: RetryConfig,
@@ -324,7 +409,11 @@ impl Executor {
             deposed_changes,
             // Not cut short by `cancel`: an operation in flight when the apply is cancelled finishes, its
             // retries included, and writes its records.
-            provider: Retrying::new(provider, &retry),
+            providers: providers
+                .into_iter()
+                .map(|(region, p)| (region, Retrying::new(p, &retry)))
+                .collect(),
+            home: provider.region(),
             events: config.events.clone(),
             progress_interval: config.progress_interval,
             results: Mutex::new(BTreeMap::new()),
@@ -393,8 +482,11 @@ struct Executor {
     deposed_changes: HashMap<(InstanceAddress, String), Arc<ResourceChange>>,
     /// Each resource block's declaration and the value of its members before any is read.
     blocks: HashMap<BlockAddress, BlockShape>,
-    /// The provider, retried as the apply's configuration says.
-    provider: Retrying<Arc<dyn Provider>>,
+    /// The provider of each region the plan reaches (the home region's first), each retried as the
+    /// apply's configuration says.
+    providers: BTreeMap<String, Retrying<Arc<dyn Provider>>>,
+    /// The home region: the engine's provider's.
+    home: String,
     /// Every record write of the apply.
     journal: RecordJournal,
     /// The parallelism limit.

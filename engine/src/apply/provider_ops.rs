@@ -273,8 +273,9 @@ impl Executor {
             });
         }
         let request = create_request(schema, address, desired);
+        let provider = self.provider_in(&self.region_of(address));
         let created = self
-            .call(flight, self.provider.create(&Call::unrecorded(), request))
+            .call(flight, provider.create(&Call::unrecorded(), request))
             .await;
         let created = match created {
             Ok(o) => o,
@@ -486,7 +487,8 @@ impl Executor {
             attributes,
             tags: fp.tag_change.clone(),
         };
-        self.call(flight, self.provider.update(&Call::unrecorded(), request))
+        let provider = self.provider_in(&prior.region);
+        self.call(flight, provider.update(&Call::unrecorded(), request))
             .await
             .map_err(|e| {
                 let e = withheld_if_sensitive(e, desired);
@@ -562,19 +564,18 @@ impl Executor {
     ) -> Result<(), ProviderError> {
         let context = Call::unrecorded();
         let type_name = fp.address.type_name();
+        let provider = self.provider_in(&prior.region);
         let mode = match fp.deposed {
             Some(_) => DestroyMode::Delete,
             None => fp.change.destroy,
         };
         match mode {
             DestroyMode::Delete => {
-                let call = self.provider.delete(&context, type_name, &prior.id);
+                let call = provider.delete(&context, type_name, &prior.id);
                 self.call(flight, call).await
             }
             DestroyMode::DeleteWithContents => {
-                let call = self
-                    .provider
-                    .delete_with_contents(&context, type_name, &prior.id);
+                let call = provider.delete_with_contents(&context, type_name, &prior.id);
                 self.call(flight, call).await
             }
             DestroyMode::Release => {
@@ -587,9 +588,7 @@ impl Executor {
                         .cloned()
                         .collect(),
                 };
-                let call = self
-                    .provider
-                    .update_tags(&context, type_name, &prior.id, change);
+                let call = provider.update_tags(&context, type_name, &prior.id, change);
                 self.call(flight, call).await
             }
         }

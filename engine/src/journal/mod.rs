@@ -11,6 +11,7 @@
 
 mod claims;
 mod records;
+mod regions;
 mod slots;
 mod turns;
 

@@ -282,6 +282,12 @@ pub(crate) fn records_seen(
     seen.instances(&records.located, Namespace::Located, RecordBody::Located);
     seen.add(&records.slots, |b| keys.slots(b), RecordBody::Slots);
     seen.add(&records.outputs, |n| keys.output(n), RecordBody::Output);
+    if let Some(r) = &records.regions {
+        seen.out.insert(
+            keys.regions(),
+            (RecordBody::Regions(r.body.clone()), r.version.clone()),
+        );
+    }
     seen.out
 }
 

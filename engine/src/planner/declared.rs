@@ -123,13 +123,26 @@ pub(crate) fn declared_model(
     instances: &[ExpandedInstance],
     region: &str,
 ) -> Result<Declared, crate::Error> {
+    declared_model_of(config, variables, catalog, instances, region, &|_| true)
+}
+
+/// [`declared_model`] of the blocks `keep` takes (the blocks of one region), whose instances are
+/// `instances`.
+pub(crate) fn declared_model_of(
+    config: &Config,
+    variables: &BTreeMap<String, Value>,
+    catalog: &Catalog,
+    instances: &[ExpandedInstance],
+    region: &str,
+    keep: &dyn Fn(&BlockAddress) -> bool,
+) -> Result<Declared, crate::Error> {
     let parents = ParentRefs {
         config,
         catalog,
         instances,
     };
     let mut declared = Declared::new();
-    declare_blocks(&mut declared, config, catalog, instances)?;
+    declare_blocks(&mut declared, config, catalog, instances, keep)?;
     // Each instance's values read only the configuration: they are worked out in chunks on the thread
     // pool, each chunk with evaluators of its own, and added in the declared order.
     let modelled = map_in_order(instances, |chunk| {
@@ -162,9 +175,10 @@ fn declare_blocks(
     config: &Config,
     catalog: &Catalog,
     instances: &[ExpandedInstance],
+    keep: &dyn Fn(&BlockAddress) -> bool,
 ) -> Result<(), crate::Error> {
     for res in config.resources() {
-        let Some(block) = refs::block_of(res) else {
+        let Some(block) = refs::block_of(res).filter(|b| keep(b)) else {
             continue;
         };
         if catalog

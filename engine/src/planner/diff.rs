@@ -177,7 +177,7 @@ impl Planner<'_> {
         configured: &BTreeMap<String, Value>,
         prior: Option<&LiveObject>,
     ) -> ResourceChange {
-        let mut desired = schema.desired(configured, &self.region);
+        let mut desired = schema.desired(configured, &self.settings_region(res));
         desired.remove("tags");
         desired.remove(TAGS_ALL);
         let mut ignored = ignored_attributes(&res.lifecycle, schema);
@@ -340,7 +340,7 @@ impl Planner<'_> {
             };
             let have = if attr.residue {
                 self.residue_value(&change.address, name)
-                    .or_else(|| attr.default_in(&self.region))
+                    .or_else(|| attr.default_in(&self.region_of(&change.address)))
                     .unwrap_or(Value::Null)
             } else {
                 live.clone().unwrap_or(Value::Null)

@@ -67,6 +67,7 @@ pub(super) struct Planner<'a> {
     /// The provider configurations' default and ignored tags.
     pub(super) provider_settings: ProviderSettings,
     pub(super) catalog: &'a Catalog,
+    /// The home region: the engine's provider's, which a configuration without `region` means.
     pub(super) region: String,
     pub(super) estate: Option<Estate>,
     pub(super) declared: BTreeMap<InstanceAddress, &'a ExpandedInstance>,
@@ -125,6 +126,21 @@ impl<'a> Planner<'a> {
 }
 
 impl Planner<'_> {
+    /// The region `address` is planned in (its provider configuration's).
+    pub(super) fn region_of(&self, address: &InstanceAddress) -> String {
+        crate::regions::region_of_block(
+            self.config,
+            &self.provider_settings,
+            &self.region,
+            address.block(),
+        )
+    }
+
+    /// The region the instances of `res` are planned in (its provider configuration's).
+    pub(super) fn settings_region(&self, res: &admission::Resource) -> String {
+        self.provider_settings.region_of(res, &self.region)
+    }
+
     /// With `-target`, keeps only the targeted changes and what they depend on, with Terraform's warning;
     /// a `-replace` or `-target` address the configuration does not declare is an error.
     pub(super) fn restrict_to_targets(&mut self) {

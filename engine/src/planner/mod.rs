@@ -20,6 +20,7 @@ mod declared;
 mod diff;
 mod evaluate;
 mod options;
+mod regional;
 mod removals;
 mod reports;
 mod slot_marks;
@@ -41,7 +42,7 @@ use crate::model::{Action, Plan, PlanContext, ResourceChange, WithheldChange};
 use evaluate::Planner;
 use reports::Projected;
 
-pub(crate) use declared::declared_model;
+pub(crate) use declared::{declared_model, declared_model_of};
 pub use options::{PlanMode, PlanOptions, Target};
 pub(crate) use tags::tag_value;
 
@@ -124,18 +125,26 @@ pub(crate) async fn plan(
     planner.options = request.options.clone();
     let mut projected: Option<Projection> = None;
     if let (false, Some(estate)) = (linted.has_errors(), &estate) {
-        let declared = declared_model(&config, &variables, catalog, &linted.instances, &region)?;
         let keys = projection::RecordKeys::new(request.key_prefix, estate)?;
         let cache = CacheScope::new().cache(store, keys.prefix());
-        let mut p = projection::project(
-            provider,
+        let settings = admission::ProviderSettings::of(&config, &variables);
+        let regional = regional::RegionalRequest {
+            config: &config,
+            variables: &variables,
             catalog,
-            &cache,
+            instances: &linted.instances,
+            settings: &settings,
             estate,
-            &declared,
-            &projection_config(request),
-        )
-        .await?;
+            projection: &projection_config(request),
+        };
+        let mut p = match regional::project_regions(&regional, provider, &cache).await? {
+            Ok(p) => p,
+            Err(unreachable) => {
+                let mut diagnostics = linted.diagnostics;
+                diagnostics.push(unreachable);
+                return Ok(Plan::of_diagnostics(estate_name, diagnostics));
+            }
+        };
         // The data sources were read before the lint: their attempts are part of this plan's cost.
         for (operation, n) in data.counts.snapshot() {
             p.cost.api_calls += n;

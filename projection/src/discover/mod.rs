@@ -253,6 +253,7 @@ fn finish(
         api_calls_by_operation,
         store_trips: records.store_trips,
         store_requests: records.store_requests,
+        api_calls_by_region: BTreeMap::new(),
     };
     Projection {
         estate: scope.estate.clone(),

@@ -113,7 +113,7 @@ impl Method<'_> {
 /// A provider that wraps another and is a provider through it: every [`Provider`] method is forwarded to
 /// [`Decorate::inner`] through [`Decorate::around`], the defaulted methods included (a default left in
 /// place would answer from the wrapper's `list` and bypass the wrapped provider's cheaper override).
-/// `region`, `lineage`, `schemas` and `rate_limits` are the wrapped provider's, unhooked.
+/// `region`, `lineage`, `account`, `schemas` and `rate_limits` are the wrapped provider's, unhooked.
 ///
 /// ```
 /// use provider::{Decorate, Method, Next, ProviderError};
@@ -252,6 +252,10 @@ macro_rules! through_the_hook {
 
             fn lineage(&self) -> Option<crate::protocol::Lineage> {
                 self.inner().lineage()
+            }
+
+            fn account(&self) -> Option<String> {
+                self.inner().account()
             }
 
             fn schemas(&self) -> &Catalog {

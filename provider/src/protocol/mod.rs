@@ -84,8 +84,10 @@ use crate::value::Value;
 /// # The next surface
 ///
 /// [`Provider::read_data_source`] is called at plan time, once per member of each data block whose type
-/// the provider's catalog declares ([`Catalog::data_source`]); [`Provider::configure`] and
-/// [`Provider::rate_limits`] are not called by the engine yet. Their defaults say "not offered": a
+/// the provider's catalog declares ([`Catalog::data_source`]); [`Provider::configure`] is called by the
+/// engine once per region a plan or apply reaches beyond the provider's own, with a configuration
+/// naming only that region (the provider for it is then used for every call in that region);
+/// [`Provider::rate_limits`] is not called by the engine yet. Their defaults say "not offered": a
 /// data-source read fails as [`ProviderErrorKind::Unsupported`], a configuration is accepted only when it
 /// asks for nothing beyond what the provider already is, and no rate limit is declared.
 #[async_trait]
@@ -97,6 +99,13 @@ pub trait Provider: Send + Sync {
     /// carry it, and records carrying another are refused (`record-lineage`). The default, `None`, names
     /// nothing: records are then neither stamped nor checked.
     fn lineage(&self) -> Option<Lineage> {
+        None
+    }
+
+    /// The account this provider reads and writes, when it can name it without a call (the simulated
+    /// cloud's snapshot account). The engine keeps it beside each region an estate writes to. The
+    /// default, `None`, names none: regions are then recorded without an account.
+    fn account(&self) -> Option<String> {
         None
     }
 
