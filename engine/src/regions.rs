@@ -23,7 +23,7 @@ pub(crate) fn region_of_block(
     block: &BlockAddress,
 ) -> String {
     config
-        .resource(block.type_name(), block.name())
+        .resource_at(block)
         .map_or_else(|| home.to_owned(), |res| settings.region_of(res, home))
 }
 

@@ -235,3 +235,71 @@ module "net" {
     let codes = super::cli::codes(&plan.json());
     assert!(codes.contains(&"non-static-count".to_owned()), "{codes:?}");
 }
+
+#[test]
+fn cli_a_module_given_an_alias_of_another_region_makes_its_objects_there() {
+    let dir = Dir::with_config(
+        r#"live {
+  estate = "mods"
+}
+
+provider "aws" {
+  region = "us-east-1"
+}
+
+provider "aws" {
+  alias  = "west"
+  region = "us-west-2"
+}
+
+module "east" {
+  source = "./modules/logs"
+  prefix = "east"
+}
+
+module "west" {
+  source    = "./modules/logs"
+  prefix    = "west"
+  providers = { aws = aws.west }
+}
+"#,
+    );
+    dir.write(
+        "modules/logs/main.tf",
+        r#"variable "prefix" {
+  type = string
+}
+
+resource "aws_cloudwatch_log_group" "app" {
+  name = "/${var.prefix}/app"
+}
+"#,
+    );
+    dir.write(".liveplan/cloud.json", r#"{ "resources": [] }"#);
+    let sim = dir.cloud_file().display().to_string();
+    dir.run(&["apply", "--auto-approve", "--sim", &sim])
+        .expect_code(0);
+    let text = std::fs::read_to_string(dir.cloud_file()).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut placed: Vec<(String, String)> = doc["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_str().unwrap().to_owned(),
+                r["region"].as_str().unwrap_or("us-east-1").to_owned(),
+            )
+        })
+        .collect();
+    placed.sort();
+    assert_eq!(
+        placed,
+        [
+            ("/east/app".to_owned(), "us-east-1".to_owned()),
+            ("/west/app".to_owned(), "us-west-2".to_owned()),
+        ]
+    );
+    let again = dir.run(&["plan", "--sim", &sim, "--detailed-exitcode"]);
+    again.expect_code(0);
+}
