@@ -211,6 +211,28 @@ fn cli_a_module_call_that_does_not_fit_its_module_is_refused() {
 }
 
 #[test]
+fn cli_an_output_the_module_does_not_declare_is_named_as_such() {
+    let dir = estate();
+    dir.write(
+        "main.tf",
+        &ROOT.replace("module.net.vpc_id", "module.net.vpc_arn"),
+    );
+    let plan = dir.run(&["plan", "--json"]);
+    plan.expect_code(1);
+    let doc = plan.json();
+    let summaries: Vec<&str> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["summary"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        summaries,
+        ["Unsupported attribute: `module.net` has no output `vpc_arn`"]
+    );
+}
+
+#[test]
 fn cli_a_module_count_read_from_a_resource_is_non_static() {
     let dir = Dir::with_config(
         r#"live {
@@ -302,4 +324,51 @@ resource "aws_cloudwatch_log_group" "app" {
     );
     let again = dir.run(&["plan", "--sim", &sim, "--detailed-exitcode"]);
     again.expect_code(0);
+}
+
+#[test]
+fn cli_a_remote_module_is_read_from_the_directory_init_recorded() {
+    let dir = Dir::with_config(
+        r#"live {
+  estate = "mods"
+}
+
+module "store" {
+  source  = "git::https://example.com/acme/store.git?ref=v1.2.0"
+  name    = "mods-remote-store"
+}
+
+output "bucket" {
+  value = module.store.bucket
+}
+"#,
+    );
+    let plan = dir.run(&["plan", "--json"]);
+    plan.expect_code(1);
+    assert_eq!(super::cli::codes(&plan.json()), ["module-source"]);
+    dir.write(
+        ".terraform/modules/modules.json",
+        r#"{"Modules":[{"Key":"","Source":"","Dir":"."},{"Key":"store","Source":"git::https://example.com/acme/store.git?ref=v1.2.0","Dir":".terraform/modules/store"}]}"#,
+    );
+    dir.write(
+        ".terraform/modules/store/main.tf",
+        r#"variable "name" {
+  type = string
+}
+
+resource "aws_s3_bucket" "this" {
+  bucket = var.name
+}
+
+output "bucket" {
+  value = aws_s3_bucket.this.bucket
+}
+"#,
+    );
+    dir.run(&["apply", "--auto-approve"]).expect_code(0);
+    assert_eq!(dir.live_objects(), ["aws_s3_bucket mods-remote-store"]);
+    let out = dir.run(&["output", "-raw", "bucket"]);
+    out.expect_code(0);
+    assert_eq!(out.stdout, "mods-remote-store");
+    dir.run(&["plan", "--detailed-exitcode"]).expect_code(0);
 }

@@ -203,6 +203,9 @@ pub struct Config {
     /// The module calls expanded, by their key (`net`, `net.routing`: the call names from the root
     /// down), with the source each read.
     pub(crate) expanded_calls: BTreeMap<String, String>,
+    /// The module calls that could not be read (reported when expanded), as the module instance path of
+    /// their caller and their name (`module.net.module.db`).
+    pub(crate) unread_calls: BTreeSet<String>,
     /// Where each resource sits in `resources`, by type then name: references are resolved once per
     /// expression, so a linear search would make large configurations quadratic.
     resource_index: BTreeMap<String, BTreeMap<String, usize>>,
@@ -323,6 +326,15 @@ impl Config {
     /// sources as written.
     pub fn expanded_calls(&self) -> &BTreeMap<String, String> {
         &self.expanded_calls
+    }
+
+    /// Whether the local `name` is one a module call that could not be read would have made (its
+    /// inputs, locals and outputs): expressions reading it are unknown rather than a second error.
+    pub fn is_of_unread_module(&self, name: &str) -> bool {
+        self.unread_calls.iter().any(|call| {
+            name.strip_prefix(call.as_str())
+                .is_some_and(|rest| rest.starts_with([':', '[', '.']))
+        })
     }
 
     /// The `module` blocks not expanded yet, by name.

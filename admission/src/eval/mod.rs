@@ -542,11 +542,23 @@ impl<'a> Evaluator<'a> {
             return v.clone();
         }
         let Some(attr) = self.config.locals().get(name) else {
-            return Err(unknown_ref(
-                loc,
-                format!("local `{name}` is not declared"),
-                "declare it in a `locals` block or fix the name",
-            ));
+            if self.config.is_of_unread_module(name) {
+                // The module could not be read (reported there): what it gives is not known.
+                return Ok(Value::unknown());
+            }
+            return Err(match name.split_once(":output.") {
+                // A module call's output that its module does not declare.
+                Some((module, output)) => bad(
+                    loc,
+                    Fault::UnsupportedAttribute,
+                    format!("`{module}` has no output `{output}`"),
+                ),
+                None => unknown_ref(
+                    loc,
+                    format!("local `{name}` is not declared"),
+                    "declare it in a `locals` block or fix the name",
+                ),
+            });
         };
         if self.in_progress.borrow().len() >= MAX_LOCAL_CHAIN {
             return Err(bad(

@@ -181,6 +181,11 @@ fn expand_call(
     } else {
         format!("{}.{}", caller.key, call.name)
     };
+    // What the call would have made, for expressions that read it when it cannot be read.
+    let unread = [
+        format!("{}module.{}", caller.path.prefix(), call.name),
+        rewrite::call_local(&caller.path, &call.name),
+    ];
     let dir = match manifest.dir_of(&key, &caller.dir, call) {
         Ok(dir) => dir,
         Err(why) => {
@@ -188,10 +193,12 @@ fn expand_call(
                 format!("module `{}`: {why}", call.name),
                 sources::HOW_TO_GET,
             ));
+            config.unread_calls.extend(unread);
             return;
         }
     };
     if !files.iter().any(|f| sources::in_dir(&f.name, &dir)) {
+        config.unread_calls.extend(unread);
         diags.push(at(
             format!(
                 "module `{}`: no configuration files in `{dir}` (source `{}`)",
@@ -205,6 +212,7 @@ fn expand_call(
     let syntax_error = child_diags.iter().any(|d| d.code == Code::ConfigSyntax);
     diags.extend(child_diags);
     if syntax_error {
+        config.unread_calls.extend(unread);
         return;
     }
     check_child(&child, call, diags);

@@ -171,7 +171,9 @@ impl Lint<'_, '_, '_> {
                 None => Some("`var` must be followed by a variable name".into()),
             },
             "local" => match second {
-                Some(l) if config.locals().contains_key(l) => None,
+                Some(l) if config.locals().contains_key(l) || config.is_of_unread_module(l) => None,
+                // A module's output not declared: the evaluation names the module and the output.
+                Some(l) if l.contains(":output.") => None,
                 Some(l) => Some(format!("local `{l}` is not declared")),
                 None => Some("`local` must be followed by a local name".into()),
             },
