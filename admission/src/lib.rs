@@ -77,7 +77,7 @@ pub use config::{
     var_file_names,
 };
 pub use config::{
-    Check, Condition, ConditionKind, ModuleCall, ModuleInput, ObjectAttribute,
+    Check, Condition, ConditionKind, MODULES_MANIFEST, ModuleCall, ModuleInput, ObjectAttribute,
     RESERVED_VARIABLE_NAMES, TypeConstraint, VariableMode, conform, expand_modules, is_identifier,
     module_source_dirs, resolve_variables_for,
 };

@@ -303,7 +303,7 @@ fn platform() -> String {
 /// `liveplan init`: reads the configuration and reports what would stop a plan from reading it (the
 /// parse's errors: syntax, `required_version`, `required_providers`, blocks declared twice); installs
 /// and writes nothing, so it is harmless to repeat.
-pub fn init(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
+pub fn init(common: &Common, term: &Terminal, upgrade: bool, get: bool) -> anyhow::Result<Exit> {
     let inputs = Inputs::read_configured(common)?;
     let (_, diagnostics) = admission::parse_config(&inputs.files);
     let errors: Vec<Diagnostic> = diagnostics
@@ -319,6 +319,29 @@ pub fn init(common: &Common, term: &Terminal) -> anyhow::Result<Exit> {
     }
     term.line("Initializing liveplan in this directory...");
     term.line("- Providers: aws and random are built in; there is nothing to install.");
+    if get {
+        match super::install::install(&inputs.dir, &inputs.files, upgrade) {
+            Ok(installed) => {
+                for m in installed {
+                    let how = if m.cloned {
+                        "cloned into"
+                    } else {
+                        "already in"
+                    };
+                    term.line(&format!("- Module {}: {} {how} {}", m.key, m.source, m.dir));
+                }
+            }
+            Err(why) => {
+                let problem = Diagnostic::new(
+                    admission::Code::ModuleSource,
+                    why,
+                    "fix the module's source, or install it with `terraform init`, and run init again",
+                );
+                term.plan_text(&diagnostics_text(&[problem]));
+                return Ok(Exit::Failure);
+            }
+        }
+    }
     term.line(&format!(
         "- State: none. This estate's records go to {}.",
         super::stores::records_location(&inputs)

@@ -8,6 +8,7 @@
 mod apply;
 mod apply_file;
 mod commands;
+mod install;
 mod live;
 pub mod logging;
 mod output;
@@ -169,21 +170,23 @@ pub enum Command {
     Version,
     /// Check that the configuration directory is ready to plan, as `terraform init` does; changes nothing.
     ///
-    /// liveplan has no providers or modules to install (the `aws` and `random` providers are built in)
-    /// and keeps no state file, so there is no backend to set up: init reads the configuration, reports
-    /// what would stop a plan from reading it (syntax, `required_version`, `required_providers`) and
-    /// says where the estate's records go. It is harmless to repeat, and takes the flags CI wrappers pass.
+    /// liveplan has no providers to install (the `aws` and `random` providers are built in) and keeps no
+    /// state file, so there is no backend to set up: init reads the configuration, reports what would
+    /// stop a plan from reading it (syntax, `required_version`, `required_providers`), installs the
+    /// `git::` module sources with the git command into `.terraform/modules/` (with the manifest
+    /// `terraform init` writes) and says where the estate's records go. It is harmless to repeat, and
+    /// takes the flags CI wrappers pass.
     Init {
         /// Accepted for Terraform's wrappers (`-backend=false`); liveplan has no backend to configure.
         #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
         backend: Option<bool>,
-        /// Accepted for Terraform's wrappers; there is nothing to upgrade.
+        /// Clone the `git::` module sources again, as `terraform init -upgrade` does.
         #[arg(long)]
         upgrade: bool,
         /// Accepted for Terraform's wrappers; there is no backend to reconfigure.
         #[arg(long)]
         reconfigure: bool,
-        /// Accepted for Terraform's wrappers (`-get=false`); modules are not installed yet.
+        /// `-get=false` installs no module.
         #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
         get: Option<bool>,
     },
@@ -399,7 +402,9 @@ pub async fn run(cli: Cli) -> Exit {
         Command::Graph { debug } => commands::graph(&cli.common, &term, *debug).await,
         Command::Records => commands::records(&cli.common, &term).await,
         Command::Version => commands::version(&cli.common, &term),
-        Command::Init { .. } => commands::init(&cli.common, &term),
+        Command::Init { upgrade, get, .. } => {
+            commands::init(&cli.common, &term, *upgrade, *get != Some(false))
+        }
     };
     match result {
         Ok(exit) => exit,

@@ -372,3 +372,108 @@ output "bucket" {
     assert_eq!(out.stdout, "mods-remote-store");
     dir.run(&["plan", "--detailed-exitcode"]).expect_code(0);
 }
+
+/// Runs `git ARGS` in `dir`, which must succeed.
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn cli_init_installs_a_git_module_at_its_ref_and_plans_read_it() {
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(repo.path().join("bucket")).unwrap();
+    std::fs::write(repo.path().join("bucket/main.tf"), BUCKET).unwrap();
+    git(repo.path(), &["init", "--quiet"]);
+    git(repo.path(), &["add", "."]);
+    git(repo.path(), &["commit", "--quiet", "-m", "one"]);
+    git(repo.path(), &["tag", "v1.0.0"]);
+    // A later commit the ref must not pick up.
+    std::fs::write(repo.path().join("bucket/main.tf"), "this is not HCL {{").unwrap();
+    git(repo.path(), &["commit", "--quiet", "-am", "two"]);
+    let source = format!("git::file://{}//bucket?ref=v1.0.0", repo.path().display());
+    let dir = Dir::with_config(&format!(
+        r#"live {{
+  estate = "mods"
+}}
+
+module "store" {{
+  source = "{source}"
+  name   = "mods-from-git"
+}}
+"#
+    ));
+    let lock = "# kept as it is\n";
+    dir.write(".terraform.lock.hcl", lock);
+    let before = dir.run(&["plan", "--json"]);
+    before.expect_code(1);
+    assert_eq!(super::cli::codes(&before.json()), ["module-source"]);
+    let init = dir.run(&["init", "-input=false"]);
+    init.expect_code(0);
+    assert!(
+        init.stdout.contains(&format!(
+            "- Module store: {source} cloned into .terraform/modules/store/bucket"
+        )),
+        "{}",
+        init.stdout
+    );
+    let again = dir.run(&["init"]);
+    again.expect_code(0);
+    assert!(
+        again
+            .stdout
+            .contains("already in .terraform/modules/store/bucket"),
+        "{}",
+        again.stdout
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(".terraform.lock.hcl")).unwrap(),
+        lock
+    );
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join(".terraform/modules/modules.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        manifest["Modules"][1],
+        serde_json::json!({ "Key": "store", "Source": source, "Dir": ".terraform/modules/store/bucket" })
+    );
+    dir.run(&["apply", "--auto-approve"]).expect_code(0);
+    assert_eq!(dir.live_objects(), ["aws_s3_bucket mods-from-git"]);
+    dir.run(&["plan", "--detailed-exitcode"]).expect_code(0);
+}
+
+#[test]
+fn cli_init_refuses_a_remote_source_it_cannot_install() {
+    let dir = Dir::with_config(
+        r#"live {
+  estate = "mods"
+}
+
+module "vpc" {
+  source  = "terraform-aws-modules/vpc/aws"
+  version = "~> 5.0"
+}
+"#,
+    );
+    let init = dir.run(&["init"]);
+    init.expect_code(1);
+    assert!(init.stdout.contains("[module-source]"), "{}", init.stdout);
+    assert!(
+        init.stdout.contains("installs `git::` sources only"),
+        "{}",
+        init.stdout
+    );
+}

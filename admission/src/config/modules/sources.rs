@@ -12,9 +12,9 @@ use crate::diag::{Code, Diagnostic};
 pub const MANIFEST: &str = ".terraform/modules/modules.json";
 
 /// What to do about a remote source that is not installed.
-pub(crate) const HOW_TO_GET: &str = "run `terraform init` or `tofu init`, which install it under \
-     `.terraform/modules/` and write `.terraform/modules/modules.json`; or use a local path source \
-     (`./modules/NAME`)";
+pub(crate) const HOW_TO_GET: &str = "run `liveplan init` (it clones `git::` sources) or `terraform init` / \
+     `tofu init`, which install it under `.terraform/modules/` and write \
+     `.terraform/modules/modules.json`; or use a local path source (`./modules/NAME`)";
 
 /// The module directories the manifest names, by module key (`net`, `net.db`).
 #[derive(Debug, Default)]
