@@ -79,7 +79,7 @@ pub use config::{
 pub use config::{
     Check, Condition, ConditionKind, MODULES_MANIFEST, ModuleCall, ModuleInput, ObjectAttribute,
     RESERVED_VARIABLE_NAMES, TypeConstraint, VariableMode, conform, expand_modules, is_identifier,
-    module_source_dirs, resolve_variables_for,
+    module_dir, module_source_dirs, resolve_variables_for,
 };
 pub use data::{DataReads, data_block, data_read_order, data_reads};
 pub use diag::{Code, Diagnostic, Severity, SourcePos};

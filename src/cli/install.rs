@@ -40,7 +40,7 @@ pub fn install(dir: &Path, files: &[SourceFile], upgrade: bool) -> Result<Vec<In
                 format!("{prefix}.{}", call.name)
             };
             let module_dir = if call.is_local() {
-                join(&caller_dir, &call.source)
+                admission::module_dir(&caller_dir, &call.source)
             } else {
                 let installed = install_one(dir, &key, call, manifest.get(&key), upgrade)?;
                 let module_dir = installed.dir.clone();
@@ -201,23 +201,4 @@ fn write_manifest(dir: &Path, installed: &[Installed]) -> Result<(), String> {
     }
     let text = serde_json::to_string(&json!({ "Modules": modules })).unwrap_or_default();
     std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-/// `source` joined to `base` (`.` + `./x` → `x`, `a/b` + `../c` → `a/c`).
-fn join(base: &str, source: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    for part in base.split('/').chain(source.split('/')) {
-        match part {
-            "" | "." => {}
-            ".." if parts.last().is_some_and(|p| *p != "..") => {
-                parts.pop();
-            }
-            other => parts.push(other),
-        }
-    }
-    if parts.is_empty() {
-        ".".to_owned()
-    } else {
-        parts.join("/")
-    }
 }

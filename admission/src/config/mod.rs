@@ -32,7 +32,7 @@ pub use files::{
     Dialect, FileRole, LIVEPLAN_FILE, Syntax, config_file_names, file_role, is_shadowed,
 };
 pub use module_call::{ModuleCall, ModuleInput};
-pub use modules::{MANIFEST as MODULES_MANIFEST, expand_modules, module_source_dirs};
+pub use modules::{MANIFEST as MODULES_MANIFEST, expand_modules, module_dir, module_source_dirs};
 pub use nested::{BlockBody, DynamicBlock, NestedBlock};
 pub use parse::{RESERVED_VARIABLE_NAMES, is_identifier};
 pub use parse::{parse_config, parse_expression};

@@ -24,7 +24,7 @@ use crate::eval::{Evaluator, Instance};
 use crate::value::Value;
 
 pub(crate) use rewrite::{CallInstance, Scope};
-pub use sources::{MANIFEST, module_source_dirs};
+pub use sources::{MANIFEST, module_source_dirs, normalize as module_dir};
 
 /// How deep module calls may nest.
 const MAX_DEPTH: usize = 32;

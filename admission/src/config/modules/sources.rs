@@ -80,7 +80,7 @@ impl Manifest {
 
 /// `source` joined to `base` with `.` and `..` resolved (`.` + `./modules/net` → `modules/net`,
 /// `modules/net` + `../db` → `modules/db`, `.` + `../shared/x` → `../shared/x`).
-pub(crate) fn normalize(base: &str, source: &str) -> String {
+pub fn normalize(base: &str, source: &str) -> String {
     let mut parts: Vec<&str> = Vec::new();
     for part in base.split('/').chain(source.split('/')) {
         match part {
